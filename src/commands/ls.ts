@@ -1,0 +1,18 @@
+import {Flags} from '@oclif/core'
+import {HmmCommand} from '../ui/command.js'
+import {listing} from '../workspaces/listing.js'
+
+export default class Ls extends HmmCommand {
+  static override summary = "List the working directory's workspaces (bare `hmm` does the same)"
+  static override description = 'Oldest first: ID, NAME, STATE (running, done, broken), AGE and ORIGIN. Prints nothing when there are none.'
+  static override examples = ['<%= config.bin %>', '<%= config.bin %> ls -a', '<%= config.bin %> ls --json']
+  static override flags = {
+    all: Flags.boolean({char: 'a', description: "list every directory's workspaces"}),
+    json: Flags.boolean({description: 'print a JSON array (id, name, state, createdAt, origin, tree)'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Ls)
+    process.stdout.write(listing({all: flags.all, json: flags.json}))
+  }
+}

@@ -1,0 +1,34 @@
+import {Args, Flags} from '@oclif/core'
+import {HmmCommand} from '../ui/command.js'
+import {HmmError, reportError} from '../ui/errors.js'
+
+export default class Rm extends HmmCommand {
+  static override summary = 'Remove workspaces'
+  static override description = `Removes each workspace given (name, ID or the start of one), everything in it, and the refs/hmm/<id> it left in the origin's repository. A workspace holding work that was never merged, applied or pushed is kept unless -f is given; a running one is never removed.`
+  static override examples = ['<%= config.bin %> rm parser', '<%= config.bin %> rm -f k3xq9a p7m']
+  static override strict = false
+  static override args = {workspaces: Args.string({description: 'workspaces to remove'})}
+  static override flags = {
+    force: Flags.boolean({char: 'f', description: 'remove even if it holds work never taken back'}),
+  }
+
+  async run(): Promise<void> {
+    const {argv, flags} = await this.parse(Rm)
+    const keys = argv as string[]
+    if (keys.length === 0) throw new HmmError('rm needs the workspaces to remove')
+    const {Context} = await import('../workspaces/context.js')
+    const {removeChecked} = await import('../workspaces/remove-checked.js')
+    const context = new Context()
+    let failed = false
+    for (const key of keys) {
+      try {
+        await removeChecked(context, key, flags.force)
+      } catch (error) {
+        reportError(error)
+        failed = true
+      }
+    }
+    context.close()
+    if (failed) process.exitCode = 1
+  }
+}

@@ -1,0 +1,61 @@
+// The one way hmm runs git outside the sandbox.
+//
+// Security: outside the sandbox git only ever runs with the origin's
+// repository (the user's own) or hmm's private git directory (config written
+// by hmm) as its repository — never the workspace's `.git`, whose config and
+// hooks belong to the sandboxed command. The environment is scrubbed of
+// everything that redirects git (GIT_DIR, GIT_INDEX_FILE, ...) so only what
+// the caller passes applies.
+import {execa} from 'execa'
+import {HmmError} from '../ui/errors.js'
+
+/** Environment variables git may keep: identity, credentials and transport for pushes. */
+const KEPT_GIT_VARIABLES = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$|^GIT_(SSH|SSH_COMMAND|SSH_VARIANT|ASKPASS|TERMINAL_PROMPT|HTTP_.*|SSL_.*)$/
+
+export function scrubbedEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined) continue
+    if (key.startsWith('GIT_') && !KEPT_GIT_VARIABLES.test(key)) continue
+    env[key] = value
+  }
+  return {...env, ...extra}
+}
+
+export interface GitOptions {
+  cwd: string
+  env?: Record<string, string>
+  input?: string | Buffer
+  /** Exit statuses that are answers, not failures (e.g. 1 for `diff --quiet`). */
+  okStatuses?: number[]
+  encoding?: 'utf8' | 'buffer'
+}
+
+export interface GitResult {
+  stdout: string
+  stderr: string
+  exitCode: number
+}
+
+export async function git(args: string[], options: GitOptions): Promise<GitResult> {
+  const result = await execa('git', args, {
+    cwd: options.cwd,
+    env: scrubbedEnv(options.env),
+    extendEnv: false,
+    input: options.input,
+    reject: false,
+    stripFinalNewline: false,
+  })
+  const exitCode = result.exitCode ?? 1
+  if (result.failed && !(options.okStatuses ?? []).includes(exitCode)) {
+    if ((result as {code?: string}).code === 'ENOENT') throw new HmmError('git is not installed (hmm needs git on PATH)')
+    const reason = String(result.stderr).trim().split('\n').at(-1) || `exit status ${exitCode}`
+    throw new HmmError(`git ${args.filter(arg => !arg.startsWith('-c')).slice(0, 2).join(' ')} failed: ${reason}`)
+  }
+  return {stdout: String(result.stdout), stderr: String(result.stderr), exitCode}
+}
+
+/** stdout without its final newline. */
+export async function gitLine(args: string[], options: GitOptions): Promise<string> {
+  return (await git(args, options)).stdout.replace(/\n$/, '')
+}

@@ -1,0 +1,71 @@
+// hmm's private git directory for one workspace (<data>/<id>/git): a bare
+// repository whose config hmm writes, used to record and compare trees of
+// the workspace without ever using the workspace's own `.git`.
+//
+// Its objects are private (new blobs never land in the origin's repository);
+// for git origins the origin's objects are reachable through alternates, so
+// nothing is copied. System and global git config are switched off for it:
+// no filter, diff driver or fsmonitor of anyone's can run on the tree.
+import {copyFileSync, existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {git, gitLine} from './git.js'
+
+export interface PrivateRepo {
+  gitDir: string
+  /** Index describing the workspace tree (kept between diffs, so unchanged files are not re-read). */
+  index: string
+}
+
+export function privateRepo(gitDir: string): PrivateRepo {
+  return {gitDir, index: join(gitDir, 'index')}
+}
+
+/** Environment for git commands on the private repository. */
+export function privateEnv(repo: PrivateRepo): Record<string, string> {
+  return {
+    GIT_DIR: repo.gitDir,
+    GIT_INDEX_FILE: repo.index,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+  }
+}
+
+export async function createPrivateRepo(gitDir: string, originObjects?: string, originExcludes?: string[]): Promise<PrivateRepo> {
+  mkdirSync(gitDir, {recursive: true})
+  const repo = privateRepo(gitDir)
+  // --template= : no hooks or other template files of the user's copied in.
+  await git(['init', '--bare', '--quiet', '--template=', gitDir], {
+    cwd: gitDir,
+    env: {GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null'},
+  })
+  const settings: Array<[string, string]> = [
+    ['core.bare', 'false'],
+    ['core.fsmonitor', 'false'],
+    ['core.untrackedCache', 'false'],
+    ['gc.auto', '0'],
+    ['core.quotePath', 'true'],
+  ]
+  for (const [key, value] of settings) await git(['config', key, value], {cwd: gitDir, env: privateEnv(repo)})
+  mkdirSync(join(gitDir, 'objects', 'info'), {recursive: true})
+  if (originObjects) writeFileSync(join(gitDir, 'objects', 'info', 'alternates'), `${originObjects}\n`)
+  if (originExcludes?.length) {
+    mkdirSync(join(gitDir, 'info'), {recursive: true})
+    writeFileSync(join(gitDir, 'info', 'exclude'), originExcludes.join('\n') + '\n')
+  }
+  return repo
+}
+
+/**
+ * The tree of a directory's files as git sees them (ignored files left out),
+ * written into the private repository. Uses and updates the private index,
+ * so files whose stat data did not change are not read again.
+ */
+export async function writeTreeOf(repo: PrivateRepo, workTree: string): Promise<string> {
+  const env = {...privateEnv(repo), GIT_WORK_TREE: workTree}
+  await git(['add', '--all', '--', '.'], {cwd: workTree, env})
+  return gitLine(['write-tree'], {cwd: workTree, env})
+}
+
+export function copyIndex(from: string, to: string): void {
+  if (existsSync(from)) copyFileSync(from, to)
+}

@@ -1,0 +1,45 @@
+// `hmm sandbox`: the policy `hmm run` would apply here, rendered for audit.
+import {existsSync} from 'node:fs'
+import {homedir, tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {HmmError} from '../ui/errors.js'
+import {dataDir} from '../workspaces/datadir.js'
+import {workingOrigin} from '../workspaces/context.js'
+import {helperExecArgv} from './linux.js'
+import {buildPolicy, canonical, type Platform} from './policy.js'
+
+/** Shell-style quoting, only for display: the real argv is passed without a shell. */
+function quote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`
+}
+
+export function describeSandbox(options: {platform: Platform; writable: string[]}): string {
+  for (const path of options.writable) if (!existsSync(path)) throw new HmmError(`${path} does not exist`)
+  const origin = workingOrigin()
+  const data = canonical(dataDir())
+  const tree = join(data, '<id>', 'tree', origin.split('/').pop() || 'root')
+  const policy = buildPolicy({
+    tree,
+    home: process.env.HOME || homedir(),
+    dataDir: data,
+    extraWritable: options.writable,
+    tmpdir: process.env.TMPDIR || tmpdir(),
+    platform: options.platform,
+  })
+  const lines = [
+    `origin: ${origin}`,
+    `workspace tree: ${policy.tree}`,
+    'may write:',
+    ...[policy.tree, ...policy.writable, ...policy.devices].map(path => `  ${path}`),
+    'may not read:',
+    ...policy.hidden.map(path => `  ${path}`),
+    'may read: everything else',
+  ]
+  if (options.platform === 'linux') {
+    const argv = helperExecArgv(policy, {lock: join(data, '<id>', 'lock'), reportFd: 3, waitFd: 4, chdir: policy.tree}, ['COMMAND...'])
+    lines.push('enforced by Landlock, applied by the helper just before exec:', `  hmm-helper ${argv.map(quote).join(' ')}`)
+  } else {
+    throw new HmmError('the macOS rendering is not available yet')
+  }
+  return lines.join('\n') + '\n'
+}

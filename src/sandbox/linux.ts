@@ -1,0 +1,36 @@
+// The policy as the helper's arguments: Landlock rules it applies right
+// before exec (see native-helpers/hmm-helper.c). Pure: building the argv is
+// separate from running it, so `hmm sandbox` shows exactly what `hmm run` does.
+import type {SandboxPolicy} from './policy.js'
+
+export interface HelperControl {
+  lock: string
+  /** Descriptor the helper reports its own set-up failures on. */
+  reportFd: number
+  /** Descriptor the helper waits on for the go-ahead (the tree is made meanwhile). */
+  waitFd: number
+  /** Directory the command starts in. */
+  chdir: string
+}
+
+export function landlockArgs(policy: SandboxPolicy): string[] {
+  return [
+    ...policy.readable.flatMap(path => ['--read', path]),
+    ...[...policy.writable, policy.tree].flatMap(path => ['--write', path]),
+    ...policy.devices.flatMap(path => ['--dev', path]),
+    ...policy.hidden.flatMap(path => ['--hide', path]),
+  ]
+}
+
+export function helperExecArgv(policy: SandboxPolicy, control: HelperControl, command: string[]): string[] {
+  return [
+    'exec',
+    '--lock', control.lock,
+    '--report-fd', String(control.reportFd),
+    '--wait-fd', String(control.waitFd),
+    '--chdir', control.chdir,
+    ...landlockArgs(policy),
+    '--',
+    ...command,
+  ]
+}

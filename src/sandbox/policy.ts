@@ -1,0 +1,85 @@
+// What a sandboxed command may do, decided once as plain data (SPEC
+// "Sandbox"). Platforms only translate this: linux.ts into the helper's
+// Landlock arguments, darwin.ts into a Seatbelt profile.
+//
+// Everything may be read except the hidden paths; only the tree, temp
+// directories, devices, tool caches and -w paths may be written.
+import {realpathSync} from 'node:fs'
+import {isAbsolute, join, resolve} from 'node:path'
+
+export type Platform = 'linux' | 'darwin'
+
+export interface SandboxPolicy {
+  /** The workspace tree: read, write, create, delete, rename — everything. */
+  tree: string
+  /** Roots of what may be read (minus `hidden`). */
+  readable: string[]
+  /** Paths that may also be written (minus `hidden`): temp dirs, caches, -w paths. */
+  writable: string[]
+  /** Device directories: writable, with device ioctls (terminals). */
+  devices: string[]
+  /** Paths whose contents may not be read: secrets and hmm's own data. */
+  hidden: string[]
+}
+
+/** Credentials a coding agent never needs; a leaked key is the worst outcome. */
+export const SECRETS = ['.ssh', '.aws', '.gnupg', '.config/gh']
+
+/** Package managers' and compilers' caches: builds need to write them, and they hold no secrets. */
+export const CACHES: Record<Platform, string[]> = {
+  linux: ['.cargo', '.rustup', '.cache', '.npm'],
+  darwin: ['.cargo', '.rustup', '.cache', '.npm', 'Library/Caches'],
+}
+
+/** Temp directories every platform has; $TMPDIR is added to them. */
+export const TEMP_DIRS: Record<Platform, string[]> = {
+  linux: ['/tmp'],
+  darwin: ['/tmp', '/private/tmp', '/private/var/folders'],
+}
+
+export interface PolicyInput {
+  tree: string
+  home: string
+  dataDir: string
+  /** Extra writable paths from -w, as the user gave them. */
+  extraWritable: string[]
+  tmpdir?: string
+  platform: Platform
+}
+
+/**
+ * The canonical form of a path: symbolic links resolved (Landlock and
+ * Seatbelt both see resolved paths; macOS's /var is /private/var). A path
+ * that does not exist yet keeps its resolved parent.
+ */
+export function canonical(path: string): string {
+  const absolute = resolve(path)
+  try {
+    return realpathSync(absolute)
+  } catch {
+    const parent = resolve(absolute, '..')
+    if (parent === absolute) return absolute
+    return join(canonical(parent), absolute.slice(parent.length + (parent.endsWith('/') ? 0 : 1)))
+  }
+}
+
+function unique(paths: string[]): string[] {
+  return [...new Set(paths)]
+}
+
+/** A path and, if a symbolic link leads elsewhere, where it leads: both must be hidden. */
+function bothForms(path: string): string[] {
+  return unique([resolve(path), canonical(path)])
+}
+
+export function buildPolicy(input: PolicyInput): SandboxPolicy {
+  const home = (rel: string) => join(input.home, rel)
+  const temp = [...TEMP_DIRS[input.platform], ...(input.tmpdir && isAbsolute(input.tmpdir) ? [input.tmpdir] : [])]
+  return {
+    tree: canonical(input.tree),
+    readable: ['/'],
+    writable: unique([...temp, ...CACHES[input.platform].map(home), ...input.extraWritable].map(canonical)),
+    devices: ['/dev'],
+    hidden: unique([...SECRETS.map(home), input.dataDir].flatMap(bothForms)),
+  }
+}

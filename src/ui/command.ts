@@ -1,0 +1,11 @@
+// The base of every hmm command: errors become one `hmm: ...` line.
+import {Command} from '@oclif/core'
+import {reportError} from './errors.js'
+
+export abstract class HmmCommand extends Command {
+  protected override async catch(error: Error & {exitCode?: number}): Promise<void> {
+    // oclif's own exits (e.g. after --help) carry their status and print nothing.
+    if ((error as {oclif?: {exit?: number}}).oclif?.exit === 0) return
+    process.exitCode = reportError(error)
+  }
+}

@@ -1,0 +1,39 @@
+// User-facing failures. Everything the user did wrong or that went wrong in
+// their world is a HmmError: one line `hmm: <message>` on stderr and an exit
+// status (1 unless said otherwise). Anything else is a bug and is reported
+// the same way, with the stack only under HMM_DEBUG=1.
+
+export class HmmError extends Error {
+  constructor(message: string, readonly exitCode = 1) {
+    super(message)
+    this.name = 'HmmError'
+  }
+}
+
+export function debugEnabled(): boolean {
+  return process.env.HMM_DEBUG === '1'
+}
+
+export function debug(message: string): void {
+  if (debugEnabled()) process.stderr.write(`hmm: debug: ${message}\n`)
+}
+
+/** Says something on stderr the hmm way. */
+export function say(message: string): void {
+  process.stderr.write(`hmm: ${message}\n`)
+}
+
+/** The one line for an error, whatever it is. */
+export function errorLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  const firstLine = message.split('\n').find(line => line.trim() !== '') ?? 'unknown error'
+  return firstLine.replace(/^(Error: )+/, '')
+}
+
+/** Prints the error as one line (stack under HMM_DEBUG) and returns the exit status. */
+export function reportError(error: unknown): number {
+  if (debugEnabled() && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`)
+  say(errorLine(error))
+  // Usage errors too exit 1: one status for "hmm refused", whatever refused it.
+  return error instanceof HmmError ? error.exitCode : 1
+}

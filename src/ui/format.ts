@@ -1,0 +1,36 @@
+// Small formatting helpers for listings: ~ paths, ages, aligned columns.
+import {homedir} from 'node:os'
+
+/** Shows paths under the home directory as ~/... */
+export function tildify(path: string, home = homedir()): string {
+  if (home && home !== '/' && (path === home || path.startsWith(home + '/'))) return '~' + path.slice(home.length)
+  return path
+}
+
+/** The largest whole unit of an age: 45s, 5m, 2h, 3d. */
+export function formatAge(milliseconds: number): string {
+  const seconds = Math.max(0, Math.floor(milliseconds / 1000))
+  if (seconds < 60) return `${seconds}s`
+  const minutes = Math.floor(seconds / 60)
+  if (minutes < 60) return `${minutes}m`
+  const hours = Math.floor(minutes / 60)
+  if (hours < 24) return `${hours}h`
+  return `${Math.floor(hours / 24)}d`
+}
+
+export type Align = 'left' | 'right'
+
+/** Aligned columns separated by two spaces; no trailing spaces. */
+export function formatTable(header: string[], rows: string[][], align: Align[]): string {
+  const all = [header, ...rows]
+  const widths = header.map((_, column) => Math.max(...all.map(row => row[column].length)))
+  return all
+    .map(row =>
+      row
+        .map((cell, column) => (align[column] === 'right' ? cell.padStart(widths[column]) : cell.padEnd(widths[column])))
+        .join('  ')
+        .trimEnd(),
+    )
+    .map(line => line + '\n')
+    .join('')
+}

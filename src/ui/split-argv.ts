@@ -1,0 +1,15 @@
+// `hmm run [FLAGS] COMMAND [ARG...]`: everything from COMMAND on is the
+// command's, even what looks like hmm's flags (`hmm run claude --resume -n x`).
+// oclif's parser does not stop at the first positional argument, so the
+// split is made here, and only hmm's part is given to oclif.
+
+/** Flags of hmm's that take a value in the next argument. */
+export function splitAtCommand(argv: string[], flagsWithValue: string[]): {own: string[]; command: string[]} {
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]
+    if (arg === '--') return {own: argv.slice(0, index), command: argv.slice(index + 1)}
+    if (!arg.startsWith('-') || arg === '-') return {own: argv.slice(0, index), command: argv.slice(index)}
+    if (flagsWithValue.includes(arg)) index++
+  }
+  return {own: argv, command: []}
+}

@@ -1,0 +1,166 @@
+// `hmm run`: make a workspace of the working directory and run a command in
+// it, confined (DESIGN "Data flow of hmm run").
+import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {homedir, tmpdir} from 'node:os'
+import {dirname} from 'node:path'
+import {constants} from 'node:os'
+import {cloneTree} from '../clone/clone.js'
+import {gitOriginOf, recordGitOrigin, recordPlainOrigin, startWorkspaceIndex, type OriginRecord} from '../git/origin.js'
+import {landlockAbi, lockedFiles} from '../native/helper.js'
+import {launch, type Launch, type Outcome} from '../sandbox/launch.js'
+import {buildPolicy, canonical} from '../sandbox/policy.js'
+import {HmmError, say} from '../ui/errors.js'
+import {Context} from './context.js'
+import {checkName} from './names.js'
+import {removeWorkspace} from './remove.js'
+import {Workspace} from './workspace.js'
+
+export interface RunRequest {
+  name?: string
+  writable: string[]
+  removeAfter: boolean
+  /** The command and its arguments; empty: the user's shell. */
+  command: string[]
+}
+
+/** Landlock ABI 2 brought REFER: without it a sandboxed rename across directories fails. */
+const MIN_LANDLOCK_ABI = 2
+
+function isWithin(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith('/') ? dir : dir + '/')
+}
+
+function checkSandboxAvailable(): void {
+  if (process.platform !== 'linux') throw new HmmError(`the sandbox needs Linux with Landlock; ${process.platform} is not supported yet`)
+  const abi = landlockAbi()
+  if (abi < MIN_LANDLOCK_ABI) {
+    const has = abi === 0 ? 'Landlock is not enabled in this kernel' : `this kernel has Landlock ABI ${abi}`
+    throw new HmmError(`the sandbox needs Landlock ABI ${MIN_LANDLOCK_ABI} or later (Linux 5.19+); ${has}`)
+  }
+}
+
+/** Everything that can be checked before anything is made. */
+function checkRequest(context: Context, request: RunRequest): string[] {
+  if (request.name !== undefined) checkName(request.name)
+  const writable = request.writable.map(path => {
+    if (!existsSync(path)) throw new HmmError(`${path} does not exist`)
+    return canonical(path)
+  })
+  const data = canonical(context.data)
+  if (isWithin(context.origin, data)) {
+    throw new HmmError(`${context.origin} is inside hmm's data directory ${data}; run hmm in a project directory`)
+  }
+  if (isWithin(data, context.origin)) {
+    throw new HmmError(`${context.origin} holds hmm's data directory ${data}, so it cannot be cloned; run hmm in a project directory or set HMM_HOME`)
+  }
+  checkSandboxAvailable()
+  return writable
+}
+
+/** Records the origin and clones it into the tree. */
+async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<OriginRecord & {originKind: 'git' | 'plain'}> {
+  const origin = workspace.row.origin
+  const repoOfOrigin = await gitOriginOf(origin)
+  const recorded = repoOfOrigin ? (await recordGitOrigin(origin, repoOfOrigin, workspace.gitDir)).record : undefined
+  mkdirSync(dirname(workspace.tree), {recursive: true})
+  await cloneTree(origin, workspace.tree, {signal})
+  if (recorded) {
+    startWorkspaceIndex(workspace.gitDir)
+    return {...recorded, originKind: 'git'}
+  }
+  return {...(await recordPlainOrigin(workspace.gitDir, workspace.tree)), originKind: 'plain'}
+}
+
+function signalNumber(signal: NodeJS.Signals): number {
+  return constants.signals[signal] ?? 15
+}
+
+function statusOf(outcome: Outcome, command: string[]): number {
+  switch (outcome.kind) {
+    case 'exited':
+      return outcome.status
+    case 'signalled':
+      return 128 + signalNumber(outcome.signal)
+    case 'not-started':
+      say(`${command[0]}: ${outcome.reason}`)
+      return outcome.status
+    case 'setup-failed':
+      say(`the sandbox could not be set up: ${outcome.reason}`)
+      return 1
+  }
+}
+
+/** Signals hmm passes on to the command. Terminal ones reach it from the terminal directly. */
+const FORWARDED: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH']
+const FROM_TERMINAL = new Set<NodeJS.Signals>(['SIGINT', 'SIGQUIT', 'SIGWINCH'])
+
+export async function runWorkspace(request: RunRequest): Promise<number> {
+  const context = new Context()
+  const writable = checkRequest(context, request)
+  const command = request.command.length > 0 ? request.command : [process.env.SHELL || '/bin/sh']
+  const store = context.store
+  const workspace = new Workspace(store.reserve({name: request.name ?? null, origin: context.origin, command}), context.data)
+  mkdirSync(workspace.root, {recursive: true, mode: 0o700})
+  writeFileSync(workspace.lock, '')
+
+  const policy = buildPolicy({
+    tree: workspace.tree,
+    home: process.env.HOME || homedir(),
+    dataDir: context.data,
+    extraWritable: writable,
+    tmpdir: process.env.TMPDIR || tmpdir(),
+    platform: 'linux',
+  })
+  const running: Launch = launch({
+    policy,
+    lock: workspace.lock,
+    cwd: workspace.tree,
+    command,
+    env: {...process.env, CLAUDE_CODE_SANDBOXED: '1'},
+  })
+
+  // While the tree is being made, a signal means: give up and leave nothing behind.
+  const making = new AbortController()
+  let creating = true
+  let interruptedBy: NodeJS.Signals | undefined
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (creating) {
+      interruptedBy ??= signal
+      making.abort()
+      return
+    }
+    if (FROM_TERMINAL.has(signal) && process.stdin.isTTY) return
+    running.child.kill(signal)
+  }
+  for (const signal of FORWARDED) process.on(signal, onSignal)
+
+  try {
+    const record = await makeTree(workspace, making.signal)
+    if (interruptedBy) throw new HmmError(`interrupted`)
+    store.update(workspace.id, {state: 'ready', ...record})
+  } catch (error) {
+    running.abort()
+    await running.outcome.catch(() => undefined)
+    await removeWorkspace(store, workspace).catch(() => undefined)
+    for (const signal of FORWARDED) process.off(signal, onSignal)
+    if (interruptedBy) return 128 + signalNumber(interruptedBy)
+    throw error
+  }
+  creating = false
+
+  const line = `workspace ${workspace.label}: ${workspace.tree}`
+  say(line)
+  running.go()
+  const outcome = await running.outcome
+  for (const signal of FORWARDED) process.off(signal, onSignal)
+  const status = statusOf(outcome, command)
+
+  if (request.removeAfter) {
+    await removeWorkspace(store, workspace)
+  } else {
+    // Something the command left running may still hold the lock: then it still runs.
+    if (!lockedFiles([workspace.lock])[0]) store.update(workspace.id, {active: false})
+    say(line)
+  }
+  return status
+}

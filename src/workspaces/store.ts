@@ -1,0 +1,191 @@
+// The registry: one SQLite database in the data directory, one row per
+// workspace. WAL and a busy timeout let many hmm processes (8 parallel
+// `hmm run`s) share it; names are unique per origin by a UNIQUE constraint,
+// so two runs racing for one name cannot both win.
+import Database from 'better-sqlite3'
+import {existsSync, mkdirSync} from 'node:fs'
+import {HmmError} from '../ui/errors.js'
+import {registryPath} from './datadir.js'
+import {newId} from './names.js'
+
+export type CreationState = 'creating' | 'ready'
+/** How the origin was recorded: a git top-level (HEAD + fork tree) or a base clone. */
+export type OriginKind = 'git' | 'plain'
+
+export interface WorkspaceRow {
+  id: string
+  name: string | null
+  origin: string
+  createdAt: number
+  state: CreationState
+  command: string[]
+  /** Set while `hmm run` waits for the command; the lock decides whether it still runs. */
+  active: boolean
+  originKind: OriginKind
+  /** The origin's HEAD commit at creation (null: no commits yet or not git). */
+  headCommit: string | null
+  /** The origin's branch at creation (null: detached or not git). */
+  headBranch: string | null
+  /** The tree of the origin's files at creation (git origins). */
+  forkTree: string | null
+  /** Fingerprint of the workspace's state when its work was last taken back. */
+  takenState: string | null
+  /** The commit last pushed by `hmm pr` (the lease for the next push). */
+  pushedCommit: string | null
+}
+
+/** Each entry takes the schema from version i to i + 1; never edit a released one. */
+const MIGRATIONS: string[] = [
+  `CREATE TABLE workspaces (
+     id            TEXT PRIMARY KEY,
+     name          TEXT,
+     origin        TEXT NOT NULL,
+     created_at    INTEGER NOT NULL,
+     state         TEXT NOT NULL CHECK (state IN ('creating', 'ready')),
+     command       TEXT NOT NULL,
+     active        INTEGER NOT NULL DEFAULT 0,
+     origin_kind   TEXT NOT NULL CHECK (origin_kind IN ('git', 'plain')),
+     head_commit   TEXT,
+     head_branch   TEXT,
+     fork_tree     TEXT,
+     taken_state   TEXT,
+     pushed_commit TEXT,
+     UNIQUE (origin, name)
+   );
+   CREATE INDEX workspaces_by_origin ON workspaces (origin, created_at);`,
+]
+
+const COLUMNS: Record<keyof WorkspaceRow, string> = {
+  id: 'id',
+  name: 'name',
+  origin: 'origin',
+  createdAt: 'created_at',
+  state: 'state',
+  command: 'command',
+  active: 'active',
+  originKind: 'origin_kind',
+  headCommit: 'head_commit',
+  headBranch: 'head_branch',
+  forkTree: 'fork_tree',
+  takenState: 'taken_state',
+  pushedCommit: 'pushed_commit',
+}
+
+const SELECT = `SELECT ${Object.entries(COLUMNS)
+  .map(([key, column]) => `${column} AS ${key}`)
+  .join(', ')} FROM workspaces`
+
+type RawRow = Omit<WorkspaceRow, 'command' | 'active'> & {command: string; active: number}
+
+function fromRaw(raw: RawRow): WorkspaceRow {
+  return {...raw, command: JSON.parse(raw.command) as string[], active: raw.active === 1}
+}
+
+export class Store {
+  private constructor(private readonly db: Database.Database) {}
+
+  /** Opens the registry, creating the data directory and schema as needed. */
+  static open(data: string): Store {
+    mkdirSync(data, {recursive: true, mode: 0o700})
+    const db = new Database(registryPath(data), {timeout: 10_000})
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = NORMAL')
+    const store = new Store(db)
+    store.migrate()
+    return store
+  }
+
+  /** Opens the registry only if it exists: listing must not create anything. */
+  static openExisting(data: string): Store | undefined {
+    if (!existsSync(registryPath(data))) return undefined
+    const db = new Database(registryPath(data), {timeout: 10_000})
+    db.pragma('journal_mode = WAL')
+    const store = new Store(db)
+    store.migrate()
+    return store
+  }
+
+  private migrate(): void {
+    const version = this.db.pragma('user_version', {simple: true}) as number
+    if (version > MIGRATIONS.length) {
+      throw new HmmError(`the registry ${this.db.name} is from a newer hmm (schema ${version}); upgrade hmm`)
+    }
+    if (version === MIGRATIONS.length) return
+    this.db.transaction(() => {
+      // Re-read inside the write transaction: another process may have migrated meanwhile.
+      const current = this.db.pragma('user_version', {simple: true}) as number
+      for (let step = current; step < MIGRATIONS.length; step++) this.db.exec(MIGRATIONS[step])
+      this.db.pragma(`user_version = ${MIGRATIONS.length}`)
+    }).immediate()
+  }
+
+  close(): void {
+    this.db.close()
+  }
+
+  /**
+   * Reserves a new workspace in state `creating`. A taken name fails by the
+   * UNIQUE constraint, so two racing runs cannot both get it; an ID that
+   * collides (1 in 10^9) is drawn again.
+   */
+  reserve(fields: {name: string | null; origin: string; command: string[]}): WorkspaceRow {
+    for (let attempt = 0; ; attempt++) {
+      const row = {
+        id: newId(),
+        name: fields.name,
+        origin: fields.origin,
+        created_at: Date.now(),
+        command: JSON.stringify(fields.command),
+      }
+      try {
+        this.db
+          .prepare(
+            `INSERT INTO workspaces (id, name, origin, created_at, state, command, origin_kind)
+             VALUES (@id, @name, @origin, @created_at, 'creating', @command, 'plain')`,
+          )
+          .run(row)
+        return this.get(row.id)!
+      } catch (error) {
+        const message = String((error as Error).message)
+        if ((error as {code?: string}).code !== 'SQLITE_CONSTRAINT_UNIQUE' && !message.includes('UNIQUE')) throw error
+        if (message.includes('workspaces.name')) {
+          throw new HmmError(`${fields.origin} already has a workspace named ${fields.name}`)
+        }
+        if (attempt > 5) throw error
+      }
+    }
+  }
+
+  get(id: string): WorkspaceRow | undefined {
+    const raw = this.db.prepare(`${SELECT} WHERE id = ?`).get(id) as RawRow | undefined
+    return raw && fromRaw(raw)
+  }
+
+  /** Every workspace (of one origin, if given), oldest first. */
+  list(origin?: string): WorkspaceRow[] {
+    const raws = (
+      origin === undefined
+        ? this.db.prepare(`${SELECT} ORDER BY created_at, rowid`).all()
+        : this.db.prepare(`${SELECT} WHERE origin = ? ORDER BY created_at, rowid`).all(origin)
+    ) as RawRow[]
+    return raws.map(fromRaw)
+  }
+
+  /** Workspaces whose ID starts with the given text. */
+  withIdPrefix(prefix: string): WorkspaceRow[] {
+    // GLOB, not LIKE: IDs hold no GLOB metacharacters, and the prefix was checked by the caller.
+    return (this.db.prepare(`${SELECT} WHERE id GLOB ? ORDER BY created_at`).all(`${prefix}*`) as RawRow[]).map(fromRaw)
+  }
+
+  update(id: string, fields: Partial<Omit<WorkspaceRow, 'id' | 'command'>>): void {
+    const entries = Object.entries(fields).filter(([, value]) => value !== undefined)
+    if (entries.length === 0) return
+    const sets = entries.map(([key]) => `${COLUMNS[key as keyof WorkspaceRow]} = @${key}`).join(', ')
+    const values = Object.fromEntries(entries.map(([key, value]) => [key, typeof value === 'boolean' ? Number(value) : value]))
+    this.db.prepare(`UPDATE workspaces SET ${sets} WHERE id = @id`).run({...values, id})
+  }
+
+  delete(id: string): void {
+    this.db.prepare('DELETE FROM workspaces WHERE id = ?').run(id)
+  }
+}

@@ -1,0 +1,38 @@
+// Where a workspace's pieces live on disk (SPEC "Files"):
+//   <data>/<id>/tree/<basename of origin>   the clone the command runs in
+//   <data>/<id>/lock                        flock held while the command runs
+//   <data>/<id>/git/                        hmm's private git directory: the
+//                                           recorded trees, indexes, objects
+import {existsSync} from 'node:fs'
+import {basename, join} from 'node:path'
+import {label} from './names.js'
+import type {WorkspaceRow} from './store.js'
+
+export class Workspace {
+  readonly root: string
+  readonly tree: string
+  readonly lock: string
+  readonly gitDir: string
+
+  constructor(
+    readonly row: WorkspaceRow,
+    data: string,
+  ) {
+    this.root = join(data, row.id)
+    this.tree = join(this.root, 'tree', basename(row.origin) || 'root')
+    this.lock = join(this.root, 'lock')
+    this.gitDir = join(this.root, 'git')
+  }
+
+  get id(): string {
+    return this.row.id
+  }
+
+  get label(): string {
+    return label(this.row)
+  }
+
+  treeExists(): boolean {
+    return existsSync(this.tree)
+  }
+}
