@@ -5,6 +5,7 @@ import {join} from 'node:path'
 import {HmmError} from '../ui/errors.js'
 import {dataDir} from '../workspaces/datadir.js'
 import {workingOrigin} from '../workspaces/context.js'
+import {darwinPolicy, SANDBOX_EXEC, seatbelt} from './darwin.js'
 import {helperExecArgv} from './linux.js'
 import {buildPolicy, canonical, type Platform} from './policy.js'
 
@@ -16,9 +17,9 @@ function quote(arg: string): string {
 export function describeSandbox(options: {platform: Platform; writable: string[]}): string {
   for (const path of options.writable) if (!existsSync(path)) throw new HmmError(`${path} does not exist`)
   const origin = workingOrigin()
-  const data = canonical(dataDir())
+  const data = canonical(dataDir(process.env, options.platform))
   const tree = join(data, '<id>', 'tree', origin.split('/').pop() || 'root')
-  const policy = buildPolicy({
+  const built = buildPolicy({
     tree,
     home: process.env.HOME || homedir(),
     dataDir: data,
@@ -26,6 +27,8 @@ export function describeSandbox(options: {platform: Platform; writable: string[]
     tmpdir: process.env.TMPDIR || tmpdir(),
     platform: options.platform,
   })
+  // macOS resolves /tmp, /var and /etc into /private: show the paths as a Mac sees them.
+  const policy = options.platform === 'darwin' ? darwinPolicy(built) : built
   const lines = [
     `origin: ${origin}`,
     `workspace tree: ${policy.tree}`,
@@ -39,7 +42,15 @@ export function describeSandbox(options: {platform: Platform; writable: string[]
     const argv = helperExecArgv(policy, {lock: join(data, '<id>', 'lock'), reportFd: 3, waitFd: 4, chdir: policy.tree}, ['COMMAND...'])
     lines.push('enforced by Landlock, applied by the helper just before exec:', `  hmm-helper ${argv.map(quote).join(' ')}`)
   } else {
-    throw new HmmError('the macOS rendering is not available yet')
+    const {profile, parameters} = seatbelt(policy)
+    lines.push(
+      'enforced by Seatbelt: sandbox-exec runs the command under PROFILE, with one -D per parameter:',
+      `  ${SANDBOX_EXEC} -p PROFILE -DNAME=VALUE... -- COMMAND...`,
+      'parameters (NAME=VALUE):',
+      ...parameters.map(({name, value}) => `  ${quote(`${name}=${value}`)}`),
+      'PROFILE:',
+      ...profile.trimEnd().split('\n').map(line => (line ? `  ${line}` : '')),
+    )
   }
   return lines.join('\n') + '\n'
 }

@@ -1,0 +1,233 @@
+// The policy as a Seatbelt profile for macOS's /usr/bin/sandbox-exec. Pure:
+// building the argv is separate from running it, so `hmm sandbox` shows
+// exactly what `hmm run` does.
+//
+// The profile text is constant but for the number of paths of each kind:
+// every path reaches Seatbelt as a parameter (`-DHIDDEN_0=/Users/me/.ssh`),
+// read in the profile with `(param "HIDDEN_0")`. No path is ever parsed as
+// SBPL, whatever bytes it holds (quotes, parentheses, `;`, newlines).
+//
+// Two facts of Seatbelt shape the profile:
+// - Where rules overlap, the later one wins. The order of the sections is the
+//   policy: writable paths re-allowed after writing is denied, hidden paths
+//   denied after that, the workspace tree (which lies inside the hidden data
+//   directory) allowed last.
+// - It matches paths, not files: the path a file is reached through, with
+//   symbolic links resolved (/tmp is /private/tmp). So a new name for a file
+//   (a hard link, a renamed parent directory) could carry it out from under a
+//   rule; the profile closes those doors one by one.
+//
+// What Seatbelt cannot do, or does differently from Landlock on Linux:
+// - There is no no_new_privs. Seatbelt itself refuses to run set-user-ID and
+//   set-group-ID programs in any sandboxed process (`forbidden-exec-sugid`);
+//   the profile adds that no such bit may be set on any file.
+// - Listing a hidden directory is refused as well as reading its files (on
+//   Linux names stay listable), and so is stat(2) of what it holds.
+// - A hard link can be made only to a file the command may write. Rules
+//   that go by paths cannot tell two names of one file apart: a hard link to
+//   a secret made before the command started, outside the hidden paths,
+//   reads it through that other name.
+// - `(allow default)` leaves Mach and XPC services reachable: a program can
+//   ask a service outside the sandbox (launchd, another application) to act
+//   for it. The file rules bind this process tree, not those services.
+import {posix} from 'node:path'
+import type {SandboxPolicy} from './policy.js'
+
+/** Only this sandbox-exec is run, never one found on PATH. */
+export const SANDBOX_EXEC = '/usr/bin/sandbox-exec'
+
+/**
+ * macOS's top-level symbolic links into /private. Seatbelt sees resolved
+ * paths, and `canonical()` resolves them only on a Mac; this lets the
+ * rendering come out the same from any machine.
+ */
+const PRIVATE_LINKS = ['/tmp', '/var', '/etc']
+
+/** A canonical path as macOS resolves it: /tmp/x is /private/tmp/x. */
+export function darwinPath(path: string): string {
+  for (const link of PRIVATE_LINKS) if (path === link || path.startsWith(`${link}/`)) return `/private${path}`
+  return path
+}
+
+function unique(paths: string[]): string[] {
+  return [...new Set(paths)]
+}
+
+/** The policy with its paths as macOS resolves them (duplicates dropped: /tmp and /private/tmp are one). */
+export function darwinPolicy(policy: SandboxPolicy): SandboxPolicy {
+  const map = (paths: string[]) => unique(paths.map(darwinPath))
+  return {
+    tree: darwinPath(policy.tree),
+    readable: map(policy.readable),
+    writable: map(policy.writable),
+    devices: map(policy.devices),
+    hidden: map(policy.hidden),
+  }
+}
+
+/** How many paths of each kind the profile names: all its text depends on. */
+export interface SeatbeltShape {
+  writable: number
+  devices: number
+  hidden: number
+  /** Directories above hidden paths: they may not be renamed. */
+  hiddenAncestors: number
+  /** Directories between a hidden path and the tree inside it: they may be stat'ed. */
+  treeAncestors: number
+}
+
+export interface SeatbeltParameter {
+  name: string
+  value: string
+}
+
+export interface Seatbelt {
+  profile: string
+  parameters: SeatbeltParameter[]
+}
+
+/** The directories above a path, top first, `/` left out. */
+function ancestors(path: string): string[] {
+  const above: string[] = []
+  for (let dir = posix.dirname(path); dir !== '/' && dir !== '.'; dir = posix.dirname(dir)) above.unshift(dir)
+  return above
+}
+
+function within(path: string, root: string): boolean {
+  return root === '/' || path === root || path.startsWith(`${root}/`)
+}
+
+function filters(kind: 'subpath' | 'literal', prefix: string, count: number): string[] {
+  return Array.from({length: count}, (_, index) => `  (${kind} (param "${prefix}_${index}"))`)
+}
+
+/** One rule over a list of filters, or nothing when the list is empty: a rule without filters would cover every path. */
+function rule(comment: string[], head: string, lines: string[]): string[] {
+  if (lines.length === 0) return []
+  return [...comment.map(line => `; ${line}`), `(${head}`, ...lines.slice(0, -1), `${lines.at(-1)})`]
+}
+
+/** The profile text. It depends only on the shape, never on a path. */
+export function seatbeltProfile(shape: SeatbeltShape): string {
+  const sections: string[][] = [
+    [
+      '(version 1)',
+    ],
+    [
+      '; hmm run: the Seatbelt form of the policy Linux enforces with Landlock.',
+      '; Every path is a parameter given to sandbox-exec with -D, never text here.',
+      '; Where rules overlap the later one wins, so the order below is the policy.',
+    ],
+    [
+      '; Everything not denied below is allowed: reading the system, running',
+      '; programs, the network.',
+      '(allow default)',
+    ],
+    [
+      '; Writing is denied everywhere, and so is making hard links: Seatbelt',
+      '; judges a file by the path it is reached through, so a new name in a',
+      '; writable place would make a read-only file writable. Only files that',
+      '; may be written anyway may be linked.',
+      '(deny file-write* file-link)',
+    ],
+    rule(
+      ['...but in the temp directories (/tmp, /private/var/folders, $TMPDIR), the', 'tool caches and the paths given with -w: builds and tools write there.'],
+      'allow file-write* file-link',
+      filters('subpath', 'WRITABLE', shape.writable),
+    ),
+    rule(
+      ['Devices: terminals and /dev/null are written by almost every program.'],
+      'allow file-write*',
+      filters('subpath', 'DEVICE', shape.devices),
+    ),
+    rule(
+      [
+        'Secrets (~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh) and hmm\'s data directory',
+        '(other workspaces, the registry, this workspace\'s own bookkeeping): not',
+        'read, not listed, not written, not linked or cloned elsewhere, not run.',
+        'After the writable paths, so a hidden path inside one (a data directory',
+        'under /tmp) stays hidden. The path itself too, even before it exists.',
+      ],
+      'deny file-read* file-write* file-link file-clone process-exec',
+      Array.from({length: shape.hidden}, (_, index) => `  (literal (param "HIDDEN_${index}")) (subpath (param "HIDDEN_${index}"))`),
+    ),
+    rule(
+      ['Renaming a directory above a hidden path would move what it hides to a', 'path no rule names: those directories cannot be renamed or removed.'],
+      'deny file-write-unlink',
+      filters('literal', 'HIDDEN_ANCESTOR', shape.hiddenAncestors),
+    ),
+    rule(
+      [
+        'The tree lies inside the hidden data directory, and looking a path up',
+        'needs the metadata of each directory on the way: the directories between',
+        'the two may be looked at (stat), not listed, read or written.',
+      ],
+      'allow file-read-metadata',
+      filters('literal', 'TREE_ANCESTOR', shape.treeAncestors),
+    ),
+    [
+      '; The workspace tree: everything. Last of the paths, so it wins over the',
+      '; hidden data directory it lies in.',
+      '(allow file-read* file-write* file-link file-clone process-exec',
+      '  (subpath (param "TREE")))',
+    ],
+    [
+      '; But its root stays where hmm made it: it cannot be renamed or removed',
+      '; (nor can it under Landlock, whose tree\'s parent is not writable).',
+      '(deny file-write-unlink',
+      '  (literal (param "TREE")))',
+    ],
+    [
+      '; No privileges to gain: no set-user-ID or set-group-ID bit may be set on',
+      '; any file. Seatbelt has no no_new_privs, but refuses by itself to run the',
+      '; set-user-ID programs already there (forbidden-exec-sugid).',
+      '(deny file-write-setugid)',
+    ],
+  ]
+  return sections.filter(section => section.length > 0).map(section => section.join('\n')).join('\n\n') + '\n'
+}
+
+/**
+ * The policy as Seatbelt needs it: the profile and the value of each
+ * parameter it names, paths resolved as macOS resolves them.
+ */
+export function seatbelt(policy: SandboxPolicy): Seatbelt {
+  const darwin = darwinPolicy(policy)
+  // The profile lets everything be read but the hidden paths; a policy that
+  // limited reading would need a rule this rendering does not have.
+  if (!darwin.readable.includes('/')) throw new Error(`the Seatbelt profile cannot limit reading to ${darwin.readable.join(', ')}`)
+  const hiddenAncestors = unique(darwin.hidden.flatMap(ancestors))
+  const treeAncestors = ancestors(darwin.tree).filter(dir => darwin.hidden.some(hidden => within(dir, hidden)))
+  const named = (prefix: string, values: string[]) => values.map((value, index) => ({name: `${prefix}_${index}`, value}))
+  const parameters = [
+    {name: 'TREE', value: darwin.tree},
+    ...named('WRITABLE', darwin.writable),
+    ...named('DEVICE', darwin.devices),
+    ...named('HIDDEN', darwin.hidden),
+    ...named('HIDDEN_ANCESTOR', hiddenAncestors),
+    ...named('TREE_ANCESTOR', treeAncestors),
+  ]
+  const profile = seatbeltProfile({
+    writable: darwin.writable.length,
+    devices: darwin.devices.length,
+    hidden: darwin.hidden.length,
+    hiddenAncestors: hiddenAncestors.length,
+    treeAncestors: treeAncestors.length,
+  })
+  return {profile, parameters}
+}
+
+/** sandbox-exec's arguments before the command: the profile and its parameters. */
+export function seatbeltArgs(policy: SandboxPolicy): string[] {
+  const {profile, parameters} = seatbelt(policy)
+  return ['-p', profile, ...parameters.map(({name, value}) => `-D${name}=${value}`)]
+}
+
+/**
+ * The whole argv that runs a command under the policy, without a shell:
+ * `/usr/bin/sandbox-exec -p PROFILE -DNAME=VALUE... -- COMMAND...`. On macOS
+ * this is what follows the helper's `--`.
+ */
+export function seatbeltArgv(policy: SandboxPolicy, command: string[]): string[] {
+  return [SANDBOX_EXEC, ...seatbeltArgs(policy), '--', ...command]
+}

@@ -1,0 +1,116 @@
+// Ways out of the sandbox. Each must fail and leave its target unchanged.
+// The world lives outside /tmp (which the command may write).
+import {execa} from 'execa'
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {HELPER, World, workspaceLine} from '../world.js'
+
+let world: World
+let secrets: Record<string, string>
+const abi = Number(execa.sync(HELPER, ['abi']).stdout)
+
+beforeAll(async () => {
+  world = new World('escapes')
+  secrets = world.plantSecrets()
+  world.file('precious.txt', 'precious\n')
+})
+afterAll(() => world.dispose())
+
+async function inSandbox(script: string): Promise<{exitCode: number; stdout: string; stderr: string; tree: string}> {
+  const result = await world.hmm(['run', '--rm', 'sh', '-c', script])
+  return {...result, tree: workspaceLine(result.stderr).tree}
+}
+
+const precious = () => readFileSync(join(world.origin, 'precious.txt'), 'utf8')
+
+describe('the sandboxed command', () => {
+  it('cannot write the origin by absolute path', async () => {
+    const result = await inSandbox(`echo pwned > '${world.origin}/precious.txt'`)
+    expect(result.exitCode).not.toBe(0)
+    expect(precious()).toBe('precious\n')
+  })
+
+  it('cannot write the origin via a symlink made in the tree', async () => {
+    await inSandbox(`ln -s '${world.origin}/precious.txt' link && echo pwned > link`)
+    expect(precious()).toBe('precious\n')
+  })
+
+  it('cannot write the origin via a hard link made in the tree', async () => {
+    const result = await inSandbox(`ln '${world.origin}/precious.txt' hard && echo linked; echo pwned > hard`)
+    expect(result.stdout).not.toContain('linked')
+    expect(precious()).toBe('precious\n')
+  })
+
+  it('cannot move a file out of the tree into the origin', async () => {
+    const result = await inSandbox(`echo pwned > x && mv x '${world.origin}/moved' && echo moved`)
+    expect(result.stdout).not.toContain('moved')
+    expect(await world.sh('ls')).not.toContain('moved')
+  })
+
+  it('cannot write the origin via /proc/self/cwd/..', async () => {
+    // The tree is <home>/.local/share/hmm/<id>/tree/proj: six levels up is the home directory.
+    const result = await inSandbox(`echo pwned > /proc/self/cwd/../../../../../../src/proj/precious.txt; echo pwned > "/proc/$$/root${world.origin}/precious.txt"; echo pwned > /proc/self/cwd/../escaped && echo wrote`)
+    expect(result.stdout).not.toContain('wrote')
+    expect(precious()).toBe('precious\n')
+  })
+
+  it('cannot read ~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh, directly or via a symlink', async () => {
+    for (const [path, content] of Object.entries(secrets)) {
+      const direct = await inSandbox(`cat '${path}'`)
+      expect(direct.stdout).not.toContain(content)
+      expect(direct.exitCode).not.toBe(0)
+      const linked = await inSandbox(`ln -s '${path}' s && cat s`)
+      expect(linked.stdout).not.toContain(content)
+      expect(readFileSync(path, 'utf8')).toBe(content)
+    }
+  })
+
+  it('cannot read or write another workspace, nor the registry', async () => {
+    const other = workspaceLine((await world.hmm(['run', '-n', 'other', 'sh', '-c', 'echo mine > own.txt'])).stderr)
+    const result = await inSandbox(`cat '${other.tree}/own.txt'; echo pwned > '${other.tree}/own.txt'; cat '${world.dataDir}/registry.sqlite' | head -c 16`)
+    expect(result.stdout).not.toContain('mine')
+    expect(result.stdout).not.toContain('SQLite format')
+    expect(readFileSync(join(other.tree, 'own.txt'), 'utf8')).toBe('mine\n')
+    await world.hmm(['rm', '-f', 'other'])
+  })
+
+  it('writes its own tree, /tmp and /dev/null', async () => {
+    const result = await inSandbox('echo ok > own && cat own && echo t > /tmp/hmm-escape-test-$$ && rm /tmp/hmm-escape-test-$$ && echo x > /dev/null && echo done')
+    expect(result.stdout).toBe('ok\ndone\n')
+  })
+
+  it('cannot gain privileges (NoNewPrivs)', async () => {
+    const result = await inSandbox('grep NoNewPrivs /proc/self/status')
+    expect(result.stdout).toMatch(/NoNewPrivs:\s+1/)
+  })
+
+  it.skipIf(abi < 6)('cannot signal a process outside the sandbox (Landlock ABI 6+)', async () => {
+    const outside = execa('sleep', ['30'])
+    try {
+      const result = await inSandbox(`kill -TERM ${outside.pid} && echo killed`)
+      expect(result.stdout).not.toContain('killed')
+      expect(outside.exitCode).toBeNull()
+    } finally {
+      outside.kill()
+      await outside.catch(() => undefined)
+    }
+  })
+
+  it('inherits no descriptor of hmm other than stdin, stdout, stderr and the lock', async () => {
+    const result = await inSandbox('ls /proc/self/fd | sort -n | tr "\\n" " "')
+    // 0 1 2, the lock, and the descriptor ls itself opened to list the directory.
+    expect(result.stdout.trim().split(' ').map(Number).filter(fd => fd > 2)).toHaveLength(2)
+  })
+})
+
+describe('the sandbox', () => {
+  it('is shown by hmm sandbox as the helper arguments hmm run uses', async () => {
+    const result = await world.hmm(['sandbox', '-w', world.home])
+    expect(result.exitCode).toBe(0)
+    expect(result.stdout).toContain(`--hide ${world.home}/.ssh`)
+    expect(result.stdout).toContain(`--write ${world.home}`)
+    expect(result.stdout).toContain(`--hide ${world.dataDir}`)
+    writeFileSync(join(world.home, 'unused'), '')
+  })
+})

@@ -1,0 +1,205 @@
+// `hmm run`, line by line of SPEC.
+import {execa} from 'execa'
+import {existsSync, lstatSync, readFileSync, readlinkSync, readdirSync, statSync, utimesSync, chmodSync, symlinkSync, mkdirSync} from 'node:fs'
+import {createServer} from 'node:net'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {BIN, World, workspaceLine} from '../world.js'
+
+let world: World
+afterEach(() => world?.dispose())
+
+function lines(stderr: string): string[] {
+  return stderr.split('\n').filter(line => line.startsWith('hmm: workspace '))
+}
+
+describe('hmm run', () => {
+  it('prints the workspace line when the command starts and again when it exits, and exits with its status', async () => {
+    world = new World('run-status')
+    const result = await world.hmm(['run', '-n', 'parser', 'sh', '-c', 'echo out; exit 3'])
+    expect(result.exitCode).toBe(3)
+    expect(result.stdout).toBe('out\n')
+    const ws = workspaceLine(result.stderr)
+    expect(ws.name).toBe('parser')
+    expect(ws.tree).toBe(join(world.dataDir, ws.id, 'tree', 'proj'))
+    expect(lines(result.stderr)).toEqual([`hmm: workspace ${ws.id} (parser): ${ws.tree}`, `hmm: workspace ${ws.id} (parser): ${ws.tree}`])
+  })
+
+  it('exits with 128 + the signal that ended the command', async () => {
+    world = new World('run-signal')
+    const result = await world.hmm(['run', 'sh', '-c', 'kill -TERM $$'])
+    expect(result.exitCode).toBe(143)
+  })
+
+  it('runs the command in the tree, told it is sandboxed', async () => {
+    world = new World('run-env')
+    const result = await world.hmm(['run', 'sh', '-c', 'pwd; echo "$CLAUDE_CODE_SANDBOXED"'])
+    const ws = workspaceLine(result.stderr)
+    expect(result.stdout).toBe(`${ws.tree}\n1\n`)
+  })
+
+  it("passes everything from the command on to the command, hmm's flags included", async () => {
+    world = new World('run-argv')
+    const result = await world.hmm(['run', 'printf', '%s\\n', '--resume', '-n', 'x', '--rm'])
+    expect(result.exitCode).toBe(0)
+    expect(result.stdout).toBe('--resume\n-n\nx\n--rm\n')
+    expect(workspaceLine(result.stderr).name).toBeUndefined()
+    expect((await world.hmm(['ls'])).stdout).toMatch(/^ID/)
+  })
+
+  it('runs $SHELL without a command', async () => {
+    world = new World('run-shell')
+    const result = await world.hmm(['run'], {input: 'echo "in $0"; exit 4'})
+    expect(result.stdout).toBe('in /bin/sh\n')
+    expect(result.exitCode).toBe(4)
+  })
+
+  it('says command not found with 127, and keeps the workspace', async () => {
+    world = new World('run-notfound')
+    const result = await world.hmm(['run', 'no-such-command-hmm'])
+    expect(result.exitCode).toBe(127)
+    expect(result.stderr).toContain('hmm: no-such-command-hmm: command not found\n')
+    const ws = workspaceLine(result.stderr)
+    expect(existsSync(ws.tree)).toBe(true)
+  })
+
+  it('says why a command cannot be executed with 126', async () => {
+    world = new World('run-noexec')
+    world.file('script.sh', 'echo hi\n')
+    chmodSync(join(world.origin, 'script.sh'), 0o644)
+    const result = await world.hmm(['run', './script.sh'])
+    expect(result.exitCode).toBe(126)
+    expect(result.stderr).toMatch(/^hmm: \.\/script\.sh: permission denied$/m)
+  })
+
+  it('with --rm removes the workspace when the command exits, also when it failed or could not start, and prints the line once', async () => {
+    world = new World('run-rm')
+    for (const command of [['true'], ['sh', '-c', 'echo change > f; exit 5'], ['no-such-command-hmm']]) {
+      const result = await world.hmm(['run', '--rm', ...command])
+      const ws = workspaceLine(result.stderr)
+      expect(lines(result.stderr)).toHaveLength(1)
+      expect(existsSync(join(world.dataDir, ws.id))).toBe(false)
+    }
+    expect((await world.hmm(['ls'])).stdout).toBe('')
+  })
+
+  it('clones everything: repository, uncommitted and untracked changes, ignored build output, links, modes, mtimes', async () => {
+    world = new World('run-clone')
+    await world.gitRepo()
+    world.file('bin/tool', '#!/bin/sh\n')
+    chmodSync(join(world.origin, 'bin/tool'), 0o750)
+    utimesSync(join(world.origin, 'bin/tool'), new Date('2020-01-02T03:04:05Z'), new Date('2020-01-02T03:04:05Z'))
+    symlinkSync('README.md', join(world.origin, 'link'))
+    const result = await world.hmm(['run', 'true'])
+    const {tree} = workspaceLine(result.stderr)
+    expect(readFileSync(join(tree, 'README.md'), 'utf8')).toBe('hello\nuncommitted\n')
+    expect(readFileSync(join(tree, 'notes.txt'), 'utf8')).toBe('untracked\n')
+    expect(readFileSync(join(tree, 'build/out.o'), 'utf8')).toBe('ignored build output\n')
+    expect(existsSync(join(tree, '.git/HEAD'))).toBe(true)
+    expect(lstatSync(join(tree, 'link')).isSymbolicLink()).toBe(true)
+    expect(readlinkSync(join(tree, 'link'))).toBe('README.md')
+    expect(statSync(join(tree, 'bin/tool')).mode & 0o7777).toBe(0o750)
+    expect(statSync(join(tree, 'bin/tool')).mtime.toISOString()).toBe('2020-01-02T03:04:05.000Z')
+    expect(await world.git(['status', '--porcelain'], tree)).toBe(await world.git(['status', '--porcelain']))
+  })
+
+  it("leaves the origin's index, refs, stash and objects byte-for-byte unchanged", async () => {
+    world = new World('run-origin-unchanged')
+    await world.gitRepo()
+    world.file('stashed.txt', 'x\n')
+    await world.git(['add', 'stashed.txt'])
+    await world.git(['stash', '-q'])
+    world.file('staged.txt', 'staged\n')
+    await world.git(['add', 'staged.txt'])
+    const snapshot = async () =>
+      world.sh(`cd .git && find . -type f ! -name '*.lock' | sort | xargs sha256sum; git -C .. stash list; git -C .. status --porcelain`)
+    const before = await snapshot()
+    const result = await world.hmm(['run', 'sh', '-c', 'echo agent > README.md; git add -A; git commit -qm agent'])
+    expect(result.exitCode).toBe(0)
+    expect(await snapshot()).toBe(before)
+  })
+
+  it('clones file names with spaces, newlines, leading dashes and non-ASCII, FIFOs, sockets and empty directories', async () => {
+    world = new World('run-names')
+    for (const name of ['a b.txt', 'new\nline.txt', '-rf', '--help', 'héllo wörld ☃.txt']) world.file(name, name)
+    mkdirSync(join(world.origin, 'empty dir'))
+    await execa('mkfifo', [join(world.origin, 'fifo')])
+    const server = createServer().listen(join(world.origin, 'sock'))
+    await new Promise(resolve => server.on('listening', resolve))
+    try {
+      const result = await world.hmm(['run', 'ls', '-a'])
+      expect(result.exitCode).toBe(0)
+      const {tree} = workspaceLine(result.stderr)
+      for (const name of ['a b.txt', 'new\nline.txt', '-rf', '--help', 'héllo wörld ☃.txt']) {
+        expect(readFileSync(join(tree, name), 'utf8')).toBe(name)
+      }
+      expect(readdirSync(join(tree, 'empty dir'))).toEqual([])
+      expect(lstatSync(join(tree, 'fifo')).isFIFO()).toBe(true)
+      // A socket is a live endpoint, not data: skipped with a note, never a crash.
+      expect(existsSync(join(tree, 'sock'))).toBe(false)
+      expect(result.stderr).toContain('sock')
+    } finally {
+      server.close()
+    }
+  })
+
+  it('lets the command write -w paths, and refuses a -w path that does not exist before making anything', async () => {
+    world = new World('run-w')
+    const extra = join(world.home, 'extra')
+    mkdirSync(extra)
+    const ok = await world.hmm(['run', '-w', extra, 'sh', '-c', `echo x > '${extra}/written'`])
+    expect(ok.exitCode).toBe(0)
+    expect(readFileSync(join(extra, 'written'), 'utf8')).toBe('x\n')
+    const missing = join(world.home, 'missing')
+    const bad = await world.hmm(['run', '-w', missing, 'true'])
+    expect(bad).toMatchObject({exitCode: 1, stderr: `hmm: ${missing} does not exist\n`})
+    expect((await world.hmm(['ls', '--json'])).stdout).toMatch(/^\[\s*\{[^[]*\}\s*\]\n$/) // only the first one
+  })
+
+  it('refuses a taken or invalid name, making nothing', async () => {
+    world = new World('run-names-taken')
+    expect((await world.hmm(['run', '-n', 'p', 'true'])).exitCode).toBe(0)
+    const taken = await world.hmm(['run', '-n', 'p', 'true'])
+    expect(taken).toMatchObject({exitCode: 1, stderr: `hmm: ${world.origin} already has a workspace named p\n`})
+    const invalid = await world.hmm(['run', '-n', 'a/b', 'true'])
+    expect(invalid).toMatchObject({exitCode: 1, stderr: "hmm: a workspace's name is letters, digits, '-', '_' and '.', not starting with '-': a/b\n"})
+    const dashed = await world.hmm(['run', '--name=-x', 'true'])
+    expect(dashed.exitCode).toBe(1)
+    expect(JSON.parse((await world.hmm(['ls', '--json'])).stdout)).toHaveLength(1)
+    expect(readdirSync(world.dataDir).filter(entry => /^[0-9a-z]{6}$/.test(entry))).toHaveLength(1)
+  })
+
+  it('gives usage errors one line and exit 1', async () => {
+    world = new World('run-usage')
+    for (const args of [['run', '-n'], ['run', '--bogus', 'true'], ['bogus'], ['ls', '-z']]) {
+      const result = await world.hmm(args)
+      expect(result.exitCode, args.join(' ')).toBe(1)
+      expect(result.stderr, args.join(' ')).toMatch(/^hmm: [^\n]+\n$/)
+    }
+  })
+
+  it("refuses to run in the data directory or inside a workspace's tree", async () => {
+    world = new World('run-in-data')
+    const first = await world.hmm(['run', 'true'])
+    const {tree} = workspaceLine(first.stderr)
+    const inTree = await world.hmm(['run', 'true'], {cwd: tree})
+    expect(inTree.exitCode).toBe(1)
+    expect(inTree.stderr).toMatch(/^hmm: .* is inside hmm's data directory .*\n$/)
+    const inData = await world.hmm(['run', 'true'], {cwd: world.dataDir})
+    expect(inData.exitCode).toBe(1)
+    const holding = await world.hmm(['run', 'true'], {cwd: world.home})
+    expect(holding.stderr).toMatch(/^hmm: .* holds hmm's data directory/)
+  })
+
+  it('forwards SIGTERM to the command and waits for it', async () => {
+    world = new World('run-forward')
+    const child = execa(process.execPath, [BIN, 'run', 'sh', '-c', 'trap "echo got-term; exit 7" TERM; echo ready; while :; do sleep 0.05; done'], {
+      cwd: world.origin, env: world.env, extendEnv: false, reject: false,
+    })
+    await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
+    child.kill('SIGTERM')
+    const result = await child
+    expect(result.stdout).toContain('got-term')
+    expect(result.exitCode).toBe(7)
+  })
+})

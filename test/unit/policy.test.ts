@@ -1,0 +1,55 @@
+import {mkdirSync, mkdtempSync, rmSync, symlinkSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {helperExecArgv, landlockArgs} from '../../src/sandbox/linux.js'
+import {buildPolicy, canonical} from '../../src/sandbox/policy.js'
+import {PROJECT} from '../world.js'
+
+const dirs: string[] = []
+afterEach(() => dirs.splice(0).forEach(dir => rmSync(dir, {recursive: true, force: true})))
+
+function scratch(): string {
+  mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
+  const dir = mkdtempSync(join(PROJECT, '.test-worlds', 'policy-'))
+  dirs.push(dir)
+  return dir
+}
+
+describe('the sandbox policy', () => {
+  it('lets the command write the tree, temp, caches, devices and -w paths, and hides secrets and the data directory', () => {
+    const home = scratch()
+    const extra = join(home, 'm2')
+    mkdirSync(extra)
+    const policy = buildPolicy({tree: join(home, 'data/ab/tree/p'), home, dataDir: join(home, 'data'), extraWritable: [extra], tmpdir: '/tmp', platform: 'linux'})
+    expect(policy.readable).toEqual(['/'])
+    expect(policy.tree).toBe(join(home, 'data/ab/tree/p'))
+    expect(policy.writable).toEqual(['/tmp', ...['.cargo', '.rustup', '.cache', '.npm'].map(c => join(home, c)), extra])
+    expect(policy.devices).toEqual(['/dev'])
+    expect(policy.hidden).toEqual([...['.ssh', '.aws', '.gnupg', '.config/gh'].map(s => join(home, s)), join(home, 'data')])
+  })
+
+  it('hides where a symlinked secret leads as well as the link', () => {
+    const home = scratch()
+    mkdirSync(join(home, 'keys'))
+    symlinkSync(join(home, 'keys'), join(home, '.ssh'))
+    const policy = buildPolicy({tree: join(home, 't'), home, dataDir: join(home, 'd'), extraWritable: [], platform: 'linux'})
+    expect(policy.hidden).toContain(join(home, '.ssh'))
+    expect(policy.hidden).toContain(join(home, 'keys'))
+  })
+
+  it('canonicalises paths that do not exist yet through their existing parents', () => {
+    const home = scratch()
+    mkdirSync(join(home, 'real'))
+    symlinkSync(join(home, 'real'), join(home, 'link'))
+    expect(canonical(join(home, 'link', 'not', 'yet'))).toBe(join(home, 'real', 'not', 'yet'))
+  })
+
+  it('becomes the helper argv with the policy only in arguments', () => {
+    const policy = {tree: '/d/x/tree/p', readable: ['/'], writable: ['/tmp'], devices: ['/dev'], hidden: ['/h/.ssh', '/d']}
+    expect(landlockArgs(policy)).toEqual(['--read', '/', '--write', '/tmp', '--write', '/d/x/tree/p', '--dev', '/dev', '--hide', '/h/.ssh', '--hide', '/d'])
+    expect(helperExecArgv(policy, {lock: '/d/x/lock', reportFd: 3, waitFd: 4, chdir: '/d/x/tree/p'}, ['claude', '--resume'])).toEqual([
+      'exec', '--lock', '/d/x/lock', '--report-fd', '3', '--wait-fd', '4', '--chdir', '/d/x/tree/p',
+      ...landlockArgs(policy), '--', 'claude', '--resume',
+    ])
+  })
+})

@@ -1,0 +1,75 @@
+import Database from 'better-sqlite3'
+import {mkdirSync, mkdtempSync, rmSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {registryPath} from '../../src/workspaces/datadir.js'
+import {resolveWorkspace} from '../../src/workspaces/resolve.js'
+import {Store} from '../../src/workspaces/store.js'
+import {PROJECT} from '../world.js'
+
+const dirs: string[] = []
+afterEach(() => dirs.splice(0).forEach(dir => rmSync(dir, {recursive: true, force: true})))
+
+function freshData(): string {
+  mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
+  const dir = mkdtempSync(join(PROJECT, '.test-worlds', 'store-'))
+  dirs.push(dir)
+  return join(dir, 'data')
+}
+
+describe('the registry', () => {
+  it('is a WAL SQLite file with a schema version', () => {
+    const data = freshData()
+    Store.open(data).close()
+    const db = new Database(registryPath(data), {readonly: true})
+    expect(db.pragma('journal_mode', {simple: true})).toBe('wal')
+    expect(db.pragma('user_version', {simple: true})).toBe(1)
+    db.close()
+  })
+
+  it('refuses a registry from a newer hmm', () => {
+    const data = freshData()
+    Store.open(data).close()
+    const db = new Database(registryPath(data))
+    db.pragma('user_version = 99')
+    db.close()
+    expect(() => Store.open(data)).toThrow(/newer hmm/)
+  })
+
+  it('keeps names unique per origin, not across origins', () => {
+    const store = Store.open(freshData())
+    store.reserve({name: 'p', origin: '/a', command: ['true']})
+    store.reserve({name: 'p', origin: '/b', command: ['true']})
+    store.reserve({name: null, origin: '/a', command: ['true']})
+    store.reserve({name: null, origin: '/a', command: ['true']})
+    expect(() => store.reserve({name: 'p', origin: '/a', command: ['true']})).toThrow('/a already has a workspace named p')
+    expect(store.list('/a')).toHaveLength(3)
+    store.close()
+  })
+
+  it('resolves a name, a whole ID, a unique prefix, and the latest', () => {
+    const store = Store.open(freshData())
+    const first = store.reserve({name: 'parser', origin: '/a', command: ['x']})
+    const second = store.reserve({name: null, origin: '/a', command: ['x']})
+    const elsewhere = store.reserve({name: 'other', origin: '/b', command: ['x']})
+    expect(resolveWorkspace(store, '/a', 'parser').id).toBe(first.id)
+    expect(resolveWorkspace(store, '/a', elsewhere.id).id).toBe(elsewhere.id)
+    expect(resolveWorkspace(store, '/a', undefined).id).toBe(second.id)
+    expect(() => resolveWorkspace(store, '/a', 'other')).toThrow('no workspace other')
+    expect(() => resolveWorkspace(store, '/c', undefined)).toThrow('/c has no workspaces')
+    expect(() => resolveWorkspace(store, '/a', '../../etc')).toThrow('no workspace ../../etc')
+    expect(() => resolveWorkspace(store, '/a', '')).toThrow("no workspace ''")
+    const prefix = first.id.slice(0, 4)
+    const sharing = [first, second, elsewhere].filter(row => row.id.startsWith(prefix))
+    if (sharing.length === 1) expect(resolveWorkspace(store, '/a', prefix).id).toBe(first.id)
+    store.close()
+  })
+
+  it('says when a prefix matches more than one ID', () => {
+    const store = Store.open(freshData())
+    const ids = Array.from({length: 40}, () => store.reserve({name: null, origin: '/a', command: ['x']}).id)
+    const shared = ids.map(id => id[0]).find((c, i, all) => all.indexOf(c) !== i)!
+    expect(() => resolveWorkspace(store, '/z', shared)).toThrow(`${shared} is the start of more than one workspace's ID`)
+    store.close()
+  })
+})

@@ -1,0 +1,12 @@
+import {defineConfig} from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    root: new URL('..', import.meta.url).pathname,
+    include: ['test/**/*.test.ts'],
+    // Black-box tests spawn real processes (git, the helper, clones): give them time.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+})

@@ -1,0 +1,124 @@
+// A world of its own for each black-box test: its own HOME (outside /tmp,
+// which the sandboxed command may write), git configured by the world only,
+// GIT_*/XDG_*/HMM_* scrubbed. Kept on failure for a look, removed otherwise.
+import {execa, type Options, type Result} from 'execa'
+import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {onTestFailed} from 'vitest'
+
+export const PROJECT = fileURLToPath(new URL('..', import.meta.url))
+export const BIN = join(PROJECT, 'bin', 'run.js')
+export const HELPER = join(PROJECT, 'native-helpers', 'build', 'hmm-helper')
+const WORLDS = join(PROJECT, '.test-worlds')
+
+function cleanEnv(home: string): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined || /^(GIT_|XDG_|HMM_|VITEST|NODE_OPTIONS)/.test(key)) continue
+    env[key] = value
+  }
+  return {...env, HOME: home, LANG: 'C.UTF-8', NO_COLOR: '1', TMPDIR: '/tmp', SHELL: '/bin/sh'}
+}
+
+export interface HmmResult {
+  exitCode: number
+  stdout: string
+  stderr: string
+}
+
+export class World {
+  readonly root: string
+  readonly home: string
+  readonly origin: string
+  readonly env: Record<string, string>
+
+  constructor(name = 'world') {
+    mkdirSync(WORLDS, {recursive: true})
+    this.root = mkdtempSync(join(WORLDS, `${name.replace(/[^\w-]/g, '-').slice(0, 40)}-`))
+    this.home = join(this.root, 'home')
+    this.origin = join(this.home, 'src', 'proj')
+    mkdirSync(this.origin, {recursive: true})
+    this.env = cleanEnv(this.home)
+    writeFileSync(join(this.home, '.gitconfig'), '[user]\n\tname = World\n\temail = world@example.com\n[init]\n\tdefaultBranch = main\n')
+    onTestFailed(() => {
+      this.keep = true
+      console.error(`world kept: ${this.root}`)
+    })
+  }
+
+  private keep = false
+
+  dispose(): void {
+    if (!this.keep) rmSync(this.root, {recursive: true, force: true})
+  }
+
+  /** Secrets the sandboxed command must not read. */
+  plantSecrets(): Record<string, string> {
+    const secrets = {
+      '.ssh/id_rsa': 'PRIVATE KEY',
+      '.aws/credentials': 'aws secret',
+      '.gnupg/private.key': 'gpg secret',
+      '.config/gh/hosts.yml': 'gh token',
+    }
+    for (const [rel, content] of Object.entries(secrets)) this.write(join(this.home, rel), content)
+    return Object.fromEntries(Object.entries(secrets).map(([rel, content]) => [join(this.home, rel), content]))
+  }
+
+  write(path: string, content: string | Buffer): string {
+    mkdirSync(join(path, '..'), {recursive: true})
+    writeFileSync(path, content)
+    return path
+  }
+
+  /** Writes a file relative to the origin. */
+  file(rel: string, content: string | Buffer): string {
+    return this.write(join(this.origin, rel), content)
+  }
+
+  get dataDir(): string {
+    return join(this.home, '.local', 'share', 'hmm')
+  }
+
+  async hmm(args: string[], options: Options & {cwd?: string} = {}): Promise<HmmResult> {
+    const result = (await execa(process.execPath, [BIN, ...args], {
+      cwd: this.origin,
+      env: this.env,
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      ...options,
+    })) as Result
+    return {exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr)}
+  }
+
+  async sh(script: string, cwd = this.origin): Promise<string> {
+    const result = await execa('sh', ['-c', script], {cwd, env: this.env, extendEnv: false})
+    return String(result.stdout)
+  }
+
+  async git(args: string[], cwd = this.origin): Promise<string> {
+    const result = await execa('git', args, {cwd, env: this.env, extendEnv: false})
+    return String(result.stdout)
+  }
+
+  /** A repository with one commit, an uncommitted change, an untracked and an ignored file. */
+  async gitRepo(): Promise<void> {
+    await this.git(['init', '-q'])
+    this.file('README.md', 'hello\n')
+    this.file('src/main.c', 'int main(void) { return 0; }\n')
+    this.file('.gitignore', 'build/\n')
+    await this.git(['add', '-A'])
+    await this.git(['commit', '-qm', 'first'])
+    this.file('README.md', 'hello\nuncommitted\n')
+    this.file('notes.txt', 'untracked\n')
+    this.file('build/out.o', 'ignored build output\n')
+  }
+}
+
+/** The workspace line `hmm run` prints: label and tree. */
+export function workspaceLine(stderr: string): {id: string; name?: string; tree: string} {
+  const match = /^hmm: workspace ([0-9a-z]{6})(?: \(([^)]+)\))?: (.+)$/m.exec(stderr)
+  if (!match) throw new Error(`no workspace line in: ${stderr}`)
+  return {id: match[1], name: match[2], tree: match[3]}
+}
