@@ -15,7 +15,7 @@ const WORLDS = join(PROJECT, '.test-worlds')
 function cleanEnv(home: string): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined || /^(GIT_|XDG_|HMM_|VITEST|NODE_OPTIONS)/.test(key)) continue
+    if (value === undefined || /^(GIT_|XDG_|HMM_|VITEST|NODE_OPTIONS|NODE_ENV)/.test(key)) continue
     env[key] = value
   }
   return {...env, HOME: home, LANG: 'C.UTF-8', NO_COLOR: '1', TMPDIR: '/tmp', SHELL: '/bin/sh'}
@@ -41,13 +41,18 @@ export class World {
     mkdirSync(this.origin, {recursive: true})
     this.env = cleanEnv(this.home)
     writeFileSync(join(this.home, '.gitconfig'), '[user]\n\tname = World\n\temail = world@example.com\n[init]\n\tdefaultBranch = main\n')
-    onTestFailed(() => {
-      this.keep = true
-      console.error(`world kept: ${this.root}`)
-    })
+    // Inside a test: kept if it fails. Shared by a file (made in beforeAll): the file calls keepOnFailure.
+    try {
+      onTestFailed(() => this.keepOnFailure())
+    } catch {}
   }
 
   private keep = false
+
+  keepOnFailure(): void {
+    if (!this.keep) console.error(`world kept: ${this.root}`)
+    this.keep = true
+  }
 
   dispose(): void {
     if (!this.keep) rmSync(this.root, {recursive: true, force: true})
@@ -86,7 +91,8 @@ export class World {
       env: this.env,
       extendEnv: false,
       reject: false,
-      stdin: 'ignore',
+      ...(options.input === undefined ? {stdin: 'ignore' as const} : {}),
+      stripFinalNewline: false,
       ...options,
     })) as Result
     return {exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr)}

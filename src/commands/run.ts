@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {HmmCommand} from '../ui/command.js'
-import {splitAtCommand} from '../ui/split-argv.js'
+import {RUN_FLAGS_WITH_VALUE, splitAtCommand} from '../ui/split-argv.js'
 
 export default class Run extends HmmCommand {
   static override summary = 'Make a workspace of the working directory and run a command in it, sandboxed'
@@ -15,7 +15,7 @@ export default class Run extends HmmCommand {
   }
 
   async run(): Promise<void> {
-    const {own, command} = splitAtCommand(this.argv, ['-n', '--name', '-w', '--write'])
+    const {own, command} = splitAtCommand(this.argv, RUN_FLAGS_WITH_VALUE)
     const {flags} = await this.parse(Run, own)
     const {runWorkspace} = await import('../workspaces/run.js')
     process.exitCode = await runWorkspace({name: flags.name, writable: flags.write ?? [], removeAfter: flags.rm, command})

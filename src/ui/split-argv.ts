@@ -3,7 +3,9 @@
 // oclif's parser does not stop at the first positional argument, so the
 // split is made here, and only hmm's part is given to oclif.
 
-/** Flags of hmm's that take a value in the next argument. */
+/** `hmm run`'s flags that take a value in the next argument. */
+export const RUN_FLAGS_WITH_VALUE = ['-n', '--name', '-w', '--write']
+
 export function splitAtCommand(argv: string[], flagsWithValue: string[]): {own: string[]; command: string[]} {
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index]

@@ -129,6 +129,7 @@ export class Store {
    * collides (1 in 10^9) is drawn again.
    */
   reserve(fields: {name: string | null; origin: string; command: string[]}): WorkspaceRow {
+    // Active from the start: the helper holds the lock while the tree is made.
     for (let attempt = 0; ; attempt++) {
       const row = {
         id: newId(),
@@ -140,8 +141,8 @@ export class Store {
       try {
         this.db
           .prepare(
-            `INSERT INTO workspaces (id, name, origin, created_at, state, command, origin_kind)
-             VALUES (@id, @name, @origin, @created_at, 'creating', @command, 'plain')`,
+            `INSERT INTO workspaces (id, name, origin, created_at, state, command, origin_kind, active)
+             VALUES (@id, @name, @origin, @created_at, 'creating', @command, 'plain', 1)`,
           )
           .run(row)
         return this.get(row.id)!

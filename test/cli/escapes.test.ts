@@ -1,19 +1,22 @@
 // Ways out of the sandbox. Each must fail and leave its target unchanged.
 // The world lives outside /tmp (which the command may write).
-import {execa} from 'execa'
+import {execa, execaSync} from 'execa'
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {HELPER, World, workspaceLine} from '../world.js'
 
 let world: World
 let secrets: Record<string, string>
-const abi = Number(execa.sync(HELPER, ['abi']).stdout)
+const abi = Number(execaSync(HELPER, ['abi']).stdout)
 
 beforeAll(async () => {
   world = new World('escapes')
   secrets = world.plantSecrets()
   world.file('precious.txt', 'precious\n')
+})
+afterEach(context => {
+  if (context.task.result?.state === 'fail') world.keepOnFailure()
 })
 afterAll(() => world.dispose())
 

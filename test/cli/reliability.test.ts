@@ -43,11 +43,13 @@ describe('reliability', () => {
     await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
     const {id} = workspaceLine(stderr)
     child.kill('SIGKILL')
-    await child
+    // Not `await child`: the command still holds hmm's stdout open.
+    await new Promise(resolve => child.once('exit', resolve))
     expect(await stateOf(id)).toBe('running')
     await world.sh(`touch '${marker}'`)
     for (let tries = 0; tries < 100 && (await stateOf(id)) === 'running'; tries++) await new Promise(resolve => setTimeout(resolve, 50))
     expect(await stateOf(id)).toBe('done')
+    await child
   })
 
   it('keeps running while something the command left behind holds on', async () => {

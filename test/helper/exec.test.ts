@@ -1,0 +1,141 @@
+// `hmm-helper abi` and `hmm-helper exec`: how hmm tells the command's own
+// outcome from the helper's. The command's status passes through; a command
+// that cannot start is reported as `exec <ERRNO> ...` (127/126, as a shell
+// would); a sandbox that cannot be set up as `setup ...` with status 125.
+
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { abi, ensureBuilt, execArgs, run, world } from './support.js';
+
+beforeAll(ensureBuilt);
+
+// Enough to run a shell and nothing more: the outcome tests are not about
+// the sandbox's walls.
+const policy = (w: string) => ['--read', '/', '--write', w, '--dev', '/dev'];
+
+describe('hmm-helper abi', () => {
+  it('prints the kernel Landlock ABI, 2 or later on this machine', async () => {
+    const r = await run(['abi']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^\d+\n$/);
+    expect(Number(r.stdout)).toBeGreaterThanOrEqual(2);
+    expect(abi()).toBe(Number(r.stdout));
+  });
+});
+
+describe('hmm-helper exec', () => {
+  it("passes the command's exit status through and reports nothing", async () => {
+    const w = world('exec-status');
+    const r = await run(execArgs(join(w, 'lock'), policy(w), ['sh', '-c', 'echo out; echo err >&2; exit 7']));
+    expect(r).toMatchObject({ code: 7, stdout: 'out\n', stderr: 'err\n', report: '' });
+  });
+
+  it('runs the command with its arguments untouched', async () => {
+    const w = world('exec-args');
+    const args = ['a b', '', '--', '-n', 'x\ny', 'ünï'];
+    const r = await run(execArgs(join(w, 'lock'), policy(w), ['printf', '[%s]', ...args]));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(args.map((a) => `[${a}]`).join(''));
+  });
+
+  it('reports a command that does not exist as exec ENOENT, status 127', async () => {
+    const w = world('exec-enoent');
+    const r = await run(execArgs(join(w, 'lock'), policy(w), ['hmm-no-such-command-here']));
+    expect(r.code).toBe(127);
+    expect(r.report).toMatch(/^exec ENOENT .+\n$/);
+  });
+
+  it('reports a file that is not executable as exec EACCES, status 126', async () => {
+    const w = world('exec-eacces');
+    const file = join(w, 'script');
+    writeFileSync(file, '#!/bin/sh\necho ran\n');
+    chmodSync(file, 0o644);
+    const r = await run(execArgs(join(w, 'lock'), policy(w), [file]));
+    expect(r.code).toBe(126);
+    expect(r.report).toMatch(/^exec EACCES .+\n$/);
+    expect(r.stdout).toBe('');
+  });
+
+  it('reports a command the sandbox does not let it run as exec EACCES', async () => {
+    const w = world('exec-denied');
+    // No rights at all: not even /bin/sh may be executed.
+    const r = await run(execArgs(join(w, 'lock'), [], ['/bin/sh', '-c', 'echo ran']));
+    expect(r.code).toBe(126);
+    expect(r.report).toMatch(/^exec EACCES /);
+    expect(r.stdout).toBe('');
+  });
+
+  it.each([
+    ['no --', ['--lock', 'LOCK', 'true']],
+    ['an empty command', ['--lock', 'LOCK', '--']],
+    ['no --lock', ['--', 'true']],
+    ['an unknown flag', ['--lock', 'LOCK', '--bogus', 'x', '--', 'true']],
+    ['a flag without its value', ['--lock', 'LOCK', '--read']],
+  ])('refuses bad usage (%s) as setup, status 125, running nothing', async (_, rest) => {
+    const w = world('exec-usage');
+    const args = ['exec', '--report-fd', '3', ...rest.map((a) => (a === 'LOCK' ? join(w, 'lock') : a))];
+    const r = await run(args);
+    expect(r.code).toBe(125);
+    expect(r.report).toMatch(/^setup usage: hmm-helper exec .*\n$/);
+    expect(r.report.split('\n')).toHaveLength(2);
+  });
+
+  it('refuses paths that are not absolute and canonical, since hiding compares bytes', async () => {
+    const w = world('exec-canonical');
+    for (const bad of ['relative/path', '/a/../b', '/a/./b', '/a//b', '/a/b/']) {
+      const r = await run(execArgs(join(w, 'lock'), ['--hide', bad], ['true']));
+      expect(r.code, bad).toBe(125);
+      expect(r.report, bad).toMatch(/^setup --hide needs an? (absolute|canonical) path: /);
+    }
+  });
+
+  it('skips grant paths that do not exist (caches need not)', async () => {
+    const w = world('exec-missing-grant');
+    const r = await run(
+      execArgs(join(w, 'lock'), [...policy(w), '--write', join(w, 'no-such-cache'), '--hide', join(w, 'nope')], ['true']),
+    );
+    expect(r).toMatchObject({ code: 0, report: '' });
+  });
+
+  it('writes its own failures to stderr when there is no report descriptor', async () => {
+    const w = world('exec-no-report');
+    const r = await run(['exec', '--lock', join(w, 'lock'), 'true'], { reportPipe: false });
+    expect(r.code).toBe(125);
+    expect(r.stderr).toMatch(/^hmm-helper: usage: /);
+    const missing = await run(['exec', '--lock', join(w, 'lock'), ...policy(w), '--', 'hmm-no-such-command-here'], {
+      reportPipe: false,
+    });
+    expect(missing.code).toBe(127);
+    expect(missing.stderr).toBe('hmm-helper: hmm-no-such-command-here: No such file or directory\n');
+  });
+
+  it('refuses a report descriptor that is not open', async () => {
+    const w = world('exec-bad-report');
+    const r = await run(['exec', '--lock', join(w, 'lock'), '--report-fd', '9', '--', 'true'], { reportPipe: false });
+    expect(r.code).toBe(125);
+    expect(r.stderr).toBe('hmm-helper: --report-fd 9 is not open\n');
+  });
+
+  it('cannot take a lock it cannot open: setup failure, status 125', async () => {
+    const w = world('exec-bad-lock');
+    const r = await run(execArgs(join(w, 'no', 'such', 'dir', 'lock'), policy(w), ['true']));
+    expect(r.code).toBe(125);
+    expect(r.report).toMatch(/^setup cannot open the lock .*: No such file or directory\n$/);
+  });
+
+  it('reads no environment variable: the policy is only in argv', async () => {
+    const w = world('exec-env');
+    // An environment full of plausible knobs changes nothing.
+    const { spawn } = await import('node:child_process');
+    const { collect, helper } = await import('./support.js');
+    const env = { ...process.env, HMM_HOME: '/', HMM_DEBUG: '1', LANDLOCK: '0', HMM_SANDBOX: 'off' };
+    const child = spawn(helper, execArgs(join(w, 'lock'), policy(w), ['sh', '-c', 'echo x > /hmm-env-test']), {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
+    const r = await collect(child);
+    expect(r.code).not.toBe(0);
+    expect(r.report).toBe('');
+  });
+});
