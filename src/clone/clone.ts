@@ -7,6 +7,7 @@ import {execa} from 'execa'
 import {existsSync} from 'node:fs'
 import {HmmError, debug} from '../ui/errors.js'
 import {HELPER_PATH} from '../native/helper.js'
+import {removeDirectory} from '../workspaces/remove.js'
 
 export interface CloneOptions {
   /** Called with cumulative counts while cloning (for progress display). */
@@ -14,7 +15,18 @@ export interface CloneOptions {
   signal?: AbortSignal
 }
 
+/** macOS: clonefile(2) of the whole tree through cp -c (APFS), a plain copy elsewhere. */
+async function cloneOnDarwin(source: string, destination: string): Promise<void> {
+  for (const flags of [['-c', '-pR'], ['-pR']]) {
+    const result = await execa('cp', [...flags, source, destination], {reject: false, stdin: 'ignore', stdout: 'ignore'})
+    if (result.exitCode === 0) return
+    removeDirectory(destination)
+    if (flags.length === 1) throw new HmmError(`could not clone ${source}: ${String(result.stderr).trim().split('\n').at(-1)}`)
+  }
+}
+
 export async function cloneTree(source: string, destination: string, options: CloneOptions = {}): Promise<void> {
+  if (process.platform === 'darwin') return cloneOnDarwin(source, destination)
   const useHelper = existsSync(HELPER_PATH)
   const [file, args] = useHelper
     ? [HELPER_PATH, ['clone', ...(options.onProgress ? ['--progress-fd', '3'] : []), source, destination]]

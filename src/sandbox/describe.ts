@@ -1,13 +1,12 @@
 // `hmm sandbox`: the policy `hmm run` would apply here, rendered for audit.
 import {existsSync} from 'node:fs'
-import {homedir, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {HmmError} from '../ui/errors.js'
 import {dataDir} from '../workspaces/datadir.js'
 import {workingOrigin} from '../workspaces/context.js'
-import {darwinPolicy, SANDBOX_EXEC, seatbelt} from './darwin.js'
-import {helperExecArgv} from './linux.js'
-import {buildPolicy, canonical, type Platform} from './policy.js'
+import {SANDBOX_EXEC, seatbelt} from './darwin.js'
+import {policyFor, sandboxedArgv} from './platform.js'
+import {canonical, type Platform} from './policy.js'
 
 /** Shell-style quoting, only for display: the real argv is passed without a shell. */
 function quote(arg: string): string {
@@ -19,16 +18,8 @@ export function describeSandbox(options: {platform: Platform; writable: string[]
   const origin = workingOrigin()
   const data = canonical(dataDir(process.env, options.platform))
   const tree = join(data, '<id>', 'tree', origin.split('/').pop() || 'root')
-  const built = buildPolicy({
-    tree,
-    home: process.env.HOME || homedir(),
-    dataDir: data,
-    extraWritable: options.writable,
-    tmpdir: process.env.TMPDIR || tmpdir(),
-    platform: options.platform,
-  })
-  // macOS resolves /tmp, /var and /etc into /private: show the paths as a Mac sees them.
-  const policy = options.platform === 'darwin' ? darwinPolicy(built) : built
+  // On macOS /tmp, /var and /etc resolve into /private: the paths are shown as a Mac sees them.
+  const policy = policyFor(options.platform, {tree, dataDir: data, writable: options.writable})
   const lines = [
     `origin: ${origin}`,
     `workspace tree: ${policy.tree}`,
@@ -39,7 +30,7 @@ export function describeSandbox(options: {platform: Platform; writable: string[]
     'may read: everything else',
   ]
   if (options.platform === 'linux') {
-    const argv = helperExecArgv(policy, {lock: join(data, '<id>', 'lock'), reportFd: 3, waitFd: 4, chdir: policy.tree}, ['COMMAND...'])
+    const argv = sandboxedArgv('linux', policy, {lock: join(data, '<id>', 'lock'), reportFd: 3, waitFd: 4, chdir: policy.tree}, ['COMMAND...'])
     lines.push('enforced by Landlock, applied by the helper just before exec:', `  hmm-helper ${argv.map(quote).join(' ')}`)
   } else {
     const {profile, parameters} = seatbelt(policy)

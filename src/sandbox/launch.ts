@@ -7,8 +7,8 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import type {Readable, Writable} from 'node:stream'
 import {HmmError} from '../ui/errors.js'
 import {helperPath} from '../native/helper.js'
-import {helperExecArgv} from './linux.js'
-import type {SandboxPolicy} from './policy.js'
+import {sandboxedArgv} from './platform.js'
+import type {Platform, SandboxPolicy} from './policy.js'
 
 const REPORT_FD = 3
 const WAIT_FD = 4
@@ -42,8 +42,9 @@ export function interpretReport(report: string, code: number | null, signal: Nod
   return {kind: 'exited', status: code ?? 1}
 }
 
-export function launch(options: {policy: SandboxPolicy; lock: string; cwd: string; command: string[]; env: NodeJS.ProcessEnv}): Launch {
-  const argv = helperExecArgv(options.policy, {lock: options.lock, reportFd: REPORT_FD, waitFd: WAIT_FD, chdir: options.cwd}, options.command)
+export function launch(options: {platform: Platform; policy: SandboxPolicy; lock: string; cwd: string; command: string[]; env: NodeJS.ProcessEnv}): Launch {
+  const control = {lock: options.lock, reportFd: REPORT_FD, waitFd: WAIT_FD, chdir: options.cwd}
+  const argv = sandboxedArgv(options.platform, options.policy, control, options.command)
   const child = spawn(helperPath(), argv, {
     stdio: ['inherit', 'inherit', 'inherit', 'pipe', 'pipe'],
     env: options.env,

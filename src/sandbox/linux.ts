@@ -22,14 +22,15 @@ export function landlockArgs(policy: SandboxPolicy): string[] {
   ]
 }
 
-export function helperExecArgv(policy: SandboxPolicy, control: HelperControl, command: string[]): string[] {
+/** `hmm-helper exec` with its control flags, then the confinement rules, then the command. */
+export function helperExecArgv(control: HelperControl, rules: string[], command: string[]): string[] {
   return [
     'exec',
     '--lock', control.lock,
     '--report-fd', String(control.reportFd),
     '--wait-fd', String(control.waitFd),
     '--chdir', control.chdir,
-    ...landlockArgs(policy),
+    ...rules,
     '--',
     ...command,
   ]

@@ -1,14 +1,14 @@
 // `hmm run`: make a workspace of the working directory and run a command in
 // it, confined (DESIGN "Data flow of hmm run").
 import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
-import {homedir, tmpdir} from 'node:os'
 import {dirname} from 'node:path'
 import {constants} from 'node:os'
 import {cloneTree} from '../clone/clone.js'
 import {gitOriginOf, recordGitOrigin, recordPlainOrigin, startWorkspaceIndex, type OriginRecord} from '../git/origin.js'
-import {landlockAbi, lockedFiles} from '../native/helper.js'
+import {lockedFiles} from '../native/helper.js'
 import {launch, type Launch, type Outcome} from '../sandbox/launch.js'
-import {buildPolicy, canonical} from '../sandbox/policy.js'
+import {checkSandboxAvailable, currentPlatform, policyFor} from '../sandbox/platform.js'
+import {canonical, type Platform} from '../sandbox/policy.js'
 import {HmmError, say} from '../ui/errors.js'
 import {Context} from './context.js'
 import {checkName} from './names.js'
@@ -23,24 +23,12 @@ export interface RunRequest {
   command: string[]
 }
 
-/** Landlock ABI 2 brought REFER: without it a sandboxed rename across directories fails. */
-const MIN_LANDLOCK_ABI = 2
-
 function isWithin(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith('/') ? dir : dir + '/')
 }
 
-function checkSandboxAvailable(): void {
-  if (process.platform !== 'linux') throw new HmmError(`the sandbox needs Linux with Landlock; ${process.platform} is not supported yet`)
-  const abi = landlockAbi()
-  if (abi < MIN_LANDLOCK_ABI) {
-    const has = abi === 0 ? 'Landlock is not enabled in this kernel' : `this kernel has Landlock ABI ${abi}`
-    throw new HmmError(`the sandbox needs Landlock ABI ${MIN_LANDLOCK_ABI} or later (Linux 5.19+); ${has}`)
-  }
-}
-
 /** Everything that can be checked before anything is made. */
-function checkRequest(context: Context, request: RunRequest): string[] {
+function checkRequest(context: Context, request: RunRequest, platform: Platform): string[] {
   if (request.name !== undefined) checkName(request.name)
   const writable = request.writable.map(path => {
     if (!existsSync(path)) throw new HmmError(`${path} does not exist`)
@@ -53,7 +41,7 @@ function checkRequest(context: Context, request: RunRequest): string[] {
   if (isWithin(data, context.origin)) {
     throw new HmmError(`${context.origin} holds hmm's data directory ${data}, so it cannot be cloned; run hmm in a project directory or set HMM_HOME`)
   }
-  checkSandboxAvailable()
+  checkSandboxAvailable(platform)
   return writable
 }
 
@@ -96,23 +84,17 @@ const FROM_TERMINAL = new Set<NodeJS.Signals>(['SIGINT', 'SIGQUIT', 'SIGWINCH'])
 
 export async function runWorkspace(request: RunRequest): Promise<number> {
   const context = new Context()
-  const writable = checkRequest(context, request)
+  const platform = currentPlatform()
+  const writable = checkRequest(context, request, platform)
   const command = request.command.length > 0 ? request.command : [process.env.SHELL || '/bin/sh']
   const store = context.store
   const workspace = new Workspace(store.reserve({name: request.name ?? null, origin: context.origin, command}), context.data)
   mkdirSync(workspace.root, {recursive: true, mode: 0o700})
   writeFileSync(workspace.lock, '')
 
-  const policy = buildPolicy({
-    tree: workspace.tree,
-    home: process.env.HOME || homedir(),
-    dataDir: context.data,
-    extraWritable: writable,
-    tmpdir: process.env.TMPDIR || tmpdir(),
-    platform: 'linux',
-  })
   const running: Launch = launch({
-    policy,
+    platform,
+    policy: policyFor(platform, {tree: workspace.tree, dataDir: context.data, writable}),
     lock: workspace.lock,
     cwd: workspace.tree,
     command,

@@ -1,7 +1,9 @@
 import {mkdirSync, mkdtempSync, rmSync, symlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {helperExecArgv, landlockArgs} from '../../src/sandbox/linux.js'
+import {landlockArgs} from '../../src/sandbox/linux.js'
+import {sandboxedArgv} from '../../src/sandbox/platform.js'
+import {seatbeltArgv} from '../../src/sandbox/darwin.js'
 import {buildPolicy, canonical} from '../../src/sandbox/policy.js'
 import {PROJECT} from '../world.js'
 
@@ -47,9 +49,10 @@ describe('the sandbox policy', () => {
   it('becomes the helper argv with the policy only in arguments', () => {
     const policy = {tree: '/d/x/tree/p', readable: ['/'], writable: ['/tmp'], devices: ['/dev'], hidden: ['/h/.ssh', '/d']}
     expect(landlockArgs(policy)).toEqual(['--read', '/', '--write', '/tmp', '--write', '/d/x/tree/p', '--dev', '/dev', '--hide', '/h/.ssh', '--hide', '/d'])
-    expect(helperExecArgv(policy, {lock: '/d/x/lock', reportFd: 3, waitFd: 4, chdir: '/d/x/tree/p'}, ['claude', '--resume'])).toEqual([
-      'exec', '--lock', '/d/x/lock', '--report-fd', '3', '--wait-fd', '4', '--chdir', '/d/x/tree/p',
-      ...landlockArgs(policy), '--', 'claude', '--resume',
-    ])
+    const control = {lock: '/d/x/lock', reportFd: 3, waitFd: 4, chdir: '/d/x/tree/p'}
+    const controlArgs = ['exec', '--lock', '/d/x/lock', '--report-fd', '3', '--wait-fd', '4', '--chdir', '/d/x/tree/p']
+    expect(sandboxedArgv('linux', policy, control, ['claude', '--resume'])).toEqual([...controlArgs, ...landlockArgs(policy), '--', 'claude', '--resume'])
+    // macOS: no Landlock rules; the helper execs sandbox-exec, which execs the command.
+    expect(sandboxedArgv('darwin', policy, control, ['claude'])).toEqual([...controlArgs, '--', ...seatbeltArgv(policy, ['claude'])])
   })
 })
