@@ -1,12 +1,9 @@
 // IDs and names of workspaces (SPEC "Words").
-import {customAlphabet} from 'nanoid'
 import {HmmError} from '../ui/errors.js'
 
 /** Crockford-like: no i, l, o, u, so IDs are easy to read and type. */
 export const ID_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
 export const ID_LENGTH = 6
-
-export const newId = customAlphabet(ID_ALPHABET, ID_LENGTH)
 
 const NAME_PATTERN = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/
 /** Long enough for any real name, short enough to keep listings readable. */

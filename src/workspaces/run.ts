@@ -11,6 +11,7 @@ import {checkSandboxAvailable, currentPlatform, policyFor} from '../sandbox/plat
 import {canonical, type Platform} from '../sandbox/policy.js'
 import {HmmError, say} from '../ui/errors.js'
 import {Context} from './context.js'
+import {newId} from './ids.js'
 import {checkName} from './names.js'
 import {removeWorkspace} from './remove.js'
 import {Workspace} from './workspace.js'
@@ -88,7 +89,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   const writable = checkRequest(context, request, platform)
   const command = request.command.length > 0 ? request.command : [process.env.SHELL || '/bin/sh']
   const store = context.store
-  const workspace = new Workspace(store.reserve({name: request.name ?? null, origin: context.origin, command}), context.data)
+  const workspace = new Workspace(store.reserve({name: request.name ?? null, origin: context.origin, command}, newId), context.data)
   mkdirSync(workspace.root, {recursive: true, mode: 0o700})
   writeFileSync(workspace.lock, '')
 

@@ -4,9 +4,10 @@
 // so two runs racing for one name cannot both win.
 import Database from 'better-sqlite3'
 import {existsSync, mkdirSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {dirname, join} from 'node:path'
 import {HmmError} from '../ui/errors.js'
 import {registryPath} from './datadir.js'
-import {newId} from './names.js'
 
 export type CreationState = 'creating' | 'ready'
 /** How the origin was recorded: a git top-level (HEAD + fork tree) or a base clone. */
@@ -55,6 +56,24 @@ const MIGRATIONS: string[] = [
    CREATE INDEX workspaces_by_origin ON workspaces (origin, created_at);`,
 ]
 
+/**
+ * The addon's path, given to better-sqlite3 directly: its default lookup
+ * (the `bindings` package probing a dozen paths) is a noticeable part of
+ * `hmm ls`'s start-up.
+ */
+function nativeBinding(): string | undefined {
+  try {
+    const path = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node')
+    return existsSync(path) ? path : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function openDatabase(path: string): Database.Database {
+  return new Database(path, {timeout: 10_000, nativeBinding: nativeBinding()})
+}
+
 const COLUMNS: Record<keyof WorkspaceRow, string> = {
   id: 'id',
   name: 'name',
@@ -87,7 +106,7 @@ export class Store {
   /** Opens the registry, creating the data directory and schema as needed. */
   static open(data: string): Store {
     mkdirSync(data, {recursive: true, mode: 0o700})
-    const db = new Database(registryPath(data), {timeout: 10_000})
+    const db = openDatabase(registryPath(data))
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
     const store = new Store(db)
@@ -98,7 +117,7 @@ export class Store {
   /** Opens the registry only if it exists: listing must not create anything. */
   static openExisting(data: string): Store | undefined {
     if (!existsSync(registryPath(data))) return undefined
-    const db = new Database(registryPath(data), {timeout: 10_000})
+    const db = openDatabase(registryPath(data))
     db.pragma('journal_mode = WAL')
     const store = new Store(db)
     store.migrate()
@@ -128,7 +147,7 @@ export class Store {
    * UNIQUE constraint, so two racing runs cannot both get it; an ID that
    * collides (1 in 10^9) is drawn again.
    */
-  reserve(fields: {name: string | null; origin: string; command: string[]}): WorkspaceRow {
+  reserve(fields: {name: string | null; origin: string; command: string[]}, newId: () => string): WorkspaceRow {
     // Active from the start: the helper holds the lock while the tree is made.
     for (let attempt = 0; ; attempt++) {
       const row = {

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {ID_ALPHABET, checkName, label, newId} from '../../src/workspaces/names.js'
+import {ID_ALPHABET, checkName, label} from '../../src/workspaces/names.js'
+import {newId} from '../../src/workspaces/ids.js'
 import {splitAtCommand} from '../../src/ui/split-argv.js'
 
 describe('IDs', () => {

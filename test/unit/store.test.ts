@@ -5,6 +5,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {registryPath} from '../../src/workspaces/datadir.js'
 import {resolveWorkspace} from '../../src/workspaces/resolve.js'
 import {Store} from '../../src/workspaces/store.js'
+import {newId} from '../../src/workspaces/ids.js'
 import {PROJECT} from '../world.js'
 
 const dirs: string[] = []
@@ -38,20 +39,20 @@ describe('the registry', () => {
 
   it('keeps names unique per origin, not across origins', () => {
     const store = Store.open(freshData())
-    store.reserve({name: 'p', origin: '/a', command: ['true']})
-    store.reserve({name: 'p', origin: '/b', command: ['true']})
-    store.reserve({name: null, origin: '/a', command: ['true']})
-    store.reserve({name: null, origin: '/a', command: ['true']})
-    expect(() => store.reserve({name: 'p', origin: '/a', command: ['true']})).toThrow('/a already has a workspace named p')
+    store.reserve({name: 'p', origin: '/a', command: ['true']}, newId)
+    store.reserve({name: 'p', origin: '/b', command: ['true']}, newId)
+    store.reserve({name: null, origin: '/a', command: ['true']}, newId)
+    store.reserve({name: null, origin: '/a', command: ['true']}, newId)
+    expect(() => store.reserve({name: 'p', origin: '/a', command: ['true']}, newId)).toThrow('/a already has a workspace named p')
     expect(store.list('/a')).toHaveLength(3)
     store.close()
   })
 
   it('resolves a name, a whole ID, a unique prefix, and the latest', () => {
     const store = Store.open(freshData())
-    const first = store.reserve({name: 'parser', origin: '/a', command: ['x']})
-    const second = store.reserve({name: null, origin: '/a', command: ['x']})
-    const elsewhere = store.reserve({name: 'other', origin: '/b', command: ['x']})
+    const first = store.reserve({name: 'parser', origin: '/a', command: ['x']}, newId)
+    const second = store.reserve({name: null, origin: '/a', command: ['x']}, newId)
+    const elsewhere = store.reserve({name: 'other', origin: '/b', command: ['x']}, newId)
     expect(resolveWorkspace(store, '/a', 'parser').id).toBe(first.id)
     expect(resolveWorkspace(store, '/a', elsewhere.id).id).toBe(elsewhere.id)
     expect(resolveWorkspace(store, '/a', undefined).id).toBe(second.id)
@@ -67,7 +68,7 @@ describe('the registry', () => {
 
   it('says when a prefix matches more than one ID', () => {
     const store = Store.open(freshData())
-    const ids = Array.from({length: 40}, () => store.reserve({name: null, origin: '/a', command: ['x']}).id)
+    const ids = Array.from({length: 40}, () => store.reserve({name: null, origin: '/a', command: ['x']}, newId).id)
     const shared = ids.map(id => id[0]).find((c, i, all) => all.indexOf(c) !== i)!
     expect(() => resolveWorkspace(store, '/z', shared)).toThrow(`${shared} is the start of more than one workspace's ID`)
     store.close()
