@@ -7,9 +7,10 @@
 // the origin's index, refs, stash and objects are left byte-for-byte as they
 // were. Anything else (no repository, a subdirectory of one, a bare one) is
 // recorded after cloning as the tree of the fresh clone.
-import {copyFileSync, existsSync, readFileSync} from 'node:fs'
+import {copyFileSync, existsSync, lstatSync, readFileSync, writeFileSync, type BigIntStats} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
 import {git, gitLine} from './git.js'
+import {parseIndex, withStats, type IndexEntry, type IndexStat, type ParsedIndex} from './index-file.js'
 import {createPrivateRepo, privateRepo, writeTreeOf, type PrivateRepo} from './private-repo.js'
 
 export interface GitOrigin {
@@ -67,8 +68,65 @@ export async function recordPlainOrigin(gitDir: string, tree: string): Promise<O
   return {headCommit: null, headBranch: null, forkTree: await writeTreeOf(repo, tree)}
 }
 
-/** After cloning a git origin: the workspace's index starts as the fork's. */
-export function startWorkspaceIndex(gitDir: string): void {
+const NS = 1_000_000_000n
+const LOW_32 = 0xffffffffn
+
+/** Stat data as the index stores it (seconds, nanoseconds, low 32 bits). */
+function indexStat(stat: BigIntStats, mode: number): IndexStat {
+  return {
+    ctimeSec: Number((stat.ctimeNs / NS) & LOW_32),
+    ctimeNsec: Number(stat.ctimeNs % NS),
+    mtimeSec: Number((stat.mtimeNs / NS) & LOW_32),
+    mtimeNsec: Number(stat.mtimeNs % NS),
+    dev: Number(stat.dev & LOW_32),
+    ino: Number(stat.ino & LOW_32),
+    mode,
+    uid: Number(stat.uid & LOW_32),
+    gid: Number(stat.gid & LOW_32),
+    size: Number(stat.size & LOW_32),
+  }
+}
+
+/** What git compares to decide a file is unchanged (dev aside, as git does). */
+function sameFile(a: IndexStat, b: IndexStat): boolean {
+  return (
+    a.ctimeSec === b.ctimeSec && a.ctimeNsec === b.ctimeNsec && a.mtimeSec === b.mtimeSec && a.mtimeNsec === b.mtimeNsec &&
+    a.ino === b.ino && a.uid === b.uid && a.gid === b.gid && a.size === b.size
+  )
+}
+
+const FILE_TYPE = 0o170000
+const REGULAR = 0o100000
+const SYMLINK = 0o120000
+
+/**
+ * After cloning a git origin: the workspace's index starts as the fork's,
+ * with the clone's stat data for every file the origin provably did not
+ * change since git hashed it (see index-file.ts). The rest keep the
+ * origin's stat data, which never matches a clone, so git reads them.
+ */
+export function startWorkspaceIndex(gitDir: string, origin: string, tree: string): void {
   const forkIndex = join(gitDir, 'index.fork')
-  if (existsSync(forkIndex)) copyFileSync(forkIndex, privateRepo(gitDir).index)
+  const workspaceIndex = privateRepo(gitDir).index
+  if (!existsSync(forkIndex)) return
+  const parsed = parseIndex(readFileSync(forkIndex))
+  const rewritten = parsed && withStats(parsed, cloneStats(parsed, lstatSync(forkIndex, {bigint: true}).mtimeNs, origin, tree))
+  if (rewritten) writeFileSync(workspaceIndex, rewritten)
+  else copyFileSync(forkIndex, workspaceIndex)
+}
+
+function cloneStats(parsed: ParsedIndex, indexWritten: bigint, origin: string, tree: string): Map<IndexEntry, IndexStat> {
+  const replacements = new Map<IndexEntry, IndexStat>()
+  for (const entry of parsed.entries) {
+    const type = entry.stat.mode & FILE_TYPE
+    if (type !== REGULAR && type !== SYMLINK) continue
+    // Racily clean: written in the same instant as the index, git itself does not trust its stat data.
+    if (BigInt(entry.stat.mtimeSec) * NS + BigInt(entry.stat.mtimeNsec) >= indexWritten) continue
+    const inOrigin = lstatSync(join(origin, entry.path), {bigint: true, throwIfNoEntry: false})
+    if (!inOrigin || !sameFile(indexStat(inOrigin, entry.stat.mode), entry.stat)) continue
+    const inClone = lstatSync(join(tree, entry.path), {bigint: true, throwIfNoEntry: false})
+    if (!inClone || inClone.size !== inOrigin.size || (Number(inClone.mode) & FILE_TYPE) !== type) continue
+    replacements.set(entry, indexStat(inClone, entry.stat.mode))
+  }
+  return replacements
 }

@@ -54,7 +54,7 @@ async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Orig
   mkdirSync(dirname(workspace.tree), {recursive: true})
   await cloneTree(origin, workspace.tree, {signal})
   if (recorded) {
-    startWorkspaceIndex(workspace.gitDir)
+    startWorkspaceIndex(workspace.gitDir, origin, workspace.tree)
     return {...recorded, originKind: 'git'}
   }
   return {...(await recordPlainOrigin(workspace.gitDir, workspace.tree)), originKind: 'plain'}

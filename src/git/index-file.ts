@@ -1,0 +1,111 @@
+// Git's index file (versions 2 and 3), read and rewritten just enough to
+// replace the stat data of entries. Format: Documentation/gitformat-index.txt.
+//
+// Why: the workspace's private index starts as the fork's, whose stat data
+// describes the origin's files. Every cloned file has a new inode and ctime,
+// so git would re-read the whole tree on the first diff. Where the origin's
+// file provably did not change since git hashed it, the clone holds the same
+// bytes, and the entry can take the clone's stat data instead: then only
+// files the command touches are read. The command cannot forge what git
+// checks (ctime and inode change with every write or replacement, whatever
+// it does to mtime and size).
+import {createHash} from 'node:crypto'
+
+const HEADER = 12
+/** ctime, mtime (s + ns each), dev, ino, mode, uid, gid, size: ten 32-bit fields. */
+const STAT_BYTES = 40
+const SHA1_BYTES = 20
+const FLAG_EXTENDED = 0x4000
+const NAME_MASK = 0x0fff
+
+export interface IndexStat {
+  ctimeSec: number
+  ctimeNsec: number
+  mtimeSec: number
+  mtimeNsec: number
+  dev: number
+  ino: number
+  mode: number
+  uid: number
+  gid: number
+  size: number
+}
+
+export interface IndexEntry {
+  path: string
+  /** Byte offset of the entry's stat data in the file. */
+  offset: number
+  stat: IndexStat
+}
+
+export interface ParsedIndex {
+  buffer: Buffer
+  entries: IndexEntry[]
+  /** Where the extensions start (the checksum follows them). */
+  extensionsOffset: number
+}
+
+const FIELDS: Array<keyof IndexStat> = ['ctimeSec', 'ctimeNsec', 'mtimeSec', 'mtimeNsec', 'dev', 'ino', 'mode', 'uid', 'gid', 'size']
+
+/** Parses versions 2 and 3 with SHA-1 object names; undefined for anything else (the caller keeps the file as it is). */
+export function parseIndex(buffer: Buffer): ParsedIndex | undefined {
+  if (buffer.length < HEADER + SHA1_BYTES || buffer.toString('latin1', 0, 4) !== 'DIRC') return undefined
+  const version = buffer.readUInt32BE(4)
+  if (version !== 2 && version !== 3) return undefined
+  const count = buffer.readUInt32BE(8)
+  const end = buffer.length - SHA1_BYTES
+  const entries: IndexEntry[] = []
+  let offset = HEADER
+  for (let index = 0; index < count; index++) {
+    if (offset + STAT_BYTES + SHA1_BYTES + 2 > end) return undefined
+    const stat = Object.fromEntries(FIELDS.map((field, n) => [field, buffer.readUInt32BE(offset + 4 * n)])) as unknown as IndexStat
+    const flags = buffer.readUInt16BE(offset + STAT_BYTES + SHA1_BYTES)
+    let nameStart = offset + STAT_BYTES + SHA1_BYTES + 2
+    if (flags & FLAG_EXTENDED) {
+      if (version < 3) return undefined
+      nameStart += 2
+    }
+    const nameEnd = buffer.indexOf(0, nameStart)
+    if (nameEnd < 0 || nameEnd > end) return undefined
+    if ((flags & NAME_MASK) !== NAME_MASK && nameEnd - nameStart !== (flags & NAME_MASK)) return undefined
+    entries.push({path: buffer.toString('utf8', nameStart, nameEnd), offset, stat})
+    // Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
+    const length = nameEnd - offset
+    offset += (length + 8) & ~7
+  }
+  return {buffer, entries, extensionsOffset: offset}
+}
+
+/**
+ * Extensions kept: only the cached trees (TREE), which depend on object
+ * names alone. Others (untracked cache, fsmonitor, split index, ...) hold
+ * stat data or links of the origin's; a split or sparse index is not
+ * rewritten at all.
+ */
+function keptExtensions(parsed: ParsedIndex): Buffer[] | undefined {
+  const {buffer} = parsed
+  const end = buffer.length - SHA1_BYTES
+  const kept: Buffer[] = []
+  for (let offset = parsed.extensionsOffset; offset < end; ) {
+    if (offset + 8 > end) return undefined
+    const signature = buffer.toString('latin1', offset, offset + 4)
+    const size = buffer.readUInt32BE(offset + 4)
+    if (offset + 8 + size > end) return undefined
+    if (signature === 'link' || signature === 'sdir') return undefined
+    if (signature === 'TREE') kept.push(buffer.subarray(offset, offset + 8 + size))
+    offset += 8 + size
+  }
+  return kept
+}
+
+/** A new index with some entries' stat data replaced; undefined if the index cannot be rewritten safely. */
+export function withStats(parsed: ParsedIndex, replacements: Map<IndexEntry, IndexStat>): Buffer | undefined {
+  const extensions = keptExtensions(parsed)
+  if (!extensions) return undefined
+  const body = Buffer.from(parsed.buffer.subarray(0, parsed.extensionsOffset))
+  for (const [entry, stat] of replacements) {
+    FIELDS.forEach((field, n) => body.writeUInt32BE(stat[field] >>> 0, entry.offset + 4 * n))
+  }
+  const content = Buffer.concat([body, ...extensions])
+  return Buffer.concat([content, createHash('sha1').update(content).digest()])
+}

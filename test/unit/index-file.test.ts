@@ -1,0 +1,52 @@
+import {execa} from 'execa'
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {parseIndex, withStats} from '../../src/git/index-file.js'
+import {PROJECT} from '../world.js'
+
+const dirs: string[] = []
+afterEach(() => dirs.splice(0).forEach(dir => rmSync(dir, {recursive: true, force: true})))
+
+async function repoWithIndex(): Promise<string> {
+  mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
+  const dir = mkdtempSync(join(PROJECT, '.test-worlds', 'index-'))
+  dirs.push(dir)
+  for (const name of ['a.txt', 'dir/b with space.txt', 'héllo', 'x'.repeat(300)]) {
+    mkdirSync(join(dir, name, '..'), {recursive: true})
+    writeFileSync(join(dir, name), name)
+  }
+  await execa('git', ['init', '-q'], {cwd: dir})
+  await execa('git', ['add', '-A'], {cwd: dir})
+  await execa('git', ['write-tree'], {cwd: dir}) // adds a TREE extension
+  return dir
+}
+
+describe('the index file', () => {
+  it('parses every entry of a real index, long and non-ASCII names included', async () => {
+    const dir = await repoWithIndex()
+    const parsed = parseIndex(readFileSync(join(dir, '.git/index')))!
+    expect(parsed.entries.map(entry => entry.path).sort()).toEqual(['a.txt', 'dir/b with space.txt', 'héllo', 'x'.repeat(300)].sort())
+    expect(parsed.entries.find(entry => entry.path === 'a.txt')!.stat.size).toBe(5)
+  })
+
+  it('writes back an index git accepts, with the new stat data', async () => {
+    const dir = await repoWithIndex()
+    const parsed = parseIndex(readFileSync(join(dir, '.git/index')))!
+    const entry = parsed.entries.find(e => e.path === 'a.txt')!
+    writeFileSync(join(dir, '.git/index'), withStats(parsed, new Map([[entry, {...entry.stat, ino: 12345, mtimeSec: 1}]]))!)
+    const debug = (await execa('git', ['ls-files', '--debug', 'a.txt'], {cwd: dir})).stdout
+    expect(debug).toMatch(/ino: 12345/)
+    expect(debug).toMatch(/mtime: 1:/)
+    expect((await execa('git', ['fsck', '--no-progress'], {cwd: dir, reject: false})).stderr).not.toMatch(/index/)
+    expect((await execa('git', ['status', '--porcelain'], {cwd: dir})).stdout).toContain('A  a.txt')
+  })
+
+  it('refuses what it does not understand rather than guess', () => {
+    expect(parseIndex(Buffer.from('not an index at all, not at all'))).toBeUndefined()
+    const v4 = Buffer.alloc(40)
+    v4.write('DIRC')
+    v4.writeUInt32BE(4, 4)
+    expect(parseIndex(v4)).toBeUndefined()
+  })
+})
