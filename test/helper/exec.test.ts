@@ -3,10 +3,11 @@
 // that cannot start is reported as `exec <ERRNO> ...` (127/126, as a shell
 // would); a sandbox that cannot be set up as `setup ...` with status 125.
 
+import { spawn } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { abi, ensureBuilt, execArgs, run, world } from './support.js';
+import { abi, collect, ensureBuilt, execArgs, helper, isLocked, run, sleep, until, world } from './support.js';
 
 beforeAll(ensureBuilt);
 
@@ -124,11 +125,68 @@ describe('hmm-helper exec', () => {
     expect(r.report).toMatch(/^setup cannot open the lock .*: No such file or directory\n$/);
   });
 
+  it('starts the command in --chdir DIR, and fails set-up if it cannot enter it', async () => {
+    const w = world('exec-chdir');
+    const r = await run(['exec', '--lock', join(w, 'lock'), '--report-fd', '3', '--chdir', w, ...policy(w), '--', 'pwd']);
+    expect(r).toMatchObject({ code: 0, stdout: `${w}\n`, report: '' });
+    const bad = await run(['exec', '--lock', join(w, 'lock'), '--report-fd', '3', '--chdir', join(w, 'nope'), ...policy(w), '--', 'pwd']);
+    expect(bad.code).toBe(125);
+    expect(bad.report).toBe(`setup cannot enter ${join(w, 'nope')}: No such file or directory\n`);
+    expect(bad.stdout).toBe('');
+  });
+
+  describe('--wait-fd', () => {
+    const start = (w: string) => {
+      const lock = join(w, 'lock');
+      const child = spawn(
+        helper,
+        ['exec', '--lock', lock, '--report-fd', '3', '--wait-fd', '4', ...policy(w), '--', 'sh', '-c', 'echo ran; ls /proc/self/fd'],
+        { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] },
+      );
+      return { child, lock, outcome: collect(child), go: child.stdio[4] as NodeJS.WritableStream };
+    };
+
+    it('holds the lock but runs nothing until hmm says go', async () => {
+      const w = world('exec-wait-go');
+      const { child, lock, outcome, go } = start(w);
+      let out = '';
+      child.stdout!.on('data', (b: Buffer) => (out += b));
+      await until(() => isLocked(lock), 5_000, 'the helper to take the lock');
+      await sleep(300);
+      expect(out).toBe('');
+      expect(child.exitCode).toBe(null);
+      go.end('g');
+      const r = await outcome;
+      expect(r).toMatchObject({ code: 0, report: '' });
+      expect(r.stdout.split('\n')[0]).toBe('ran');
+      // the go-ahead descriptor is not the command's
+      expect(r.stdout.split('\n').slice(1).filter(Boolean).map(Number).filter((n) => n === 4)).toEqual([]);
+      expect(isLocked(lock)).toBe(false);
+    });
+
+    it('runs nothing and releases the lock when hmm goes away without saying go', async () => {
+      const w = world('exec-wait-gone');
+      const { lock, outcome, go } = start(w);
+      await until(() => isLocked(lock), 5_000, 'the helper to take the lock');
+      go.end();
+      const r = await outcome;
+      expect(r.code).toBe(125);
+      expect(r.report).toBe('setup hmm gave up before the command started\n');
+      expect(r.stdout).toBe('');
+      expect(isLocked(lock)).toBe(false);
+    });
+
+    it('refuses a descriptor that is not open', async () => {
+      const w = world('exec-wait-bad');
+      const r = await run(['exec', '--lock', join(w, 'lock'), '--report-fd', '3', '--wait-fd', '9', '--', 'true']);
+      expect(r.code).toBe(125);
+      expect(r.report).toBe('setup --wait-fd needs an open descriptor of 3 or more: 9\n');
+    });
+  });
+
   it('reads no environment variable: the policy is only in argv', async () => {
     const w = world('exec-env');
     // An environment full of plausible knobs changes nothing.
-    const { spawn } = await import('node:child_process');
-    const { collect, helper } = await import('./support.js');
     const env = { ...process.env, HMM_HOME: '/', HMM_DEBUG: '1', LANDLOCK: '0', HMM_SANDBOX: 'off' };
     const child = spawn(helper, execArgs(join(w, 'lock'), policy(w), ['sh', '-c', 'echo x > /hmm-env-test']), {
       env,

@@ -1,0 +1,207 @@
+// `hmm apply`, line by line of SPEC.
+import {execa} from 'execa'
+import {randomBytes} from 'node:crypto'
+import {existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {BIN, World} from '../world.js'
+import {hmm, made, said, snapshot} from './taking.js'
+
+let world: World
+afterEach(() => world?.dispose())
+
+describe('hmm apply', () => {
+  it("makes the workspace's changes in the origin's files, over unrelated changes, nothing staged or committed", async () => {
+    world = new World('apply-basic')
+    await world.gitRepo()
+    const head = await world.git(['rev-parse', 'HEAD'])
+    const ws = await made(world, 'echo c > c.txt && git add c.txt && git commit -qm c && echo more >> README.md && rm src/main.c && echo u > u.txt')
+    world.file('unrelated.txt', 'the user went on working\n')
+    const result = await hmm(world, ['apply'])
+    expect(result).toEqual({exitCode: 0, stdout: '', stderr: `hmm: applied workspace ${ws.id} to ${world.origin}\n`})
+    expect(readFileSync(join(world.origin, 'c.txt'), 'utf8')).toBe('c\n')
+    expect(readFileSync(join(world.origin, 'README.md'), 'utf8')).toBe('hello\nuncommitted\nmore\n')
+    expect(existsSync(join(world.origin, 'src/main.c'))).toBe(false)
+    expect(readFileSync(join(world.origin, 'u.txt'), 'utf8')).toBe('u\n')
+    expect(readFileSync(join(world.origin, 'unrelated.txt'), 'utf8')).toBe('the user went on working\n')
+    expect(await world.git(['diff', '--cached', '--name-only'])).toBe('')
+    expect(await world.git(['rev-parse', 'HEAD'])).toBe(head)
+  })
+
+  it('with --check changes nothing and says it applies', async () => {
+    world = new World('apply-check')
+    await world.gitRepo()
+    const ws = await made(world, 'echo more >> README.md', 'chk')
+    const before = snapshot(world.origin)
+    const result = await hmm(world, ['apply', '--check', 'chk'])
+    expect(result).toEqual({exitCode: 0, stdout: '', stderr: `hmm: workspace ${ws.label} applies to ${world.origin}\n`})
+    expect(snapshot(world.origin)).toEqual(before)
+  })
+
+  it("applies all or nothing: where the origin changed in the same place, nothing changes and git's reason follows", async () => {
+    world = new World('apply-conflict')
+    await world.gitRepo()
+    const ws = await made(world, 'echo new > new.txt && echo ws > README.md')
+    world.file('README.md', 'the origin changed this line\n')
+    const before = snapshot(world.origin)
+    for (const args of [['apply'], ['apply', '--check']]) {
+      const result = await hmm(world, args)
+      expect(result.exitCode).toBe(1)
+      const lines = said(result.stderr)
+      expect(result.stderr.split('\n').filter(Boolean)).toEqual(lines)
+      expect(lines[0]).toBe(`hmm: workspace ${ws.label} does not apply to ${world.origin}`)
+      expect(lines.slice(1).join('\n')).toContain('README.md: patch does not apply')
+      expect(snapshot(world.origin)).toEqual(before)
+    }
+    expect(existsSync(join(world.origin, 'new.txt'))).toBe(false)
+  })
+
+  it('says a workspace is already applied, and one that changed nothing (exit 0)', async () => {
+    world = new World('apply-again')
+    await world.gitRepo()
+    const ws = await made(world, 'echo more >> README.md && echo n > n.txt && rm notes.txt')
+    expect((await hmm(world, ['apply'])).exitCode).toBe(0)
+    const before = snapshot(world.origin)
+    expect(await hmm(world, ['apply'])).toEqual({exitCode: 0, stdout: '', stderr: `hmm: workspace ${ws.label} is already applied to ${world.origin}\n`})
+    expect(snapshot(world.origin)).toEqual(before)
+    const idle = await made(world, 'true')
+    expect(await hmm(world, ['apply'])).toEqual({exitCode: 0, stdout: '', stderr: `hmm: workspace ${idle.label} changed nothing\n`})
+    expect(snapshot(world.origin)).toEqual(before)
+  })
+
+  it('applies binary files byte for byte', async () => {
+    world = new World('apply-binary')
+    await world.gitRepo()
+    const old = randomBytes(50_000)
+    world.file('data/old.bin', old)
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'binary'])
+    const fresh = randomBytes(70_000)
+    world.write(join(world.home, 'fresh.bin'), fresh)
+    const changed = Buffer.concat([old.subarray(0, 20_000), randomBytes(100), old.subarray(20_000)])
+    world.write(join(world.home, 'changed.bin'), changed)
+    // The sandboxed command may read the home directory's files, not write it.
+    await made(world, `cp ~/fresh.bin data/fresh.bin && cp ~/changed.bin data/old.bin && printf '\\0\\r\\n\\377' > data/tiny.bin && git add -A && git commit -qm bins`)
+    expect((await hmm(world, ['apply'])).exitCode).toBe(0)
+    expect(readFileSync(join(world.origin, 'data/fresh.bin')).equals(fresh)).toBe(true)
+    expect(readFileSync(join(world.origin, 'data/old.bin')).equals(changed)).toBe(true)
+    expect(readFileSync(join(world.origin, 'data/tiny.bin')).equals(Buffer.from([0, 13, 10, 255]))).toBe(true)
+  })
+
+  it('applies files with spaces, newlines, leading dashes and non-ASCII in their names, links and modes', async () => {
+    world = new World('apply-names')
+    await world.gitRepo()
+    world.file('-old dash', 'x\n')
+    world.file('ünï code.txt', 'before\n')
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'names'])
+    await made(
+      world,
+      [
+        "echo a > 'with space.txt'",
+        `echo b > "$(printf 'new\\nline')"`,
+        'echo c > ./--looks-like-a-flag',
+        'rm ./-old\\ dash',
+        "echo after > 'ünï code.txt'",
+        'mkdir -p "dir é" && echo d > "dir é/中文.txt"',
+        'ln -s README.md link',
+        'printf "#!/bin/sh\\n" > run.sh && chmod +x run.sh',
+      ].join(' && '),
+    )
+    expect((await hmm(world, ['apply'])).exitCode).toBe(0)
+    const at = (rel: string) => join(world.origin, rel)
+    expect(readFileSync(at('with space.txt'), 'utf8')).toBe('a\n')
+    expect(readFileSync(at('new\nline'), 'utf8')).toBe('b\n')
+    expect(readFileSync(at('--looks-like-a-flag'), 'utf8')).toBe('c\n')
+    expect(existsSync(at('-old dash'))).toBe(false)
+    expect(readFileSync(at('ünï code.txt'), 'utf8')).toBe('after\n')
+    expect(readFileSync(at('dir é/中文.txt'), 'utf8')).toBe('d\n')
+    expect(readlinkSync(at('link'))).toBe('README.md')
+    expect(lstatSync(at('run.sh')).mode & 0o111).not.toBe(0)
+  })
+
+  it('works for an origin that is not a repository', async () => {
+    world = new World('apply-plain')
+    world.file('change.txt', 'before\n')
+    world.file('delete.txt', 'x\n')
+    const ws = await made(world, 'echo after > change.txt && rm delete.txt && mkdir -p d && echo n > d/new.txt')
+    expect(await hmm(world, ['apply'])).toMatchObject({exitCode: 0, stderr: `hmm: applied workspace ${ws.label} to ${world.origin}\n`})
+    expect(readFileSync(join(world.origin, 'change.txt'), 'utf8')).toBe('after\n')
+    expect(existsSync(join(world.origin, 'delete.txt'))).toBe(false)
+    expect(readFileSync(join(world.origin, 'd/new.txt'), 'utf8')).toBe('n\n')
+  })
+
+  it('works for an origin that is a subdirectory of a repository, with paths relative to it', async () => {
+    world = new World('apply-subdir')
+    const repo = join(world.home, 'src')
+    await world.git(['init', '-q'], repo)
+    world.file('inner.txt', 'inner\n')
+    world.write(join(repo, 'outer.txt'), 'outer\n')
+    await world.git(['add', '-A'], repo)
+    await world.git(['commit', '-qm', 'first'], repo)
+    const ws = await made(world, 'echo changed > inner.txt && echo new > new.txt')
+    const diff = await hmm(world, ['diff'])
+    expect(diff.stdout).toContain('diff --git a/inner.txt b/inner.txt\n')
+    expect(diff.stdout).toContain('diff --git a/new.txt b/new.txt\n')
+    const index = readFileSync(join(repo, '.git', 'index'))
+    expect(await hmm(world, ['apply'])).toMatchObject({exitCode: 0, stderr: `hmm: applied workspace ${ws.label} to ${world.origin}\n`})
+    expect(readFileSync(join(world.origin, 'inner.txt'), 'utf8')).toBe('changed\n')
+    expect(readFileSync(join(world.origin, 'new.txt'), 'utf8')).toBe('new\n')
+    expect(existsSync(join(repo, 'new.txt'))).toBe(false)
+    expect(readFileSync(join(repo, '.git', 'index')).equals(index)).toBe(true)
+  })
+
+  it('works for a repository with no commits yet', async () => {
+    world = new World('apply-unborn')
+    await world.git(['init', '-q'])
+    world.file('a.txt', 'a\n')
+    const ws = await made(world, 'echo b >> a.txt && echo c > c.txt && git add -A && git commit -qm first')
+    expect((await hmm(world, ['diff', '--stat'])).stdout).toBe(' a.txt | 1 +\n c.txt | 1 +\n 2 files changed, 2 insertions(+)\n')
+    expect(await hmm(world, ['apply'])).toMatchObject({exitCode: 0, stderr: `hmm: applied workspace ${ws.label} to ${world.origin}\n`})
+    expect(readFileSync(join(world.origin, 'a.txt'), 'utf8')).toBe('a\nb\n')
+    expect(await world.git(['status', '--porcelain'])).toBe('?? a.txt\n?? c.txt'.trim())
+  })
+
+  it('refuses a running workspace', async () => {
+    world = new World('apply-running')
+    const go = join(world.home, 'go')
+    const child = execa(process.execPath, [BIN, 'run', '-n', 'busy', 'sh', '-c', `echo x > x.txt; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`], {
+      cwd: world.origin, env: world.env, extendEnv: false, reject: false,
+    })
+    await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
+    const result = await hmm(world, ['apply', 'busy'])
+    writeFileSync(go, '')
+    await child
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6} \(busy\) is running\n$/)
+    expect(existsSync(join(world.origin, 'x.txt'))).toBe(false)
+  })
+
+  it('records what it applied, so rm removes the workspace without -f', async () => {
+    world = new World('apply-rm')
+    await world.gitRepo()
+    const ws = await made(world, 'echo more >> README.md && git commit -qam wip')
+    expect((await hmm(world, ['rm', ws.id])).exitCode).toBe(1)
+    expect((await hmm(world, ['apply', '--check'])).exitCode).toBe(0)
+    expect((await hmm(world, ['rm', ws.id])).exitCode).toBe(1)
+    expect((await hmm(world, ['apply'])).exitCode).toBe(0)
+    expect(await hmm(world, ['rm', ws.id])).toMatchObject({exitCode: 0, stderr: `hmm: removed workspace ${ws.id}\n`})
+  })
+
+  it('never turns a tree deleted by hand into deleting the origin\'s files', async () => {
+    world = new World('apply-gone')
+    world.file('a.txt', 'a\n')
+    mkdirSync(join(world.origin, 'dir'))
+    world.file('dir/b.txt', 'b\n')
+    const ws = await made(world, 'echo c > c.txt')
+    rmSync(ws.tree, {recursive: true, force: true})
+    const before = snapshot(world.origin)
+    for (const args of [['apply'], ['apply', '--check'], ['diff']]) {
+      expect(await hmm(world, args)).toEqual({exitCode: 1, stdout: '', stderr: `hmm: workspace ${ws.label} has no tree any more (${ws.tree} is gone); hmm rm removes it\n`})
+    }
+    expect(snapshot(world.origin)).toEqual(before)
+    // Emptied by the command itself, it is a real change, shown and applied as such.
+    const emptied = await made(world, 'rm -rf ./* && echo only > only.txt')
+    expect((await hmm(world, ['diff', '--stat', emptied.id])).stdout).toContain('3 files changed')
+  })
+})

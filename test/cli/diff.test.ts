@@ -1,0 +1,184 @@
+// `hmm diff`, line by line of SPEC.
+import Database from 'better-sqlite3'
+import {execa} from 'execa'
+import {rmSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {BIN, World} from '../world.js'
+import {hmm, made} from './taking.js'
+
+let world: World
+afterEach(() => world?.dispose())
+
+describe('hmm diff', () => {
+  it('shows what changed since the workspace was made, committed or not, as a git patch', async () => {
+    world = new World('diff-patch')
+    await world.gitRepo()
+    world.file('gone.txt', 'to be deleted\n')
+    await world.git(['add', 'gone.txt'])
+    await world.git(['commit', '-qm', 'gone'])
+    const ws = await made(world, 'echo committed > c.txt && git add c.txt && git commit -qm c && echo more >> README.md && rm gone.txt && echo new > untracked.txt')
+    const result = await hmm(world, ['diff'])
+    expect(result).toMatchObject({exitCode: 0, stderr: ''})
+    const patch = result.stdout
+    expect(patch).toContain('diff --git a/c.txt b/c.txt\nnew file mode 100644\n')
+    expect(patch).toContain('+committed\n')
+    expect(patch).toContain('diff --git a/README.md b/README.md\n')
+    // The origin's uncommitted line was there when the workspace was made: context, not a change.
+    expect(patch).toContain(' uncommitted\n+more\n')
+    expect(patch).toContain('diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n')
+    expect(patch).toContain('diff --git a/untracked.txt b/untracked.txt\n')
+    // Nothing of what was already uncommitted or untracked in the origin.
+    expect(patch).not.toContain('notes.txt')
+    expect((await hmm(world, ['diff', ws.id])).stdout).toBe(patch)
+  })
+
+  it('leaves out what git ignores, by the origin\'s rules and the user\'s excludes file', async () => {
+    world = new World('diff-ignored')
+    world.write(join(world.home, '.gitignore_global'), '*.log\n')
+    writeFileSync(join(world.home, '.gitconfig'), '[user]\n\tname = World\n\temail = world@example.com\n[core]\n\texcludesFile = ~/.gitignore_global\n')
+    await world.gitRepo()
+    world.write(join(world.origin, '.git', 'info', 'exclude'), 'local-only/\n')
+    await made(world, 'echo x > build/new.o && echo x > debug.log && mkdir local-only && echo x > local-only/f && echo x > kept.txt')
+    const result = await hmm(world, ['diff', '--stat'])
+    expect(result.stdout).toContain('kept.txt')
+    expect(result.stdout).not.toMatch(/build|debug\.log|local-only/)
+  })
+
+  it('leaves out what changed in the origin since', async () => {
+    world = new World('diff-origin-moved')
+    await world.gitRepo()
+    await made(world, 'echo ws > ws.txt')
+    world.file('origin-later.txt', 'later\n')
+    world.file('README.md', 'rewritten in the origin\n')
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'later'])
+    const result = await hmm(world, ['diff', '--stat'])
+    expect(result.stdout).toBe(' ws.txt | 1 +\n 1 file changed, 1 insertion(+)\n')
+  })
+
+  it('prints nothing for a workspace that changed nothing', async () => {
+    world = new World('diff-nothing')
+    await world.gitRepo()
+    await made(world, 'true')
+    expect(await hmm(world, ['diff'])).toEqual({exitCode: 0, stdout: '', stderr: ''})
+    expect(await hmm(world, ['diff', '--stat'])).toEqual({exitCode: 0, stdout: '', stderr: ''})
+  })
+
+  it("--stat prints git's stat summary", async () => {
+    world = new World('diff-stat')
+    await world.gitRepo()
+    world.file('bin.dat', Buffer.from([0, 1, 2, 3]))
+    await made(world, 'echo a >> README.md && printf "\\0\\1\\2" > bin.dat && git mv src/main.c src/entry.c')
+    const result = await hmm(world, ['diff', '--stat'])
+    expect(result.exitCode).toBe(0)
+    expect(result.stdout).toBe(
+      [' README.md               |   1 +', ' bin.dat                 | Bin 4 -> 3 bytes', ' src/{main.c => entry.c} |   0', ' 3 files changed, 1 insertion(+)', ''].join('\n'),
+    )
+  })
+
+  it('works for a directory that is not a repository: new, changed and deleted files', async () => {
+    world = new World('diff-plain')
+    world.file('keep.txt', 'keep\n')
+    world.file('change.txt', 'before\n')
+    world.file('delete.txt', 'delete me\n')
+    await made(world, 'echo after > change.txt && rm delete.txt && echo new > new.txt')
+    const patch = (await hmm(world, ['diff'])).stdout
+    expect(patch).toContain('diff --git a/change.txt b/change.txt\n')
+    expect(patch).toContain('-before\n+after\n')
+    expect(patch).toContain('diff --git a/delete.txt b/delete.txt\ndeleted file mode 100644\n')
+    expect(patch).toContain('diff --git a/new.txt b/new.txt\nnew file mode 100644\n')
+    expect(patch).not.toContain('keep.txt')
+  })
+
+  it('names files with spaces, newlines, leading dashes and non-ASCII as git does', async () => {
+    world = new World('diff-names')
+    world.file('plain.txt', 'x\n')
+    await made(world, `echo a > 'with space.txt' && echo b > "$(printf 'new\\nline')" && echo c > ./-dash && echo d > ./é.txt`)
+    const stat = (await hmm(world, ['diff', '--stat'])).stdout
+    expect(stat).toContain(' -dash ')
+    expect(stat).toContain(' with space.txt ')
+    expect(stat).toContain('"new\\nline"')
+    expect(stat).toContain('"\\303\\251.txt"')
+  })
+
+  it('is allowed while the command runs', async () => {
+    world = new World('diff-running')
+    await world.gitRepo()
+    const go = join(world.home, 'go')
+    const child = execa(process.execPath, [BIN, 'run', 'sh', '-c', `echo during > during.txt; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`], {
+      cwd: world.origin, env: world.env, extendEnv: false, reject: false,
+    })
+    await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
+    const result = await hmm(world, ['diff', '--stat'])
+    writeFileSync(go, '')
+    await child
+    expect(result).toMatchObject({exitCode: 0, stdout: ' during.txt | 1 +\n 1 file changed, 1 insertion(+)\n'})
+  })
+
+  it('sees a file rewritten with the same size at once, after the clone and between two diffs', async () => {
+    world = new World('diff-same-size')
+    world.file('same.txt', 'aaa\n')
+    const go = join(world.home, 'go')
+    const child = execa(process.execPath, [BIN, 'run', 'sh', '-c', `echo bbb > same.txt; echo ready; while [ ! -e '${go}' ]; do sleep 0.01; done; echo ccc > same.txt; echo again`], {
+      cwd: world.origin, env: world.env, extendEnv: false, reject: false,
+    })
+    let output = ''
+    const seen = (text: string) => new Promise<void>(resolve => {
+      const check = () => output.includes(text) && resolve()
+      child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString(); check() })
+      check()
+    })
+    await seen('ready')
+    expect((await hmm(world, ['diff'])).stdout).toContain('-aaa\n+bbb\n')
+    writeFileSync(go, '')
+    await seen('again')
+    await child
+    expect((await hmm(world, ['diff'])).stdout).toContain('-aaa\n+ccc\n')
+  })
+
+  it('pages and colours on a terminal as the user\'s git would, and not with NO_COLOR', async () => {
+    world = new World('diff-terminal')
+    writeFileSync(join(world.home, '.gitconfig'), "[user]\n\tname = World\n\temail = world@example.com\n[core]\n\tpager = sed 's/^/PAGED:/'\n")
+    await world.gitRepo()
+    await made(world, 'echo more >> README.md')
+    const onTerminal = async (noColor: boolean) => {
+      const env = {...world.env}
+      if (!noColor) delete env.NO_COLOR
+      const result = await execa('script', ['-qec', `${process.execPath} ${BIN} diff`, '/dev/null'], {cwd: world.origin, env: {...env, TERM: 'xterm'}, extendEnv: false, reject: false})
+      return String(result.stdout)
+    }
+    const coloured = await onTerminal(false)
+    expect(coloured).toMatch(/^PAGED:/m)
+    expect(coloured).toContain('\x1b[32m+\x1b[m\x1b[32mmore')
+    const plain = await onTerminal(true)
+    expect(plain).toMatch(/^PAGED:\+more/m)
+    expect(plain).not.toContain('\x1b[')
+    // Off a terminal: the raw patch, no pager.
+    expect((await hmm(world, ['diff'])).stdout).toMatch(/^diff --git/)
+  })
+
+  it('says so for a workspace whose tree was deleted by hand', async () => {
+    world = new World('diff-gone')
+    world.file('a.txt', 'a\n')
+    const ws = await made(world, 'echo b > b.txt')
+    rmSync(ws.tree, {recursive: true, force: true})
+    const result = await hmm(world, ['diff'])
+    expect(result).toEqual({exitCode: 1, stdout: '', stderr: `hmm: workspace ${ws.label} has no tree any more (${ws.tree} is gone); hmm rm removes it\n`})
+  })
+
+  it('reports the errors shared by commands taking WS', async () => {
+    world = new World('diff-ws-errors')
+    expect(await hmm(world, ['diff'])).toMatchObject({exitCode: 1, stderr: `hmm: ${world.origin} has no workspaces\n`})
+    expect(await hmm(world, ['diff', 'nope'])).toMatchObject({exitCode: 1, stderr: 'hmm: no workspace nope\n'})
+    await made(world, 'true')
+    const db = new Database(join(world.dataDir, 'registry.sqlite'))
+    const insert = db.prepare(
+      "INSERT INTO workspaces (id, origin, created_at, state, command, origin_kind) VALUES (?, ?, ?, 'ready', '[]', 'plain')",
+    )
+    insert.run('zzzza1', world.origin, Date.now())
+    insert.run('zzzzb2', world.origin, Date.now())
+    db.close()
+    expect(await hmm(world, ['diff', 'zzzz'])).toMatchObject({exitCode: 1, stderr: "hmm: zzzz is the start of more than one workspace's ID\n"})
+  })
+})

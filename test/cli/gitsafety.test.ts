@@ -1,0 +1,194 @@
+// Taking work back safely (issue 3, "Security"): the workspace's repository
+// belongs to the command that ran there, so nothing it configures may run
+// outside the sandbox, and nothing it leaves may steer hmm outside it.
+import {execa} from 'execa'
+import {mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {copyRegularFile} from '../../src/git/bundle.js'
+import {BIN, World} from '../world.js'
+import {hmm, made, snapshot} from './taking.js'
+
+let world: World
+afterEach(() => world?.dispose())
+
+const HOOKS = [
+  'pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'post-checkout', 'post-merge', 'pre-merge-commit',
+  'reference-transaction', 'pre-push', 'post-rewrite', 'pre-auto-gc', 'post-index-change', 'fsmonitor-watchman',
+]
+
+/**
+ * Everything a repository's config, attributes and hooks can make git run,
+ * each a script that leaves $HOME/marker-<what>: the sandboxed command
+ * cannot write $HOME, so a marker means it ran outside the sandbox.
+ */
+const BOOBY_TRAPS = [
+  `printf '#!/bin/sh\\ntouch "$HOME/marker-$1"\\n' > evil.sh && chmod +x evil.sh`,
+  'git config core.fsmonitor "$PWD/evil.sh fsmonitor"',
+  'git config core.pager "$PWD/evil.sh pager"',
+  'git config pager.diff "$PWD/evil.sh pager-diff"',
+  'git config diff.external "$PWD/evil.sh diff-external"',
+  'git config diff.evil.textconv "$PWD/evil.sh textconv"',
+  'git config diff.evil.command "$PWD/evil.sh diff-command"',
+  'git config filter.evil.clean "$PWD/evil.sh clean"',
+  'git config filter.evil.smudge "$PWD/evil.sh smudge"',
+  'git config filter.evil.process "$PWD/evil.sh filter-process"',
+  'git config core.sshCommand "$PWD/evil.sh ssh"',
+  'git config core.alternateRefsCommand "$PWD/evil.sh alternate-refs"',
+  'git config credential.helper "$PWD/evil.sh credential"',
+  'git config uploadpack.packObjectsHook "$PWD/evil.sh pack-objects-hook"',
+  "mkdir -p .git/info && printf '* diff=evil filter=evil\\n' > .git/info/attributes",
+  "printf '* diff=evil filter=evil\\n' > .gitattributes",
+  `mkdir -p hooks && for h in ${HOOKS.join(' ')}; do ` +
+    `printf '#!/bin/sh\\ntouch "$HOME/marker-hook-%s"\\n' "$h" > ".git/hooks/$h" && ` +
+    `printf '#!/bin/sh\\ntouch "$HOME/marker-hookspath-%s"\\n' "$h" > "hooks/$h" && chmod +x ".git/hooks/$h" "hooks/$h"; done`,
+  'git config core.hooksPath "$PWD/hooks"',
+].join(' && ')
+
+function markers(): string[] {
+  return readdirSync(world.home).filter(name => name.startsWith('marker-'))
+}
+
+const FAKE_GH = '#!/bin/sh\ncase "$1 $2" in "pr view") exit 1;; "pr create") echo https://github.com/owner/name/pull/1;; esac\n'
+
+describe('taking work back safely', () => {
+  it("runs nothing the workspace's repository configures: fsmonitor, pager, hooks, external diff, textconv, filters", async () => {
+    world = new World('safety-traps')
+    writeFileSync(join(world.home, '.gitconfig'), "[user]\n\tname = World\n\temail = world@example.com\n[init]\n\tdefaultBranch = main\n[core]\n\tpager = sed 's/^/PAGED:/'\n")
+    await world.gitRepo()
+    const bare = join(world.root, 'remote.git')
+    await world.git(['init', '-q', '--bare', bare])
+    await world.git(['config', `url.${bare}.insteadOf`, 'https://github.com/owner/name'])
+    await world.git(['remote', 'add', 'origin', 'https://github.com/owner/name'])
+    await world.git(['push', '-q', '-u', 'origin', 'main'])
+    world.write(join(world.home, 'bin', 'gh'), FAKE_GH)
+    await execa('chmod', ['+x', join(world.home, 'bin', 'gh')])
+    world.env.PATH = `${join(world.home, 'bin')}:${world.env.PATH}`
+
+    const ws = await made(world, `echo one > one.txt && git add one.txt && git commit -qm one && ${BOOBY_TRAPS} && echo change >> README.md`, 'trapped')
+    expect(markers()).toEqual([])
+
+    const diff = await hmm(world, ['diff'])
+    expect(diff.exitCode).toBe(0)
+    expect(diff.stdout).toContain('+change\n')
+    expect((await hmm(world, ['diff', '--stat'])).stdout).toContain('evil.sh')
+    const onTerminal = await execa('script', ['-qec', `${process.execPath} ${BIN} diff`, '/dev/null'], {
+      cwd: world.origin, env: {...world.env, TERM: 'xterm'}, extendEnv: false, reject: false,
+    })
+    expect(String(onTerminal.stdout)).toContain('PAGED:')
+    expect((await hmm(world, ['apply', '--check'])).exitCode).toBe(0)
+    expect((await hmm(world, ['apply'])).exitCode).toBe(0)
+    expect(readFileSync(join(world.origin, 'README.md'), 'utf8')).toContain('change\n')
+    await world.git(['reset', '-q', '--hard'])
+    await world.git(['clean', '-qfd'])
+    expect(await hmm(world, ['merge'])).toMatchObject({exitCode: 0, stderr: `hmm: merged workspace ${ws.label} into ${world.origin} (fast-forward)\nhmm: workspace ${ws.label} has changes it did not commit, which are not merged\n`})
+    expect(await hmm(world, ['pr'])).toMatchObject({exitCode: 0, stdout: 'https://github.com/owner/name/pull/1\n'})
+    expect((await hmm(world, ['rm', ws.id])).exitCode).toBe(1)
+    expect(markers()).toEqual([])
+
+    // The traps are real: git run outside the sandbox on that repository springs them.
+    await execa('git', ['diff'], {cwd: ws.tree, env: world.env, extendEnv: false, reject: false})
+    expect(markers().length).toBeGreaterThan(0)
+  })
+
+  it('refuses commits with malformed objects on their way into the origin (a tree holding .git)', async () => {
+    world = new World('safety-fsck')
+    await world.gitRepo()
+    const bare = join(world.root, 'remote.git')
+    await world.git(['init', '-q', '--bare', bare])
+    await world.git(['remote', 'add', 'origin', bare])
+    await world.git(['push', '-q', '-u', 'origin', 'main'])
+    const head = await world.git(['rev-parse', 'HEAD'])
+    const ws = await made(
+      world,
+      [
+        `b=$(printf '#!/bin/sh\\ntouch "$HOME/marker-dotgit-hook"\\n' | git hash-object -w --stdin)`,
+        `hooks=$(printf '100755 blob %s\\tpost-merge\\n' "$b" | git mktree)`,
+        `dotgit=$(printf '040000 tree %s\\thooks\\n' "$hooks" | git mktree)`,
+        `root=$( (git ls-tree HEAD; printf '040000 tree %s\\t.git\\n' "$dotgit") | git mktree)`,
+        'c=$(git commit-tree "$root" -p HEAD -m evil)',
+        'git update-ref HEAD "$c"',
+      ].join(' && '),
+    )
+    for (const command of ['merge', 'pr']) {
+      const result = await hmm(world, [command])
+      expect(result.exitCode).toBe(1)
+      expect(result.stderr).toMatch(new RegExp(`^hmm: could not fetch the commits of workspace ${ws.id} into ${world.origin}: .+\\n$`))
+    }
+    expect(await world.git(['rev-parse', 'HEAD'])).toBe(head)
+    expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
+    expect(await world.git(['for-each-ref', 'refs/heads/'], bare)).toBe(`${head} commit\trefs/heads/main`)
+    expect(markers()).toEqual([])
+  })
+
+  it('takes no commits from a tree whose .git is a file or a link pointing elsewhere', async () => {
+    world = new World('safety-gitfile')
+    const other = join(world.root, 'other')
+    await world.git(['init', '-q', other], world.root)
+    writeFileSync(join(other, 'secret.txt'), 'from another repository\n')
+    await world.git(['add', '-A'], other)
+    await world.git(['commit', '-qm', 'other'], other)
+    await world.gitRepo()
+    const gitfile = await made(world, `rm -rf .git && printf 'gitdir: %s\\n' '${join(other, '.git')}' > .git && echo x > x.txt`)
+    const link = await made(world, `rm -rf .git && ln -s '${join(other, '.git')}' .git && echo y > y.txt`)
+    const before = snapshot(world.origin)
+    for (const ws of [gitfile, link]) {
+      for (const command of ['merge', 'pr']) {
+        expect(await hmm(world, [command, ws.id])).toEqual({
+          exitCode: 1,
+          stdout: '',
+          stderr: `hmm: workspace ${ws.label} has no repository of its own (${join(ws.tree, '.git')} is not a directory); hmm takes commits only from it\n`,
+        })
+      }
+      const stat = (await hmm(world, ['diff', '--stat', ws.id])).stdout
+      expect(stat).not.toContain('.git')
+      expect(stat).not.toContain('secret')
+    }
+    expect(snapshot(world.origin)).toEqual(before)
+    expect((await hmm(world, ['apply', gitfile.id])).exitCode).toBe(0)
+    expect(readFileSync(join(world.origin, 'x.txt'), 'utf8')).toBe('x\n')
+    expect(await world.git(['log', '--format=%s'])).toBe('first')
+  })
+
+  it('says so for a workspace whose tree was deleted by hand, and leaves the origin untouched', async () => {
+    world = new World('safety-gone')
+    await world.gitRepo()
+    const ws = await made(world, 'echo one > one.txt && git add one.txt && git commit -qm one')
+    rmSync(ws.tree, {recursive: true, force: true})
+    const before = snapshot(world.origin)
+    for (const args of [['diff'], ['diff', '--stat'], ['apply'], ['apply', '--check'], ['merge'], ['pr']]) {
+      expect(await hmm(world, args)).toEqual({exitCode: 1, stdout: '', stderr: `hmm: workspace ${ws.label} has no tree any more (${ws.tree} is gone); hmm rm removes it\n`})
+    }
+    expect(snapshot(world.origin)).toEqual(before)
+  })
+})
+
+describe('the bundle made in the sandbox', () => {
+  function scratch(): string {
+    world = new World('safety-bundle')
+    const dir = join(world.root, 'bundle')
+    mkdirSync(dir)
+    return dir
+  }
+
+  it('is copied when it is a regular file, byte for byte', () => {
+    const dir = scratch()
+    const bytes = Buffer.from(Array.from({length: 3_000_000}, (_, i) => (i * 7) & 0xff))
+    writeFileSync(join(dir, 'out.bundle'), bytes)
+    copyRegularFile(join(dir, 'out.bundle'), join(world.root, 'copy'))
+    expect(readFileSync(join(world.root, 'copy')).equals(bytes)).toBe(true)
+  })
+
+  it('is refused when it is a symbolic link, a directory or a FIFO, and nothing is read through it', async () => {
+    const dir = scratch()
+    const secret = world.write(join(world.home, 'secret'), 'not for the bundle\n')
+    symlinkSync(secret, join(dir, 'link.bundle'))
+    mkdirSync(join(dir, 'dir.bundle'))
+    await execa('mkfifo', [join(dir, 'fifo.bundle')])
+    for (const name of ['link.bundle', 'dir.bundle', 'fifo.bundle']) {
+      expect(() => copyRegularFile(join(dir, name), join(world.root, 'copy'))).toThrow(`the bundle ${join(dir, name)} is not a regular file; it is not used`)
+    }
+    expect(() => copyRegularFile(join(dir, 'missing.bundle'), join(world.root, 'copy'))).toThrow('was not made')
+    expect(readdirSync(world.root)).not.toContain('copy')
+  })
+})

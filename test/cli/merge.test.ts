@@ -1,0 +1,162 @@
+// `hmm merge`, line by line of SPEC.
+import {execa} from 'execa'
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {BIN, World} from '../world.js'
+import {hmm, made, snapshot} from './taking.js'
+
+let world: World
+afterEach(() => world?.dispose())
+
+const COMMIT_TWO = 'echo one > one.txt && git add one.txt && git commit -qm one && echo two > two.txt && git add two.txt && git commit -qm two'
+
+describe('hmm merge', () => {
+  it("fast-forwards the origin's branch when it has not moved, leaving the origin's own changes alone", async () => {
+    world = new World('merge-ff')
+    await world.gitRepo()
+    const status = await world.git(['status', '--porcelain'])
+    const ws = await made(world, COMMIT_TWO, 'ff')
+    const result = await hmm(world, ['merge'])
+    expect(result).toEqual({exitCode: 0, stdout: '', stderr: `hmm: merged workspace ${ws.label} into ${world.origin} (fast-forward)\n`})
+    expect(await world.git(['log', '--format=%s'])).toBe('two\none\nfirst')
+    expect(await world.git(['symbolic-ref', 'HEAD'])).toBe('refs/heads/main')
+    expect(readFileSync(join(world.origin, 'two.txt'), 'utf8')).toBe('two\n')
+    // The origin's uncommitted and untracked files, which the workspace also held, are as they were.
+    expect(await world.git(['status', '--porcelain'])).toBe(status)
+    // The commits stay as refs/hmm/<id> until the workspace is removed.
+    expect(await world.git(['rev-parse', `refs/hmm/${ws.id}`])).toBe(await world.git(['rev-parse', 'HEAD']))
+  })
+
+  it('makes a merge commit "Merge workspace <label>" when the branch moved', async () => {
+    world = new World('merge-commit')
+    await world.gitRepo()
+    const ws = await made(world, COMMIT_TWO, 'mc')
+    world.file('origin.txt', 'the user committed meanwhile\n')
+    await world.git(['add', 'origin.txt'])
+    await world.git(['commit', '-qm', 'meanwhile'])
+    const result = await hmm(world, ['merge', 'mc'])
+    expect(result).toEqual({exitCode: 0, stdout: '', stderr: `hmm: merged workspace ${ws.label} into ${world.origin}\n`})
+    expect(await world.git(['log', '-1', '--format=%s%n%P'])).toMatch(new RegExp(`^Merge workspace ${ws.id} \\(mc\\)\\n[0-9a-f]{40} [0-9a-f]{40}$`))
+    expect(readFileSync(join(world.origin, 'one.txt'), 'utf8')).toBe('one\n')
+    expect(readFileSync(join(world.origin, 'origin.txt'), 'utf8')).toBe('the user committed meanwhile\n')
+  })
+
+  it('leaves conflicts to resolve and exits 1', async () => {
+    world = new World('merge-conflict')
+    await world.gitRepo()
+    await world.git(['commit', '-qam', 'readme'])
+    const ws = await made(world, 'echo workspace > src/main.c && git commit -qam ws')
+    world.file('src/main.c', 'origin\n')
+    await world.git(['commit', '-qam', 'origin'])
+    const result = await hmm(world, ['merge'])
+    expect(result).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `hmm: merging workspace ${ws.label} into ${world.origin} stopped at conflicts: resolve them and commit (git status lists them)\n`,
+    })
+    expect(await world.git(['ls-files', '--unmerged', '--', 'src/main.c'])).not.toBe('')
+    expect(readFileSync(join(world.origin, 'src/main.c'), 'utf8')).toContain('<<<<<<<')
+  })
+
+  it('merges only commits, and warns about changes the workspace did not commit (exit 0)', async () => {
+    world = new World('merge-uncommitted')
+    await world.gitRepo()
+    const ws = await made(world, `${COMMIT_TWO} && echo later >> one.txt && echo loose > loose.txt`)
+    const result = await hmm(world, ['merge'])
+    expect(result).toEqual({
+      exitCode: 0,
+      stdout: '',
+      stderr: `hmm: merged workspace ${ws.label} into ${world.origin} (fast-forward)\nhmm: workspace ${ws.label} has changes it did not commit, which are not merged\n`,
+    })
+    expect(readFileSync(join(world.origin, 'one.txt'), 'utf8')).toBe('one\n')
+    // What was not merged is still work: rm keeps it without -f.
+    expect((await hmm(world, ['rm', ws.id])).exitCode).toBe(1)
+  })
+
+  it('says a workspace has no commits to merge, and leaves the origin untouched', async () => {
+    world = new World('merge-nothing')
+    await world.gitRepo()
+    const before = snapshot(world.origin)
+    for (const script of ['true', 'echo edit >> README.md', 'git commit -q --allow-empty -m x && git reset -q --hard HEAD~1']) {
+      const ws = await made(world, script)
+      expect(await hmm(world, ['merge'])).toEqual({
+        exitCode: 1,
+        stdout: '',
+        stderr: `hmm: workspace ${ws.label} has no commits to merge: hmm apply applies its changes\n`,
+      })
+    }
+    expect(snapshot(world.origin)).toEqual(before)
+  })
+
+  it('refuses an origin that was not the top of a git repository, a subdirectory of one included', async () => {
+    world = new World('merge-not-top')
+    world.file('a.txt', 'a\n')
+    const plain = await made(world, 'echo b > b.txt')
+    expect(await hmm(world, ['merge'])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: workspace ${plain.label} was not made from the top of a git repository\n`})
+    const repo = join(world.home, 'src')
+    await world.git(['init', '-q'], repo)
+    await world.git(['add', '-A'], repo)
+    await world.git(['commit', '-qm', 'first'], repo)
+    const sub = await made(world, 'echo c > c.txt')
+    expect(await hmm(world, ['merge', sub.id])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: workspace ${sub.label} was not made from the top of a git repository\n`})
+  })
+
+  it('refuses a running workspace', async () => {
+    world = new World('merge-running')
+    await world.gitRepo()
+    const go = join(world.home, 'go')
+    const child = execa(process.execPath, [BIN, 'run', '-n', 'busy', 'sh', '-c', `git commit -q --allow-empty -m x; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`], {
+      cwd: world.origin, env: world.env, extendEnv: false, reject: false,
+    })
+    await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
+    const result = await hmm(world, ['merge', 'busy'])
+    writeFileSync(go, '')
+    await child
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6} \(busy\) is running\n$/)
+    expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
+  })
+
+  it('records the merge, so rm removes the workspace (and refs/hmm/<id>) without -f', async () => {
+    world = new World('merge-rm')
+    await world.gitRepo()
+    const ws = await made(world, COMMIT_TWO)
+    expect((await hmm(world, ['rm', ws.id])).exitCode).toBe(1)
+    expect((await hmm(world, ['merge'])).exitCode).toBe(0)
+    expect(await hmm(world, ['rm', ws.id])).toMatchObject({exitCode: 0, stderr: `hmm: removed workspace ${ws.id}\n`})
+    expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
+    expect(await world.git(['log', '-1', '--format=%s'])).toBe('two')
+  })
+
+  it('merges into a repository with no commits yet', async () => {
+    world = new World('merge-unborn')
+    await world.git(['init', '-q'])
+    world.file('a.txt', 'a\n')
+    const ws = await made(world, 'echo b > b.txt && git add b.txt && git commit -qm root && echo c > c.txt && git add c.txt && git commit -qm second')
+    expect(await hmm(world, ['merge'])).toEqual({exitCode: 0, stdout: '', stderr: `hmm: merged workspace ${ws.label} into ${world.origin} (fast-forward)\n`})
+    expect(await world.git(['log', '--format=%s'])).toBe('second\nroot')
+    expect(await world.git(['status', '--porcelain'])).toBe('?? a.txt')
+  })
+
+  it("says why git would not merge, with git's reason, and leaves the origin's files alone", async () => {
+    world = new World('merge-refused')
+    await world.gitRepo()
+    const ws = await made(world, 'echo ws > notes.txt && git add notes.txt && git commit -qm notes')
+    const before = snapshot(world.origin)
+    const result = await hmm(world, ['merge'])
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toMatch(new RegExp(`^hmm: could not merge workspace ${ws.id} into ${world.origin}:\nhmm: .*would be overwritten by merge.*\nhmm: notes.txt\n`))
+    const after = snapshot(world.origin)
+    expect(Object.keys(after).filter(path => !path.startsWith('.git'))).toEqual(Object.keys(before).filter(path => !path.startsWith('.git')))
+    expect(readFileSync(join(world.origin, 'notes.txt'), 'utf8')).toBe('untracked\n')
+  })
+
+  it('keeps the commits made on another branch of the workspace out: it merges what HEAD points at', async () => {
+    world = new World('merge-branch')
+    await world.gitRepo()
+    const ws = await made(world, 'git checkout -qb side && echo s > s.txt && git add s.txt && git commit -qm side && git checkout -q main && git checkout -qb topic && echo t > t.txt && git add t.txt && git commit -qm topic')
+    expect((await hmm(world, ['merge', ws.id])).exitCode).toBe(0)
+    expect(await world.git(['log', '--format=%s'])).toBe('topic\nfirst')
+  })
+})
