@@ -10,6 +10,7 @@ import {launch, type Launch, type Outcome} from '../sandbox/launch.js'
 import {checkSandboxAvailable, currentPlatform, policyFor} from '../sandbox/platform.js'
 import {canonical, type Platform} from '../sandbox/policy.js'
 import {HmmError, say} from '../ui/errors.js'
+import {progressLine} from '../ui/progress.js'
 import {Context} from './context.js'
 import {newId} from './ids.js'
 import {checkName} from './names.js'
@@ -52,7 +53,12 @@ async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Orig
   const repoOfOrigin = await gitOriginOf(origin)
   const recorded = repoOfOrigin ? (await recordGitOrigin(origin, repoOfOrigin, workspace.gitDir)).record : undefined
   mkdirSync(dirname(workspace.tree), {recursive: true})
-  await cloneTree(origin, workspace.tree, {signal})
+  const progress = progressLine(`cloning ${origin}`)
+  try {
+    await cloneTree(origin, workspace.tree, {signal, onProgress: progress?.update})
+  } finally {
+    progress?.done()
+  }
   if (recorded) {
     startWorkspaceIndex(workspace.gitDir, origin, workspace.tree)
     return {...recorded, originKind: 'git'}
