@@ -7,11 +7,12 @@
 // the origin's index, refs, stash and objects are left byte-for-byte as they
 // were. Anything else (no repository, a subdirectory of one, a bare one) is
 // recorded after cloning as the tree of the fresh clone.
-import {copyFileSync, existsSync, lstatSync, readFileSync, writeFileSync, type BigIntStats} from 'node:fs'
+import {copyFileSync, existsSync, lstatSync, readFileSync, readlinkSync, writeFileSync, type BigIntStats} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
+import {HmmError} from '../ui/errors.js'
 import {git, gitLine} from './git.js'
 import {parseIndex, withStats, type IndexEntry, type IndexStat, type ParsedIndex} from './index-file.js'
-import {createPrivateRepo, privateRepo, writeTreeOf, type PrivateRepo} from './private-repo.js'
+import {createPrivateRepo, hashTreeOf, privateEnv, privateRepo, type PrivateRepo} from './private-repo.js'
 
 export interface GitOrigin {
   /** The origin's git directory and object directory (absolute). */
@@ -62,10 +63,47 @@ export async function recordGitOrigin(origin: string, repoOfOrigin: GitOrigin, g
   }
 }
 
-/** Records a non-git origin from its fresh clone (nobody has touched it yet). */
-export async function recordPlainOrigin(gitDir: string, tree: string): Promise<OriginRecord> {
+/**
+ * Records a non-git origin from its fresh clone (nobody has touched it
+ * yet): the tree by hashes only, and the files themselves as a second
+ * copy-on-write clone, `base`, out of the command's reach, from which the
+ * contents a diff needs are taken later (ensureBaseBlobs).
+ */
+export async function recordPlainOrigin(gitDir: string, tree: string, base: string, clone: (from: string, to: string) => Promise<void>): Promise<OriginRecord> {
   const repo = await createPrivateRepo(gitDir)
-  return {headCommit: null, headBranch: null, forkTree: await writeTreeOf(repo, tree)}
+  const forkTree = await hashTreeOf(repo, tree)
+  await clone(tree, base)
+  return {headCommit: null, headBranch: null, forkTree}
+}
+
+/**
+ * Writes into the private repository the recorded contents of the files
+ * that differ between the fork tree and a later tree, taken from the base
+ * clone, so a patch between the two trees can be made. Only for origins
+ * recorded by hashes (plain ones); a no-op when the objects are there.
+ */
+export async function ensureBaseBlobs(gitDir: string, base: string, forkTree: string, laterTree: string): Promise<void> {
+  const env = privateEnv(privateRepo(gitDir))
+  const changed = await git(['diff-tree', '-r', '-z', '--no-renames', '--raw', forkTree, laterTree], {cwd: gitDir, env})
+  const missing: Array<{path: string; id: string}> = []
+  const fields = changed.stdout.split('\0')
+  for (let index = 0; index + 1 < fields.length; index += 2) {
+    // ":<old mode> <new mode> <old id> <new id> <status>" then the path.
+    const [oldMode, , oldId] = fields[index].slice(1).split(' ')
+    if (/^0+$/.test(oldId) || oldMode === '160000') continue
+    const known = await git(['cat-file', '-e', oldId], {cwd: gitDir, env, okStatuses: [1, 128]})
+    if (known.exitCode !== 0) missing.push({path: fields[index + 1], id: oldId})
+  }
+  // Hashed as when recorded: regular files through the work tree's attributes, links by their target.
+  const baseEnv = {...env, GIT_WORK_TREE: base}
+  for (const {path, id} of missing) {
+    const file = join(base, path)
+    const isLink = lstatSync(file, {throwIfNoEntry: false})?.isSymbolicLink()
+    const written = isLink
+      ? await gitLine(['hash-object', '-w', '--stdin', '--no-filters'], {cwd: base, env: baseEnv, input: readlinkSync(file, {encoding: 'buffer'})})
+      : await gitLine(['hash-object', '-w', '--', path], {cwd: base, env: baseEnv})
+    if (written !== id) throw new HmmError(`the recorded copy of ${path} in ${base} no longer matches what was recorded`)
+  }
 }
 
 const NS = 1_000_000_000n

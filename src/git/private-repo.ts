@@ -63,9 +63,32 @@ export async function createPrivateRepo(gitDir: string, originObjects?: string, 
 export async function writeTreeOf(repo: PrivateRepo, workTree: string): Promise<string> {
   const env = {...privateEnv(repo), GIT_WORK_TREE: workTree}
   await git(['add', '--all', '--', '.'], {cwd: workTree, env})
-  return gitLine(['write-tree'], {cwd: workTree, env})
+  return gitLine(['write-tree', '--missing-ok'], {cwd: workTree, env})
 }
+
+/*
+ * Why `--missing-ok`: for origins that are not git repositories the
+ * recorded tree is hashed without storing the files' contents (they stay
+ * in the copy-on-write base clone, which costs no blocks on a reflink file
+ * system). Blobs are written only when a diff needs them (ensureBaseBlobs).
+ */
 
 export function copyIndex(from: string, to: string): void {
   if (existsSync(from)) copyFileSync(from, to)
+}
+
+/**
+ * Records a directory's files in the private index by hash and stat data
+ * only (`update-index --info-only`): no object is written for them, so this
+ * costs reading the files, not storing them again. Then writes the tree.
+ */
+export async function hashTreeOf(repo: PrivateRepo, workTree: string): Promise<string> {
+  const env = {...privateEnv(repo), GIT_WORK_TREE: workTree}
+  const listed = await git(['ls-files', '-z', '--others', '--exclude-standard'], {cwd: workTree, env})
+  // A nested repository is listed as "dir/"; it is recorded as git records it, by its HEAD.
+  const paths = listed.stdout.split('\0').filter(Boolean).map(path => path.replace(/\/$/, ''))
+  if (paths.length > 0) {
+    await git(['update-index', '--add', '--info-only', '-z', '--stdin'], {cwd: workTree, env, input: paths.join('\0') + '\0'})
+  }
+  return gitLine(['write-tree', '--missing-ok'], {cwd: workTree, env})
 }

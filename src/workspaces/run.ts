@@ -63,7 +63,9 @@ async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Orig
     startWorkspaceIndex(workspace.gitDir, origin, workspace.tree)
     return {...recorded, originKind: 'git'}
   }
-  return {...(await recordPlainOrigin(workspace.gitDir, workspace.tree)), originKind: 'plain'}
+  mkdirSync(dirname(workspace.base), {recursive: true})
+  const record = await recordPlainOrigin(workspace.gitDir, workspace.tree, workspace.base, (from, to) => cloneTree(from, to, {signal}))
+  return {...record, originKind: 'plain'}
 }
 
 function signalNumber(signal: NodeJS.Signals): number {

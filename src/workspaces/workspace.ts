@@ -3,6 +3,8 @@
 //   <data>/<id>/lock                        flock held while the command runs
 //   <data>/<id>/git/                        hmm's private git directory: the
 //                                           recorded trees, indexes, objects
+//   <data>/<id>/base/<basename of origin>   origins that are not git repositories:
+//                                           the origin as it was (copy-on-write)
 import {existsSync} from 'node:fs'
 import {basename, join} from 'node:path'
 import {label} from './names.js'
@@ -13,6 +15,7 @@ export class Workspace {
   readonly tree: string
   readonly lock: string
   readonly gitDir: string
+  readonly base: string
 
   constructor(
     readonly row: WorkspaceRow,
@@ -22,6 +25,7 @@ export class Workspace {
     this.tree = join(this.root, 'tree', basename(row.origin) || 'root')
     this.lock = join(this.root, 'lock')
     this.gitDir = join(this.root, 'git')
+    this.base = join(this.root, 'base', basename(row.origin) || 'root')
   }
 
   get id(): string {
