@@ -19,19 +19,21 @@ export interface GitOrigin {
   gitDir: string
   objects: string
   index: string
+  /** sha1 or sha256: the private repository must use the same. */
+  objectFormat: string
 }
 
 /** The origin's repository if the origin is the top of a (non-bare) git repository. */
 export async function gitOriginOf(origin: string): Promise<GitOrigin | undefined> {
-  const probe = await git(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-path', 'objects', '--git-path', 'index'], {
+  const probe = await git(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-path', 'objects', '--git-path', 'index', '--show-object-format'], {
     cwd: origin,
     okStatuses: [128],
   })
   if (probe.exitCode !== 0) return undefined
-  const [top, gitDir, objects, index] = probe.stdout.split('\n')
+  const [top, gitDir, objects, index, objectFormat] = probe.stdout.split('\n')
   if (!top || resolve(top) !== origin) return undefined
   const absolute = (path: string) => (isAbsolute(path) ? path : resolve(origin, path))
-  return {gitDir, objects: absolute(objects), index: absolute(index)}
+  return {gitDir, objects: absolute(objects), index: absolute(index), objectFormat: objectFormat || 'sha1'}
 }
 
 export interface OriginRecord {
@@ -43,7 +45,11 @@ export interface OriginRecord {
 /** Records a git origin before it is cloned. */
 export async function recordGitOrigin(origin: string, repoOfOrigin: GitOrigin, gitDir: string): Promise<{record: OriginRecord; repo: PrivateRepo}> {
   const excludes = join(repoOfOrigin.gitDir, 'info', 'exclude')
-  const repo = await createPrivateRepo(gitDir, repoOfOrigin.objects, existsSync(excludes) ? [readFileSync(excludes, 'utf8')] : [])
+  const repo = await createPrivateRepo(gitDir, {
+    objects: repoOfOrigin.objects,
+    objectFormat: repoOfOrigin.objectFormat,
+    excludes: existsSync(excludes) ? [readFileSync(excludes, 'utf8')] : [],
+  })
   const forkIndex = join(gitDir, 'index.fork')
   // Starting from the origin's own index: its stat data matches the origin's
   // files, so git re-reads only what changed since the user's last `git add`.
@@ -143,12 +149,13 @@ const SYMLINK = 0o120000
  * change since git hashed it (see index-file.ts). The rest keep the
  * origin's stat data, which never matches a clone, so git reads them.
  */
-export function startWorkspaceIndex(gitDir: string, origin: string, tree: string): void {
+export function startWorkspaceIndex(gitDir: string, origin: GitOrigin & {path: string}, tree: string): void {
   const forkIndex = join(gitDir, 'index.fork')
   const workspaceIndex = privateRepo(gitDir).index
   if (!existsSync(forkIndex)) return
-  const parsed = parseIndex(readFileSync(forkIndex))
-  const rewritten = parsed && withStats(parsed, cloneStats(parsed, lstatSync(forkIndex, {bigint: true}).mtimeNs, origin, tree))
+  // index-file.ts reads SHA-1 indexes only; a SHA-256 one is copied as it is.
+  const parsed = origin.objectFormat === 'sha1' ? parseIndex(readFileSync(forkIndex)) : undefined
+  const rewritten = parsed && withStats(parsed, cloneStats(parsed, lstatSync(forkIndex, {bigint: true}).mtimeNs, origin.path, tree))
   if (rewritten) writeFileSync(workspaceIndex, rewritten)
   else copyFileSync(forkIndex, workspaceIndex)
 }

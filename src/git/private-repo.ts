@@ -6,7 +6,7 @@
 // for git origins the origin's objects are reachable through alternates, so
 // nothing is copied. System and global git config are switched off for it:
 // no filter, diff driver or fsmonitor of anyone's can run on the tree.
-import {copyFileSync, existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {appendFileSync, copyFileSync, existsSync, mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {git, gitLine} from './git.js'
 
@@ -30,22 +30,33 @@ export function privateEnv(repo: PrivateRepo): Record<string, string> {
   }
 }
 
-export async function createPrivateRepo(gitDir: string, originObjects?: string, originExcludes?: string[]): Promise<PrivateRepo> {
+/**
+ * hmm's settings for the private repository, appended to what `git init`
+ * wrote (later keys win): a work tree is always given explicitly, nothing
+ * may start a daemon or keep stat caches of its own, no automatic gc.
+ */
+const PRIVATE_CONFIG = `[core]
+\tbare = false
+\tfsmonitor = false
+\tuntrackedCache = false
+\tquotePath = true
+[gc]
+\tauto = 0
+`
+
+export async function createPrivateRepo(gitDir: string, origin?: {objects: string; objectFormat: string; excludes: string[]}): Promise<PrivateRepo> {
   mkdirSync(gitDir, {recursive: true})
   const repo = privateRepo(gitDir)
   // --template= : no hooks or other template files of the user's copied in.
-  await git(['init', '--bare', '--quiet', '--template=', gitDir], {
+  // The object format must be the origin's, whose objects it borrows.
+  const format = origin ? [`--object-format=${origin.objectFormat}`] : []
+  await git(['init', '--bare', '--quiet', '--template=', ...format, gitDir], {
     cwd: gitDir,
     env: {GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null'},
   })
-  const settings: Array<[string, string]> = [
-    ['core.bare', 'false'],
-    ['core.fsmonitor', 'false'],
-    ['core.untrackedCache', 'false'],
-    ['gc.auto', '0'],
-    ['core.quotePath', 'true'],
-  ]
-  for (const [key, value] of settings) await git(['config', key, value], {cwd: gitDir, env: privateEnv(repo)})
+  appendFileSync(join(gitDir, 'config'), PRIVATE_CONFIG)
+  const originObjects = origin?.objects
+  const originExcludes = origin?.excludes
   mkdirSync(join(gitDir, 'objects', 'info'), {recursive: true})
   if (originObjects) writeFileSync(join(gitDir, 'objects', 'info', 'alternates'), `${originObjects}\n`)
   if (originExcludes?.length) {

@@ -59,8 +59,8 @@ async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Orig
   } finally {
     progress?.done()
   }
-  if (recorded) {
-    startWorkspaceIndex(workspace.gitDir, origin, workspace.tree)
+  if (repoOfOrigin && recorded) {
+    startWorkspaceIndex(workspace.gitDir, {...repoOfOrigin, path: origin}, workspace.tree)
     return {...recorded, originKind: 'git'}
   }
   mkdirSync(dirname(workspace.base), {recursive: true})
