@@ -5,7 +5,21 @@ import {existsSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {HmmError} from '../ui/errors.js'
 
-export const HELPER_PATH = fileURLToPath(new URL('../../native-helpers/build/hmm-helper', import.meta.url))
+const RELATIVE = 'native-helpers/build/hmm-helper'
+
+/**
+ * Where the built helper is: found upwards from this module, which is
+ * dist/native/helper.js, or dist/list.bundle.js once bundled.
+ */
+function locate(): string {
+  for (const up of ['../../', '../']) {
+    const candidate = fileURLToPath(new URL(up + RELATIVE, import.meta.url))
+    if (existsSync(candidate)) return candidate
+  }
+  return fileURLToPath(new URL('../../' + RELATIVE, import.meta.url))
+}
+
+export const HELPER_PATH = locate()
 
 export function helperPath(): string {
   if (!existsSync(HELPER_PATH)) {

@@ -19,6 +19,7 @@ describe('hmm ls', () => {
     const first = workspaceLine((await world.hmm(['run', '-n', 'parser', 'true'])).stderr)
     const second = workspaceLine((await world.hmm(['run', 'true'])).stderr)
     const listing = await world.hmm(['ls'])
+    expect(listing.stderr).toBe('')
     expect(listing.stdout.replace(/ \d+s  ~/g, ' Ns  ~')).toBe(
       'ID      NAME    STATE  AGE  ORIGIN\n' +
         `${first.id}  parser  done    Ns  ~/src/proj\n` +
