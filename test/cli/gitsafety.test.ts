@@ -5,7 +5,10 @@ import {execa} from 'execa'
 import {mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {copyRegularFile} from '../../src/git/bundle.js'
+import {bundleDir, bundlePolicy, copyRegularFile} from '../../src/git/bundle.js'
+import {runConfined} from '../../src/sandbox/confined.js'
+import {Store} from '../../src/workspaces/store.js'
+import {Workspace} from '../../src/workspaces/workspace.js'
 import {BIN, World} from '../world.js'
 import {hmm, made, snapshot} from './taking.js'
 
@@ -164,6 +167,36 @@ describe('taking work back safely', () => {
 })
 
 describe('the bundle made in the sandbox', () => {
+  it('is made by a program that may read the tree but write only the bundle directory', async () => {
+    world = new World('safety-bundle-policy')
+    world.file('a.txt', 'in the tree\n')
+    const ws = await made(world, 'true')
+    const store = Store.open(world.dataDir)
+    const workspace = new Workspace(store.get(ws.id)!, world.dataDir)
+    store.close()
+    mkdirSync(bundleDir(workspace))
+    const attempts = [
+      `cat a.txt`,
+      `cat '${join(world.dataDir, 'registry.sqlite')}' >/dev/null || echo registry-hidden`,
+      `echo x > '${join(bundleDir(workspace), 'out')}' && echo bundle-written`,
+      `echo x > '${join(ws.tree, 'b.txt')}' 2>/dev/null || echo tree-read-only`,
+      `echo x > '${join(world.home, 'marker-home')}' 2>/dev/null || echo home-read-only`,
+      `echo x > /tmp/hmm-bundle-policy-$$ 2>/dev/null || echo tmp-read-only`,
+      'echo x > /dev/null && echo dev-null',
+    ]
+    const result = await runConfined({
+      policy: bundlePolicy(workspace, world.dataDir),
+      lock: join(workspace.root, 'bundle.lock'),
+      cwd: ws.tree,
+      command: ['sh', '-c', attempts.join('; ')],
+      env: {PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: world.home},
+    })
+    expect(result.outcome).toEqual({kind: 'exited', status: 0})
+    expect(result.stdout).toBe('in the tree\nregistry-hidden\nbundle-written\ntree-read-only\nhome-read-only\ntmp-read-only\ndev-null\n')
+    expect(markers()).toEqual([])
+  })
+
+
   function scratch(): string {
     world = new World('safety-bundle')
     const dir = join(world.root, 'bundle')

@@ -211,6 +211,16 @@ describe('hmm pr', () => {
     expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
   })
 
+  it('says so when the workspace name cannot be a branch name, before pushing anything', async () => {
+    world = new World('pr-bad-name')
+    installGh()
+    const bare = await withRemote()
+    await made(world, COMMIT_TWO, 'x.lock')
+    expect(await hmm(world, ['pr'])).toEqual({exitCode: 1, stdout: '', stderr: 'hmm: hmm/x.lock is not a valid branch name, so hmm pr cannot push to it\n'})
+    expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
+    expect(await world.git(['for-each-ref', '--format=%(refname)'], bare)).toBe('refs/heads/main')
+  })
+
   it('says the origin is not on a branch', async () => {
     world = new World('pr-detached')
     await withRemote()
@@ -241,5 +251,34 @@ describe('hmm pr', () => {
     expect(result.exitCode).toBe(1)
     expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6} \(busy\) is running\n$/)
     expect(await remoteBranch(bare, 'hmm/busy')).toBe('')
+  })
+})
+
+describe('hmm pr, its pure parts', () => {
+  it('knows GitHub remote URLs in their usual forms, and nothing else', async () => {
+    const {githubRepo, compareUrl} = await import('../../src/git/github.js')
+    for (const url of [
+      'https://github.com/owner/name',
+      'https://github.com/owner/name.git',
+      'https://github.com/owner/name/',
+      'https://user@github.com/owner/name.git',
+      'git@github.com:owner/name.git',
+      'git@github.com:owner/name',
+      'ssh://git@github.com/owner/name.git',
+      'ssh://git@github.com:22/owner/name',
+      'git://github.com/owner/name.git',
+    ]) {
+      expect(githubRepo(url), url).toEqual({owner: 'owner', name: 'name'})
+    }
+    for (const url of ['https://gitlab.com/owner/name', 'https://github.com.evil.example/owner/name', '/srv/git/name.git', 'https://github.com/owner', 'https://github.com/o/n/extra']) {
+      expect(githubRepo(url), url).toBeUndefined()
+    }
+    expect(compareUrl({owner: 'o', name: 'n'}, 'release/1.x', 'hmm/k3xq9a')).toBe('https://github.com/o/n/compare/release/1.x...hmm/k3xq9a?expand=1')
+  })
+
+  it('titles and describes pull requests from the commits, oldest first', async () => {
+    const {pullRequestText} = await import('../../src/git/pr.js')
+    expect(pullRequestText([{subject: 'Fix it', body: 'Because.\n\nDetails.\n'}])).toEqual({title: 'Fix it', body: 'Because.\n\nDetails.'})
+    expect(pullRequestText([{subject: 'a', body: 'x'}, {subject: 'b', body: ''}])).toEqual({title: 'a', body: '- a\n- b'})
   })
 })

@@ -1,0 +1,245 @@
+// Taking a workspace's commits out of it, safely (DESIGN "Git, safely"):
+//
+//  1. `git bundle create` runs INSIDE a sandbox, through the helper: the
+//     workspace's repository is the command's (its config and hooks can run
+//     anything), so git may run on it only where the command itself could.
+//     That sandbox may read what `hmm run`'s may, and write nothing but an
+//     empty directory made for the bundle (and devices, for /dev/null).
+//  2. Outside, the bundle must be a regular file (lstat, then opened with
+//     O_NOFOLLOW and checked again on the descriptor); it is copied into
+//     hmm's private repository, where nothing sandboxed can reach it.
+//  3. The copy is fetched into the private repository (whose objects see
+//     the origin's through alternates), then from there into the origin's
+//     repository as refs/hmm/<id> with fetch.fsckObjects/transfer.fsckObjects
+//     on. The second hop is what checks every object: git does not fsck
+//     objects fetched from a bundle directly (checked with git 2.39), but
+//     does for a fetch from a repository.
+//
+// Nothing here runs git outside the sandbox with the workspace's `.git` as
+// its repository; its HEAD is read as plain files (workspace-head.ts).
+import {closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, rmSync, writeSync} from 'node:fs'
+import {homedir, tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {runConfined} from '../sandbox/confined.js'
+import {buildPolicy, canonical, type SandboxPolicy} from '../sandbox/policy.js'
+import {HmmError} from '../ui/errors.js'
+import type {Workspace} from '../workspaces/workspace.js'
+import {lastLine, treeNow} from './changes.js'
+import {git, gitLine} from './git.js'
+import {privateEnv, privateRepo} from './private-repo.js'
+import {readWorkspaceHead} from './workspace-head.js'
+
+/** The name the bundle is made under, in the directory the sandbox may write. */
+export const BUNDLE_NAME = 'out.bundle'
+/** The private ref the bundle is fetched into before it goes to the origin. */
+const INCOMING_REF = 'refs/hmm/incoming'
+
+export function hmmRef(workspace: Workspace): string {
+  return `refs/hmm/${workspace.id}`
+}
+
+export function bundleDir(workspace: Workspace): string {
+  return join(workspace.root, 'bundle')
+}
+
+/** The policy for bundling: read as `hmm run` may (the tree included), write only the bundle directory. */
+export function bundlePolicy(workspace: Workspace, data: string): SandboxPolicy {
+  const normal = buildPolicy({
+    tree: workspace.tree,
+    home: process.env.HOME || homedir(),
+    dataDir: data,
+    extraWritable: [],
+    tmpdir: process.env.TMPDIR || tmpdir(),
+    platform: 'linux',
+  })
+  return {
+    tree: canonical(bundleDir(workspace)),
+    readable: [...normal.readable, normal.tree],
+    writable: [],
+    devices: normal.devices,
+    hidden: normal.hidden,
+  }
+}
+
+/** Only what git needs to run: the caller's environment could hold tokens the sandboxed git has no use for. */
+function bundleEnv(workspace: Workspace): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const key of ['PATH', 'HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ']) {
+    const value = process.env[key]
+    if (value !== undefined) env[key] = value
+  }
+  return {
+    ...env,
+    // The repository in the tree, never one found by searching upwards from it.
+    GIT_DIR: join(workspace.tree, '.git'),
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_OPTIONAL_LOCKS: '0',
+  }
+}
+
+export interface WorkspaceCommits {
+  /** The workspace's HEAD commit, read from its files. */
+  head: string
+}
+
+/**
+ * The workspace's HEAD if it has commits made since it was made; throws
+ * `noCommits` when it has none. Checks its repository is a directory of
+ * the tree (not a `.git` file or link pointing elsewhere).
+ */
+export function workspaceCommits(workspace: Workspace, noCommits: string): WorkspaceCommits {
+  const dotGit = join(workspace.tree, '.git')
+  const stat = lstatSync(dotGit, {throwIfNoEntry: false})
+  if (!stat) throw new HmmError(`workspace ${workspace.label} has no repository any more (${dotGit} is gone)`)
+  if (!stat.isDirectory()) {
+    throw new HmmError(`workspace ${workspace.label} has no repository of its own (${dotGit} is not a directory); hmm takes commits only from it`)
+  }
+  const head = readWorkspaceHead(workspace.tree)
+  if (head === undefined) throw new HmmError(`cannot read the HEAD of workspace ${workspace.label}'s repository`)
+  if (head === null || head === workspace.row.headCommit) throw new HmmError(noCommits)
+  return {head}
+}
+
+/** Makes the bundle inside the sandbox; returns its path (not yet trusted). */
+async function makeBundle(workspace: Workspace, data: string, noCommits: string): Promise<string> {
+  const dir = bundleDir(workspace)
+  rmSync(dir, {recursive: true, force: true})
+  mkdirSync(dir, {mode: 0o700})
+  const bundle = join(canonical(dir), BUNDLE_NAME)
+  const range = workspace.row.headCommit ? ['HEAD', `^${workspace.row.headCommit}`] : ['HEAD']
+  const result = await runConfined({
+    policy: bundlePolicy(workspace, data),
+    lock: join(workspace.root, 'bundle.lock'),
+    cwd: canonical(workspace.tree),
+    command: ['git', 'bundle', 'create', '--quiet', bundle, ...range],
+    env: bundleEnv(workspace),
+  })
+  const outcome = result.outcome
+  if (outcome.kind === 'setup-failed') throw new HmmError(`the sandbox could not be set up: ${outcome.reason}`)
+  if (outcome.kind === 'not-started') throw new HmmError(`git could not be started in the sandbox: ${outcome.reason}`)
+  if (outcome.kind === 'signalled') throw new HmmError(`git bundle create was killed by ${outcome.signal}`)
+  if (outcome.status !== 0) {
+    if (result.stderr.includes('empty bundle')) throw new HmmError(noCommits)
+    throw new HmmError(`could not take the commits out of workspace ${workspace.label}: ${lastLine(result.stderr)}`)
+  }
+  return bundle
+}
+
+/** Larger than any bundle git would make of a workspace's commits is not expected; read in chunks anyway. */
+const CHUNK = 1 << 20
+
+/**
+ * Copies the bundle the sandbox made to `to`, refusing anything but a
+ * regular file: a link must not make hmm read (and fetch) another file.
+ */
+export function copyRegularFile(from: string, to: string): void {
+  const stat = lstatSync(from, {throwIfNoEntry: false})
+  if (!stat) throw new HmmError(`the bundle ${from} was not made`)
+  if (!stat.isFile()) throw new HmmError(`the bundle ${from} is not a regular file; it is not used`)
+  let input: number
+  try {
+    input = openSync(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch (error) {
+    throw new HmmError(`the bundle ${from} cannot be opened as a regular file: ${(error as Error).message}`)
+  }
+  try {
+    if (!fstatSync(input).isFile()) throw new HmmError(`the bundle ${from} is not a regular file; it is not used`)
+    rmSync(to, {force: true})
+    const output = openSync(to, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
+    try {
+      const buffer = Buffer.alloc(CHUNK)
+      for (;;) {
+        const read = readSync(input, buffer, 0, CHUNK, null)
+        if (read === 0) break
+        let written = 0
+        while (written < read) written += writeSync(output, buffer, written, read - written)
+      }
+    } finally {
+      closeSync(output)
+    }
+  } finally {
+    closeSync(input)
+  }
+}
+
+export interface TakenCommits {
+  /** The commit now at refs/hmm/<id> in the origin. */
+  tip: string
+  tipTree: string
+  /** The workspace's files now (the tree written by treeNow). */
+  nowTree: string
+  /** Whether the workspace holds changes it did not commit (beyond what the origin had uncommitted when it was made). */
+  uncommitted: boolean
+}
+
+/** Raw diff records between two trees: one string per changed path. */
+async function rawChanges(workspace: Workspace, from: string, to: string): Promise<Set<string>> {
+  const env = privateEnv(privateRepo(workspace.gitDir))
+  const raw = await git(['diff-tree', '-r', '-z', '--no-renames', '--raw', from, to], {cwd: workspace.gitDir, env})
+  const fields = raw.stdout.split('\0')
+  const records = new Set<string>()
+  for (let index = 0; index + 1 < fields.length; index += 2) records.add(`${fields[index]}\0${fields[index + 1]}`)
+  return records
+}
+
+/**
+ * Changes in the tree that are not in the HEAD commit, less those the
+ * origin already had uncommitted when the workspace was made (the clone
+ * holds them too, and they are the user's, not the command's).
+ */
+async function hasOwnUncommitted(workspace: Workspace, tipTree: string, nowTree: string): Promise<boolean> {
+  if (tipTree === nowTree) return false
+  const env = privateEnv(privateRepo(workspace.gitDir))
+  const headTree = workspace.row.headCommit
+    ? await gitLine(['rev-parse', '--verify', `${workspace.row.headCommit}^{tree}`], {cwd: workspace.gitDir, env})
+    : await gitLine(['mktree'], {cwd: workspace.gitDir, env, input: ''})
+  const inherited = await rawChanges(workspace, headTree, workspace.row.forkTree!)
+  for (const change of await rawChanges(workspace, tipTree, nowTree)) if (!inherited.has(change)) return true
+  return false
+}
+
+/**
+ * The workspace's commits since it was made, into the origin's repository
+ * as refs/hmm/<id>. The origin's branch, index and files are not touched.
+ */
+export async function takeCommits(workspace: Workspace, data: string, origin: string, commits: WorkspaceCommits, noCommits: string): Promise<TakenCommits> {
+  const {head} = commits
+  const made = await makeBundle(workspace, data, noCommits)
+  const incoming = join(workspace.gitDir, 'incoming.bundle')
+  copyRegularFile(made, incoming)
+  rmSync(bundleDir(workspace), {recursive: true, force: true})
+
+  const env = privateEnv(privateRepo(workspace.gitDir))
+  const intoPrivate = await git(
+    ['-c', 'maintenance.auto=false', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', incoming, `+HEAD:${INCOMING_REF}`],
+    {cwd: workspace.gitDir, env, okStatuses: [1, 128]},
+  )
+  rmSync(incoming, {force: true})
+  if (intoPrivate.exitCode !== 0) {
+    throw new HmmError(`could not read the commits of workspace ${workspace.label}: ${lastLine(intoPrivate.stderr)}`)
+  }
+  const fetched = await gitLine(['rev-parse', '--verify', `${INCOMING_REF}^{commit}`], {cwd: workspace.gitDir, env})
+  if (fetched !== head) throw new HmmError(`the commits taken out of workspace ${workspace.label} do not end at its HEAD ${head}`)
+
+  // The second hop, with every object checked, into the user's repository.
+  const intoOrigin = await git(
+    [
+      '-c', 'fetch.fsckObjects=true',
+      '-c', 'transfer.fsckObjects=true',
+      'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '--no-prune', '--no-auto-gc',
+      workspace.gitDir,
+      `+${INCOMING_REF}:${hmmRef(workspace)}`,
+    ],
+    {cwd: origin, okStatuses: [1, 128]},
+  )
+  if (intoOrigin.exitCode !== 0) {
+    throw new HmmError(`could not fetch the commits of workspace ${workspace.label} into ${origin}: ${lastLine(intoOrigin.stderr)}`)
+  }
+  const tip = await gitLine(['rev-parse', '--verify', `${hmmRef(workspace)}^{commit}`], {cwd: origin})
+  if (tip !== head) throw new HmmError(`${hmmRef(workspace)} in ${origin} is not workspace ${workspace.label}'s HEAD ${head}`)
+  const tipTree = await gitLine(['rev-parse', '--verify', `${tip}^{tree}`], {cwd: workspace.gitDir, env})
+  const nowTree = await treeNow(workspace)
+  return {tip, tipTree, nowTree, uncommitted: await hasOwnUncommitted(workspace, tipTree, nowTree)}
+}

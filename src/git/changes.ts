@@ -1,0 +1,111 @@
+// What a workspace changed: the tree of its files now, and the patch from
+// the tree recorded when it was made (the fork tree) to that.
+//
+// Security: the workspace's `.git` is never the repository here. The tree
+// is hashed into hmm's private repository (its own index, system and global
+// config off), so no filter, diff driver, fsmonitor or hook of anyone's
+// runs; the only settings taken from outside are the user's own
+// core.excludesFile, read from the origin's (trusted) config. Patches are
+// made with --no-ext-diff --no-textconv --no-color --binary --full-index so
+// no configuration changes their bytes: what `hmm diff` shows is exactly
+// what `hmm apply` applies.
+import {existsSync} from 'node:fs'
+import {setTimeout as sleep} from 'node:timers/promises'
+import {HmmError} from '../ui/errors.js'
+import type {Workspace} from '../workspaces/workspace.js'
+import {git, gitLine} from './git.js'
+import {gitBytes} from './git-bytes.js'
+import {ensureBaseBlobs} from './origin.js'
+import {privateEnv, privateRepo} from './private-repo.js'
+
+/*
+ * Stat checks are git's defaults (mtime with nanoseconds, ctime, inode,
+ * size). DESIGN suggested limiting them to what survives a clone (size,
+ * whole-second mtime, core.checkStat=minimal) so the first diff does not
+ * re-read every file; but then a file the command rewrites with the same
+ * size in the same second as its recorded stat is never seen as changed —
+ * not shown, not applied, and counted by rm as no work. So the first diff
+ * after the clone reads every file once (new inodes), later ones only what
+ * changed.
+ */
+
+/** How often to wait for another hmm holding the private index (a diff while a diff runs). */
+const INDEX_LOCK_TRIES = 20
+const INDEX_LOCK_WAIT_MS = 100
+
+/**
+ * The user's core.excludesFile, as the origin's git sees it: the fork tree
+ * of a git origin was written with it, so the tree now must be too.
+ */
+async function excludesSettings(workspace: Workspace): Promise<string[]> {
+  const origin = workspace.row.origin
+  if (workspace.row.originKind !== 'git' || !existsSync(origin)) return []
+  const path = await git(['config', '--path', '--get', 'core.excludesFile'], {cwd: origin, okStatuses: [1, 128]})
+  const value = path.exitCode === 0 ? path.stdout.replace(/\n$/, '') : ''
+  return value ? ['-c', `core.excludesFile=${value}`] : []
+}
+
+/**
+ * The tree of the workspace's files now (committed or not, ignored files
+ * left out), written into the private repository. Callers check first that
+ * the tree is a directory (taking.ts).
+ */
+export async function treeNow(workspace: Workspace): Promise<string> {
+  const repo = privateRepo(workspace.gitDir)
+  const env = {...privateEnv(repo), GIT_WORK_TREE: workspace.tree}
+  const settings = await excludesSettings(workspace)
+  for (let attempt = 1; ; attempt++) {
+    const added = await git([...settings, 'add', '--all', '--', '.'], {cwd: workspace.tree, env, okStatuses: [128]})
+    if (added.exitCode === 0) break
+    if (!added.stderr.includes('index.lock') || attempt >= INDEX_LOCK_TRIES) {
+      throw new HmmError(`could not read the files of workspace ${workspace.label}: ${lastLine(added.stderr)}`)
+    }
+    await sleep(INDEX_LOCK_WAIT_MS)
+  }
+  return gitLine([...settings, 'write-tree', '--missing-ok'], {cwd: workspace.tree, env})
+}
+
+export function lastLine(text: string): string {
+  return (
+    text
+      .trim()
+      .split('\n')
+      .at(-1)
+      ?.replace(/^(fatal|error): /, '') || 'unknown error'
+  )
+}
+
+/** diff-tree arguments whose output no configuration can change. */
+function diffArgs(format: 'patch' | 'stat', colour: string[] | undefined): string[] {
+  return [
+    ...(colour ?? []),
+    'diff-tree',
+    '-r',
+    '-M',
+    ...(format === 'patch' ? ['-p', '--binary', '--full-index'] : ['--stat']),
+    ...(colour ? ['--color=always'] : ['--no-color']),
+    '--no-ext-diff',
+    '--no-textconv',
+    '--src-prefix=a/',
+    '--dst-prefix=b/',
+  ]
+}
+
+export interface DiffRequest {
+  format: 'patch' | 'stat'
+  /** Colour for a terminal, with the user's `-c color.diff.*=...` settings; undefined: none. */
+  colour?: string[]
+  /** The width git's stat fits in (a terminal's), else git's default. */
+  columns?: number
+}
+
+/** The patch (or stat) from one recorded tree to another, as bytes. */
+export async function treeDiff(workspace: Workspace, from: string, to: string, request: DiffRequest): Promise<Buffer> {
+  // Origins recorded by hashes only: the recorded side's contents come from the base clone.
+  if (workspace.row.originKind === 'plain') await ensureBaseBlobs(workspace.gitDir, workspace.base, from, to)
+  const repo = privateRepo(workspace.gitDir)
+  const env: Record<string, string> = {...privateEnv(repo)}
+  if (request.columns) env.COLUMNS = String(request.columns)
+  const args = [...diffArgs(request.format, request.colour), from, to]
+  return (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout
+}

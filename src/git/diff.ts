@@ -1,0 +1,28 @@
+// `hmm diff [--stat] [WS]`: what changed in the workspace since it was made,
+// committed or not, as a git patch (or git's stat summary). Allowed while
+// the command runs: it only reads the tree.
+//
+// Security: see changes.ts (the patch never comes from the workspace's
+// `.git`) and pager.ts (colours and pager are the user's own settings).
+import {Context} from '../workspaces/context.js'
+import {treeDiff, treeNow} from './changes.js'
+import {colourSettings, onTerminal, show} from './pager.js'
+import {checkUsable} from './taking.js'
+
+export async function diffWorkspace(key: string | undefined, options: {stat: boolean}): Promise<void> {
+  const context = new Context()
+  try {
+    const workspace = context.workspace(key)
+    const forkTree = checkUsable(workspace)
+    const now = await treeNow(workspace)
+    if (now === forkTree) return
+    const bytes = await treeDiff(workspace, forkTree, now, {
+      format: options.stat ? 'stat' : 'patch',
+      colour: await colourSettings(workspace.row.origin),
+      columns: onTerminal() ? process.stdout.columns : undefined,
+    })
+    await show(bytes, workspace.row.origin)
+  } finally {
+    context.close()
+  }
+}

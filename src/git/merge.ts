@@ -1,0 +1,61 @@
+// `hmm merge [WS]`: the commits made in the workspace, merged into the
+// branch the origin is on as `git merge` would (fast-forward when it can,
+// else a merge commit `Merge workspace <label>`; conflicts left to resolve).
+// Only commits: uncommitted changes stay in the workspace, with a warning.
+//
+// Security: the commits come out through bundle.ts (git runs on the
+// workspace's repository only inside the sandbox; every object is checked
+// on its way into the origin). `git merge` then runs in the origin, the
+// user's own repository, with the user's own config and hooks.
+import {say} from '../ui/errors.js'
+import {Context} from '../workspaces/context.js'
+import {hmmRef} from './bundle.js'
+import {takeForGit, takenState, warnUncommitted} from './commits.js'
+import {git} from './git.js'
+
+async function headOf(origin: string): Promise<string | undefined> {
+  const head = await git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {cwd: origin, okStatuses: [1]})
+  return head.stdout.trim() || undefined
+}
+
+/** git's message lines, without its `error: `/`fatal: ` prefixes. */
+function gitLines(text: string): string[] {
+  return text
+    .split('\n')
+    .map(line => line.replace(/^(error|fatal|hint): /, '').trim())
+    .filter(line => line.trim() !== '')
+}
+
+/** Returns the exit status. */
+export async function mergeWorkspace(key: string | undefined): Promise<number> {
+  const context = new Context()
+  try {
+    const workspace = context.workspace(key)
+    const taken = await takeForGit(context, workspace, `workspace ${workspace.label} has no commits to merge: hmm apply applies its changes`)
+    const origin = taken.origin
+    const before = await headOf(origin)
+    const merged = await git(['merge', '--no-edit', '-m', `Merge workspace ${workspace.label}`, hmmRef(workspace)], {
+      cwd: origin,
+      okStatuses: [1, 2, 128],
+    })
+    if (merged.exitCode !== 0) {
+      const unmerged = await git(['ls-files', '--unmerged', '-z'], {cwd: origin, okStatuses: [128]})
+      if (unmerged.stdout !== '') {
+        say(`merging workspace ${workspace.label} into ${origin} stopped at conflicts: resolve them and commit (git status lists them)`)
+      } else {
+        say(`could not merge workspace ${workspace.label} into ${origin}:`)
+        for (const line of gitLines(merged.stderr || merged.stdout)) say(line)
+      }
+      warnUncommitted(workspace, taken)
+      return 1
+    }
+    context.store.update(workspace.id, {takenState: takenState(taken)})
+    const after = await headOf(origin)
+    const how = after === taken.tip && before !== taken.tip ? ' (fast-forward)' : before === after ? ' (already merged)' : ''
+    say(`merged workspace ${workspace.label} into ${origin}${how}`)
+    warnUncommitted(workspace, taken)
+    return 0
+  } finally {
+    context.close()
+  }
+}

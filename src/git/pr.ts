@@ -1,0 +1,77 @@
+// `hmm pr [--draft] [WS]`: the workspace's commits (taken as merge takes
+// them) pushed to `hmm/<name>` (or `hmm/<id>`) of the remote the origin's
+// branch tracks, and a GitHub pull request opened for them with `gh` (or
+// the existing one found); without gh, the compare URL; for a remote not on
+// GitHub, only the push. The origin's branch and files are not touched.
+//
+// Security: commits come out through bundle.ts; their messages are read
+// from the origin's repository after every object was checked (trusted git,
+// untrusted text) and reach gh only as argv values (github.ts).
+import {HmmError, say} from '../ui/errors.js'
+import {Context} from '../workspaces/context.js'
+import {hmmRef} from './bundle.js'
+import {git} from './git.js'
+import {compareUrl, ensurePullRequest, githubRepo, hasGh} from './github.js'
+import {takeForGit, takenState, warnUncommitted} from './commits.js'
+import {checkBranchName, pushTarget, pushWithLease, type PushTarget} from './push.js'
+import type {Workspace} from '../workspaces/workspace.js'
+
+export interface PullRequestText {
+  title: string
+  body: string
+}
+
+/** Title: the first commit's subject; body: its message body, or `- <subject>` per commit for several. */
+export function pullRequestText(commits: Array<{subject: string; body: string}>): PullRequestText {
+  if (commits.length === 0) return {title: '', body: ''}
+  if (commits.length === 1) return {title: commits[0].subject, body: commits[0].body.trim()}
+  return {title: commits[0].subject, body: commits.map(commit => `- ${commit.subject}`).join('\n')}
+}
+
+/** The commits hmm took, oldest first, read from the origin's repository. */
+async function commitsTaken(workspace: Workspace, origin: string): Promise<Array<{subject: string; body: string}>> {
+  const range = [hmmRef(workspace), ...(workspace.row.headCommit ? [`^${workspace.row.headCommit}`] : [])]
+  const log = await git(['log', '-z', '--reverse', '--no-show-signature', '--format=%s%x00%b', ...range, '--'], {cwd: origin})
+  const fields = log.stdout.split('\0')
+  const commits: Array<{subject: string; body: string}> = []
+  for (let index = 0; index + 1 < fields.length; index += 2) commits.push({subject: fields[index].replace(/^\n/, ''), body: fields[index + 1]})
+  return commits
+}
+
+/** Returns the exit status. */
+export async function prWorkspace(key: string | undefined, options: {draft: boolean}): Promise<number> {
+  const context = new Context()
+  try {
+    const workspace = context.workspace(key)
+    const remoteBranch = `hmm/${workspace.row.name ?? workspace.id}`
+    let target: PushTarget | undefined
+    const taken = await takeForGit(context, workspace, `workspace ${workspace.label} has no commits to push`, async origin => {
+      target = await pushTarget(origin, workspace.row.headBranch)
+      await checkBranchName(origin, remoteBranch)
+    })
+    if (!target) throw new HmmError('no push target') // set by takeForGit's callback
+    const origin = taken.origin
+    await pushWithLease(origin, target, {label: workspace.label, ref: hmmRef(workspace), remoteBranch, lease: workspace.row.pushedCommit})
+    context.store.update(workspace.id, {pushedCommit: taken.tip, takenState: takenState(taken)})
+
+    const repo = githubRepo(target.url)
+    if (!repo) {
+      say(`pushed workspace ${workspace.label} to ${target.remote} ${remoteBranch} (not on GitHub)`)
+      warnUncommitted(workspace, taken)
+      return 0
+    }
+    say(`pushed workspace ${workspace.label} to ${target.remote} ${remoteBranch}`)
+    warnUncommitted(workspace, taken)
+    let url: string
+    if (hasGh()) {
+      const text = pullRequestText(await commitsTaken(workspace, origin))
+      url = await ensurePullRequest({repo, base: target.base, head: remoteBranch, ...text, draft: options.draft}, origin)
+    } else {
+      url = compareUrl(repo, target.base, remoteBranch)
+    }
+    process.stdout.write(`${url}\n`)
+    return 0
+  } finally {
+    context.close()
+  }
+}

@@ -1,0 +1,42 @@
+// What diff, apply, merge and pr check before they look at a workspace:
+// that it was finished, that its tree is still there, that it is not
+// running (apply, merge and pr change the origin, so they wait until the
+// command is done), and that the origin is still there.
+//
+// Security: a tree deleted by hand must be an error, never "the command
+// deleted every file" — an apply of that would empty the origin. So the
+// tree is checked to be a real directory (lstat, no link followed) before
+// anything is compared with it.
+import {lstatSync} from 'node:fs'
+import {HmmError} from '../ui/errors.js'
+import {status} from '../workspaces/status.js'
+import type {Workspace} from '../workspaces/workspace.js'
+
+/** The workspace was made and its tree is a directory; returns the recorded fork tree. */
+export function checkUsable(workspace: Workspace): string {
+  if (workspace.row.state !== 'ready' || !workspace.row.forkTree) {
+    throw new HmmError(`workspace ${workspace.label} was never finished (hmm was stopped while making it); hmm rm removes it`)
+  }
+  const tree = lstatSync(workspace.tree, {throwIfNoEntry: false})
+  if (!tree?.isDirectory()) {
+    throw new HmmError(`workspace ${workspace.label} has no tree any more (${workspace.tree} is gone); hmm rm removes it`)
+  }
+  return workspace.row.forkTree
+}
+
+export function checkNotRunning(workspace: Workspace): void {
+  if (status(workspace) === 'running') throw new HmmError(`workspace ${workspace.label} is running`)
+}
+
+export function checkOrigin(workspace: Workspace): string {
+  const origin = workspace.row.origin
+  if (!lstatSync(origin, {throwIfNoEntry: false})?.isDirectory()) throw new HmmError(`${origin} no longer exists`)
+  return origin
+}
+
+/** All of the above, for the commands that change the origin. */
+export function checkTakeable(workspace: Workspace): {forkTree: string; origin: string} {
+  checkNotRunning(workspace)
+  const forkTree = checkUsable(workspace)
+  return {forkTree, origin: checkOrigin(workspace)}
+}

@@ -1,0 +1,84 @@
+// Running one short program under a given sandbox policy, through the same
+// helper and the same argv as `hmm run` (sandboxedArgv), and collecting
+// its output: hmm's own work that must happen inside a sandbox, such as
+// `git bundle create` on a workspace's repository (see git/bundle.ts).
+//
+// Security: the program gets the policy it is given and nothing else — no
+// terminal (a new session, stdin closed, so it cannot push keystrokes into
+// the user's terminal), no descriptor of hmm's but its pipes, only the
+// environment the caller passes. Its output is untrusted data.
+import {spawn} from 'node:child_process'
+import type {Readable, Writable} from 'node:stream'
+import {helperPath} from '../native/helper.js'
+import {debug, HmmError} from '../ui/errors.js'
+import {interpretReport, type Outcome} from './launch.js'
+import {currentPlatform, sandboxedArgv} from './platform.js'
+import type {SandboxPolicy} from './policy.js'
+
+const REPORT_FD = 3
+const WAIT_FD = 4
+/** More than any message a program like git prints; the rest is dropped. */
+const OUTPUT_MAX = 1 << 20
+/** How long output may trail the program's exit. */
+const OUTPUT_GRACE_MS = 1000
+
+export interface ConfinedRequest {
+  policy: SandboxPolicy
+  /** The lock the helper takes (not the workspace's: that one means "running"). */
+  lock: string
+  cwd: string
+  command: string[]
+  env: Record<string, string>
+}
+
+export interface ConfinedResult {
+  outcome: Outcome
+  stdout: string
+  stderr: string
+}
+
+function collect(stream: Readable): () => string {
+  const chunks: Buffer[] = []
+  let size = 0
+  stream.on('data', (chunk: Buffer) => {
+    if (size < OUTPUT_MAX) chunks.push(chunk)
+    size += chunk.length
+  })
+  return () => Buffer.concat(chunks).subarray(0, OUTPUT_MAX).toString('utf8')
+}
+
+export async function runConfined(request: ConfinedRequest): Promise<ConfinedResult> {
+  const argv = sandboxedArgv(currentPlatform(), request.policy, {lock: request.lock, reportFd: REPORT_FD, waitFd: WAIT_FD, chdir: request.cwd}, request.command)
+  debug(`confined: ${helperPath()} ${argv.join(' ')}`)
+  const child = spawn(helperPath(), argv, {
+    cwd: request.cwd,
+    env: request.env,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+    detached: true,
+  })
+  const stdout = collect(child.stdout!)
+  const stderr = collect(child.stderr!)
+  const report = collect(child.stdio[REPORT_FD] as Readable)
+  const closed = (stream: Readable) => new Promise<void>(resolve => stream.on('close', () => resolve()))
+  const reportClosed = closed(child.stdio[REPORT_FD] as Readable)
+  const outputClosed = Promise.all([closed(child.stdout!), closed(child.stderr!)])
+  const wait = child.stdio[WAIT_FD] as Writable
+  wait.on('error', () => {})
+  wait.end('g')
+  // hmm exiting: the program goes too.
+  const stop = () => child.kill('SIGKILL')
+  process.once('exit', stop)
+  try {
+    const outcome = await new Promise<Outcome>((resolve, reject) => {
+      child.on('error', error => reject(new HmmError(`could not start the sandbox helper: ${error.message}`)))
+      child.on('exit', (code, signal) => void reportClosed.then(() => resolve(interpretReport(report(), code, signal))))
+    })
+    // Something the program left running may hold its output open: do not wait for it.
+    await Promise.race([outputClosed, new Promise(resolve => setTimeout(resolve, OUTPUT_GRACE_MS).unref())])
+    child.stdout!.destroy()
+    child.stderr!.destroy()
+    return {outcome, stdout: stdout(), stderr: stderr()}
+  } finally {
+    process.off('exit', stop)
+  }
+}
