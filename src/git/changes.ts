@@ -15,18 +15,19 @@ import {HmmError} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {git, gitLine} from './git.js'
 import {gitBytes} from './git-bytes.js'
+import {distrustRecentEntries} from './index-trust.js'
 import {ensureBaseBlobs} from './origin.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
 /*
  * Stat checks are git's defaults (mtime with nanoseconds, ctime, inode,
- * size). DESIGN suggested limiting them to what survives a clone (size,
- * whole-second mtime, core.checkStat=minimal) so the first diff does not
- * re-read every file; but then a file the command rewrites with the same
- * size in the same second as its recorded stat is never seen as changed —
- * not shown, not applied, and counted by rm as no work. So the first diff
- * after the clone reads every file once (new inodes), later ones only what
- * changed.
+ * size), never core.checkStat=minimal as DESIGN first suggested: with it a
+ * file the command rewrites at the same size, then resets its mtime, is
+ * never seen as changed — not shown, not applied, counted by rm as no work.
+ * ctime and inode cannot be forged that way. The first diff is still cheap:
+ * the workspace index starts with the clone's own stat data for every file
+ * the origin provably did not change (origin.ts, startWorkspaceIndex), so
+ * git reads only what the command touched.
  */
 
 /** How often to wait for another hmm holding the private index (a diff while a diff runs). */
@@ -54,6 +55,7 @@ export async function treeNow(workspace: Workspace): Promise<string> {
   const repo = privateRepo(workspace.gitDir)
   const env = {...privateEnv(repo), GIT_WORK_TREE: workspace.tree}
   const settings = await excludesSettings(workspace)
+  const looked = Date.now()
   for (let attempt = 1; ; attempt++) {
     const added = await git([...settings, 'add', '--all', '--', '.'], {cwd: workspace.tree, env, okStatuses: [128]})
     if (added.exitCode === 0) break
@@ -62,6 +64,7 @@ export async function treeNow(workspace: Workspace): Promise<string> {
     }
     await sleep(INDEX_LOCK_WAIT_MS)
   }
+  await distrustRecentEntries(repo.index, looked)
   return gitLine([...settings, 'write-tree', '--missing-ok'], {cwd: workspace.tree, env})
 }
 

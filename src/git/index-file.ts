@@ -109,3 +109,19 @@ export function withStats(parsed: ParsedIndex, replacements: Map<IndexEntry, Ind
   const content = Buffer.concat([body, ...extensions])
   return Buffer.concat([content, createHash('sha1').update(content).digest()])
 }
+
+/**
+ * Git compares ctime and mtime to the second only (unless built with
+ * USE_NSEC, which Debian's is not). So a file the command rewrites at the
+ * same size within the same second as git last looked at it, putting its
+ * mtime back, would look unchanged: its ctime second and inode are the same.
+ * Any entry whose ctime falls in the second git started looking at the
+ * files (or later) is therefore made to mismatch (ctime 0), so git reads it
+ * again next time. Entries from earlier seconds are safe: any later write
+ * moves their ctime to a later second.
+ */
+export function distrustCurrentSecond(parsed: ParsedIndex, sinceSec: number): Buffer | undefined {
+  const recent = parsed.entries.filter(entry => entry.stat.ctimeSec >= sinceSec)
+  if (recent.length === 0) return parsed.buffer
+  return withStats(parsed, new Map(recent.map(entry => [entry, {...entry.stat, ctimeSec: 0, ctimeNsec: 0}])))
+}

@@ -9,6 +9,7 @@
 import {appendFileSync, copyFileSync, existsSync, mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {git, gitLine} from './git.js'
+import {distrustRecentEntries} from './index-trust.js'
 
 export interface PrivateRepo {
   gitDir: string
@@ -66,24 +67,6 @@ export async function createPrivateRepo(gitDir: string, origin?: {objects: strin
   return repo
 }
 
-/**
- * The tree of a directory's files as git sees them (ignored files left out),
- * written into the private repository. Uses and updates the private index,
- * so files whose stat data did not change are not read again.
- */
-export async function writeTreeOf(repo: PrivateRepo, workTree: string): Promise<string> {
-  const env = {...privateEnv(repo), GIT_WORK_TREE: workTree}
-  await git(['add', '--all', '--', '.'], {cwd: workTree, env})
-  return gitLine(['write-tree', '--missing-ok'], {cwd: workTree, env})
-}
-
-/*
- * Why `--missing-ok`: for origins that are not git repositories the
- * recorded tree is hashed without storing the files' contents (they stay
- * in the copy-on-write base clone, which costs no blocks on a reflink file
- * system). Blobs are written only when a diff needs them (ensureBaseBlobs).
- */
-
 export function copyIndex(from: string, to: string): void {
   if (existsSync(from)) copyFileSync(from, to)
 }
@@ -95,11 +78,13 @@ export function copyIndex(from: string, to: string): void {
  */
 export async function hashTreeOf(repo: PrivateRepo, workTree: string): Promise<string> {
   const env = {...privateEnv(repo), GIT_WORK_TREE: workTree}
+  const looked = Date.now()
   const listed = await git(['ls-files', '-z', '--others', '--exclude-standard'], {cwd: workTree, env})
   // A nested repository is listed as "dir/"; it is recorded as git records it, by its HEAD.
   const paths = listed.stdout.split('\0').filter(Boolean).map(path => path.replace(/\/$/, ''))
   if (paths.length > 0) {
     await git(['update-index', '--add', '--info-only', '-z', '--stdin'], {cwd: workTree, env, input: paths.join('\0') + '\0'})
   }
+  await distrustRecentEntries(repo.index, looked)
   return gitLine(['write-tree', '--missing-ok'], {cwd: workTree, env})
 }

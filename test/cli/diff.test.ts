@@ -137,6 +137,19 @@ describe('hmm diff', () => {
     expect((await hmm(world, ['diff'])).stdout).toContain('-aaa\n+ccc\n')
   })
 
+  it('cannot be fooled by a file rewritten at the same size with its old mtime put back: diff shows it, apply applies it', async () => {
+    world = new World('diff-forged-mtime')
+    await world.gitRepo()
+    // Same size as 'int main(void) { return 0; }\n', then the old mtime (to the nanosecond) restored.
+    const script = `old=$(stat -c %y src/main.c); printf 'int main(void) { return 1; }\\n' > src/main.c; touch -d "$old" src/main.c`
+    const run = await world.hmm(['run', 'sh', '-c', script])
+    expect(run.exitCode).toBe(0)
+    const diff = await hmm(world, ['diff'])
+    expect(diff.stdout).toContain('-int main(void) { return 0; }\n+int main(void) { return 1; }\n')
+    expect((await hmm(world, ['apply'])).exitCode).toBe(0)
+    expect(await world.sh('cat src/main.c')).toBe('int main(void) { return 1; }')
+  })
+
   it('pages and colours on a terminal as the user\'s git would, and not with NO_COLOR', async () => {
     world = new World('diff-terminal')
     writeFileSync(join(world.home, '.gitconfig'), "[user]\n\tname = World\n\temail = world@example.com\n[core]\n\tpager = sed 's/^/PAGED:/'\n")

@@ -119,19 +119,6 @@ describe('hmm run', () => {
     expect(await snapshot()).toBe(before)
   })
 
-  it("gives the workspace an index of the clone's own files, so the first diff reads only what the command changed", async () => {
-    world = new World('run-index')
-    await world.gitRepo()
-    const result = await world.hmm(['run', 'sh', '-c', 'echo agent >> src/main.c'])
-    const {id, tree} = workspaceLine(result.stderr)
-    const gitDir = join(world.dataDir, id, 'git')
-    const statDirty = await execa('git', ['diff-files', '--name-only'], {
-      env: {GIT_DIR: gitDir, GIT_INDEX_FILE: join(gitDir, 'index'), GIT_WORK_TREE: tree, GIT_CONFIG_GLOBAL: '/dev/null'},
-      cwd: tree,
-    })
-    expect(statDirty.stdout).toBe('src/main.c')
-  })
-
   it('clones file names with spaces, newlines, leading dashes and non-ASCII, FIFOs, sockets and empty directories', async () => {
     world = new World('run-names')
     for (const name of ['a b.txt', 'new\nline.txt', '-rf', '--help', 'héllo wörld ☃.txt']) world.file(name, name)

@@ -2,7 +2,7 @@ import {execa} from 'execa'
 import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {parseIndex, withStats} from '../../src/git/index-file.js'
+import {distrustCurrentSecond, parseIndex, withStats} from '../../src/git/index-file.js'
 import {PROJECT} from '../world.js'
 
 const dirs: string[] = []
@@ -48,5 +48,18 @@ describe('the index file', () => {
     v4.write('DIRC')
     v4.writeUInt32BE(4, 4)
     expect(parseIndex(v4)).toBeUndefined()
+  })
+})
+
+describe('distrusting the current second', () => {
+  it('makes entries whose ctime is in or after the given second mismatch, and keeps the rest', async () => {
+    const dir = await repoWithIndex()
+    const parsed = parseIndex(readFileSync(join(dir, '.git/index')))!
+    const [old, recent] = parsed.entries
+    const staged = parseIndex(withStats(parsed, new Map([[old, {...old.stat, ctimeSec: 100}], [recent, {...recent.stat, ctimeSec: 200}]]))!)!
+    const result = parseIndex(distrustCurrentSecond(staged, 200)!)!
+    expect(result.entries[0].stat.ctimeSec).toBe(100)
+    expect(result.entries[1].stat.ctimeSec).toBe(0)
+    expect(distrustCurrentSecond(staged, 4_000_000_000)).toBe(staged.buffer)
   })
 })
