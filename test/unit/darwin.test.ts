@@ -225,7 +225,7 @@ describe('the policy as macOS resolves it', () => {
     for (const path of expected) expect(values).toContain(path)
     expect(values).toContain('/private/var/folders/zz/abc/T')
     expect(values).toContain('/private/var/tmp')
-    expect(values).toContain(join(home, '.ssh'))
+    expect(values).toContain(darwinPath(join(home, '.ssh')))
   })
 
   it('lets a policy that limits reading fail loudly rather than render wrong', () => {
