@@ -28,7 +28,6 @@ export interface GitOptions {
   input?: string | Buffer
   /** Exit statuses that are answers, not failures (e.g. 1 for `diff --quiet`). */
   okStatuses?: number[]
-  encoding?: 'utf8' | 'buffer'
 }
 
 export interface GitResult {
@@ -37,7 +36,23 @@ export interface GitResult {
   exitCode: number
 }
 
-export async function git(args: string[], options: GitOptions): Promise<GitResult> {
+export interface GitBytesResult {
+  stdout: Buffer
+  stderr: string
+  exitCode: number
+}
+
+/** The subcommand's name, skipping `-c key=value` and other leading options. */
+export function subcommand(args: string[]): string {
+  for (let index = 0; index < args.length; index++) {
+    if (args[index] === '-c' || args[index] === '-C') index++
+    else if (!args[index].startsWith('-')) return args[index]
+  }
+  return ''
+}
+
+/** git whose output is bytes: patches (binary files byte for byte) and anything passed on unchanged. */
+export async function gitBytes(args: string[], options: GitOptions): Promise<GitBytesResult> {
   const result = await execa('git', args, {
     cwd: options.cwd,
     env: scrubbedEnv(options.env),
@@ -45,14 +60,22 @@ export async function git(args: string[], options: GitOptions): Promise<GitResul
     input: options.input,
     reject: false,
     stripFinalNewline: false,
+    encoding: 'buffer',
+    maxBuffer: Number.MAX_SAFE_INTEGER,
   })
   const exitCode = result.exitCode ?? 1
+  const stderr = Buffer.from(result.stderr as Uint8Array).toString('utf8')
   if (result.failed && !(options.okStatuses ?? []).includes(exitCode)) {
     if ((result as {code?: string}).code === 'ENOENT') throw new HmmError('git is not installed (hmm needs git on PATH)')
-    const reason = String(result.stderr).trim().split('\n').at(-1) || `exit status ${exitCode}`
-    throw new HmmError(`git ${args.filter(arg => !arg.startsWith('-c')).slice(0, 2).join(' ')} failed: ${reason}`)
+    const reason = stderr.trim().split('\n').at(-1) || `exit status ${exitCode}`
+    throw new HmmError(`git ${subcommand(args)} failed: ${reason}`)
   }
-  return {stdout: String(result.stdout), stderr: String(result.stderr), exitCode}
+  return {stdout: Buffer.from(result.stdout as Uint8Array), stderr, exitCode}
+}
+
+export async function git(args: string[], options: GitOptions): Promise<GitResult> {
+  const result = await gitBytes(args, options)
+  return {...result, stdout: result.stdout.toString('utf8')}
 }
 
 /** stdout without its final newline. */
