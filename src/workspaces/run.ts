@@ -87,9 +87,16 @@ function statusOf(outcome: Outcome, command: string[]): number {
   }
 }
 
-/** Signals hmm passes on to the command. Terminal ones reach it from the terminal directly. */
-const FORWARDED: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH']
-const FROM_TERMINAL = new Set<NodeJS.Signals>(['SIGINT', 'SIGQUIT', 'SIGWINCH'])
+/**
+ * Signals hmm passes on to the command. Those a terminal sends (Ctrl-C,
+ * Ctrl-\\) reach the command directly when it shares the terminal, so they
+ * are passed on only when hmm's stdin is not one; window resizes always
+ * reach it directly and are not handled at all.
+ */
+const FORWARDED: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2']
+const FROM_TERMINAL = new Set<NodeJS.Signals>(['SIGINT', 'SIGQUIT'])
+/** Signals that, while the tree is still being made, mean "give up". */
+const ABORTING = new Set<NodeJS.Signals>(['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT'])
 
 export async function runWorkspace(request: RunRequest): Promise<number> {
   const context = new Context()
@@ -116,6 +123,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   let interruptedBy: NodeJS.Signals | undefined
   const onSignal = (signal: NodeJS.Signals) => {
     if (creating) {
+      if (!ABORTING.has(signal)) return
       interruptedBy ??= signal
       making.abort()
       return
