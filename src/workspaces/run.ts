@@ -89,7 +89,7 @@ function statusOf(outcome: Outcome, command: string[]): number {
 
 /**
  * Signals hmm passes on to the command. Those a terminal sends (Ctrl-C,
- * Ctrl-\\) reach the command directly when it shares the terminal, so they
+ * Ctrl-\) reach the command directly when it shares the terminal, so they
  * are passed on only when hmm's stdin is not one; window resizes always
  * reach it directly and are not handled at all.
  */
