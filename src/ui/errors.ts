@@ -18,6 +18,18 @@ export function debug(message: string): void {
   if (debugEnabled()) process.stderr.write(`hmm: debug: ${message}\n`)
 }
 
+/** Times steps for HMM_DEBUG: each lap prints the time since the last. */
+export function stopwatch(): {lap(what: string): void} {
+  let last = performance.now()
+  return {
+    lap(what) {
+      const now = performance.now()
+      debug(`${what} in ${Math.round(now - last)} ms`)
+      last = now
+    },
+  }
+}
+
 /** Says something on stderr the hmm way. */
 export function say(message: string): void {
   process.stderr.write(`hmm: ${message}\n`)

@@ -9,7 +9,7 @@ import {lockedFiles} from '../native/helper.js'
 import {launch, type Launch, type Outcome} from '../sandbox/launch.js'
 import {checkSandboxAvailable, currentPlatform, policyFor} from '../sandbox/platform.js'
 import {canonical, type Platform} from '../sandbox/policy.js'
-import {HmmError, say} from '../ui/errors.js'
+import {HmmError, say, stopwatch} from '../ui/errors.js'
 import {progressLine} from '../ui/progress.js'
 import {Context} from './context.js'
 import {newId} from './ids.js'
@@ -50,8 +50,10 @@ function checkRequest(context: Context, request: RunRequest, platform: Platform)
 /** Records the origin and clones it into the tree. */
 async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<OriginRecord & {originKind: 'git' | 'plain'}> {
   const origin = workspace.row.origin
+  const timing = stopwatch()
   const repoOfOrigin = await gitOriginOf(origin)
   const recorded = repoOfOrigin ? (await recordGitOrigin(origin, repoOfOrigin, workspace.gitDir)).record : undefined
+  timing.lap('recorded the origin')
   mkdirSync(dirname(workspace.tree), {recursive: true})
   const progress = progressLine(`cloning ${origin}`)
   try {
@@ -59,12 +61,15 @@ async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Orig
   } finally {
     progress?.done()
   }
+  timing.lap('cloned')
   if (repoOfOrigin && recorded) {
     startWorkspaceIndex(workspace.gitDir, {...repoOfOrigin, path: origin}, workspace.tree)
+    timing.lap('indexed the clone')
     return {...recorded, originKind: 'git'}
   }
   mkdirSync(dirname(workspace.base), {recursive: true})
   const record = await recordPlainOrigin(workspace.gitDir, workspace.tree, workspace.base, (from, to) => cloneTree(from, to, {signal}))
+  timing.lap('recorded the clone and its base')
   return {...record, originKind: 'plain'}
 }
 
