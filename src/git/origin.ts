@@ -149,20 +149,24 @@ const SYMLINK = 0o120000
  * change since git hashed it (see index-file.ts). The rest keep the
  * origin's stat data, which never matches a clone, so git reads them.
  */
-export function startWorkspaceIndex(gitDir: string, origin: GitOrigin & {path: string}, tree: string, nowMs = Date.now()): void {
+export function startWorkspaceIndex(gitDir: string, origin: GitOrigin & {path: string}, tree: string, nowMs = Date.now): void {
   const forkIndex = join(gitDir, 'index.fork')
   const workspaceIndex = privateRepo(gitDir).index
   if (!existsSync(forkIndex)) return
   // index-file.ts reads SHA-1 indexes only; a SHA-256 one is copied as it is.
   const parsed = origin.objectFormat === 'sha1' ? parseIndex(readFileSync(forkIndex)) : undefined
-  // Clone stat data taken in this very second is not trusted (index-file.ts, distrustCurrentSecond).
-  const sinceSec = Math.floor(nowMs / 1000)
-  const rewritten = parsed && withStats(parsed, cloneStats(parsed, lstatSync(forkIndex, {bigint: true}).mtimeNs, sinceSec, origin.path, tree))
+  const replacements = parsed ? cloneStats(parsed, lstatSync(forkIndex, {bigint: true}).mtimeNs, origin.path, tree) : new Map()
+  // Clone stat data from the second the command may start in is not trusted
+  // (index-file.ts, distrustCurrentSecond). The command starts after this
+  // returns, so the later this is read, the more entries can be trusted.
+  const sinceSec = Math.floor(nowMs() / 1000)
+  for (const [entry, stat] of replacements) if (stat.ctimeSec >= sinceSec) replacements.delete(entry)
+  const rewritten = parsed && withStats(parsed, replacements)
   if (rewritten) writeFileSync(workspaceIndex, rewritten)
   else copyFileSync(forkIndex, workspaceIndex)
 }
 
-function cloneStats(parsed: ParsedIndex, indexWritten: bigint, sinceSec: number, origin: string, tree: string): Map<IndexEntry, IndexStat> {
+function cloneStats(parsed: ParsedIndex, indexWritten: bigint, origin: string, tree: string): Map<IndexEntry, IndexStat> {
   const replacements = new Map<IndexEntry, IndexStat>()
   for (const entry of parsed.entries) {
     const type = entry.stat.mode & FILE_TYPE
@@ -173,9 +177,7 @@ function cloneStats(parsed: ParsedIndex, indexWritten: bigint, sinceSec: number,
     if (!inOrigin || !sameFile(indexStat(inOrigin, entry.stat.mode), entry.stat)) continue
     const inClone = lstatSync(join(tree, entry.path), {bigint: true, throwIfNoEntry: false})
     if (!inClone || inClone.size !== inOrigin.size || (Number(inClone.mode) & FILE_TYPE) !== type) continue
-    const stat = indexStat(inClone, entry.stat.mode)
-    if (stat.ctimeSec >= sinceSec) continue
-    replacements.set(entry, stat)
+    replacements.set(entry, indexStat(inClone, entry.stat.mode))
   }
   return replacements
 }

@@ -78,13 +78,13 @@ export function copyIndex(from: string, to: string): void {
  */
 export async function hashTreeOf(repo: PrivateRepo, workTree: string): Promise<string> {
   const env = {...privateEnv(repo), GIT_WORK_TREE: workTree}
-  const looked = Date.now()
   const listed = await git(['ls-files', '-z', '--others', '--exclude-standard'], {cwd: workTree, env})
   // A nested repository is listed as "dir/"; it is recorded as git records it, by its HEAD.
   const paths = listed.stdout.split('\0').filter(Boolean).map(path => path.replace(/\/$/, ''))
   if (paths.length > 0) {
     await git(['update-index', '--add', '--info-only', '-z', '--stdin'], {cwd: workTree, env, input: paths.join('\0') + '\0'})
   }
-  await distrustRecentEntries(repo.index, looked)
+  // The command starts only after this: stat data from any earlier second can be trusted.
+  await distrustRecentEntries(repo.index, Date.now())
   return gitLine(['write-tree', '--missing-ok'], {cwd: workTree, env})
 }

@@ -38,7 +38,7 @@ function entries(gitDir: string) {
 describe("the workspace's first index", () => {
   it("takes the clone's stat data for files the origin did not change since git hashed them", async () => {
     const {origin, tree, gitDir} = await forkAndClone()
-    startWorkspaceIndex(gitDir, {...(await gitOriginOf(origin))!, path: origin}, tree, Date.now() + 10_000)
+    startWorkspaceIndex(gitDir, {...(await gitOriginOf(origin))!, path: origin}, tree, () => Date.now() + 10_000)
     for (const entry of entries(gitDir)) {
       expect(entry.stat.ino, entry.path).toBe(statSync(join(tree, entry.path)).ino)
       expect(entry.stat.size, entry.path).toBe(statSync(join(tree, entry.path)).size)
@@ -48,12 +48,12 @@ describe("the workspace's first index", () => {
   it('keeps the origin\'s stat data (so git reads the file) where the origin changed after the fork, or the clone is from this second', async () => {
     const {origin, tree, gitDir} = await forkAndClone()
     writeFileSync(join(origin, 'src/b.c'), 'changed after the fork\n')
-    startWorkspaceIndex(gitDir, {...(await gitOriginOf(origin))!, path: origin}, tree, Date.now() + 10_000)
+    startWorkspaceIndex(gitDir, {...(await gitOriginOf(origin))!, path: origin}, tree, () => Date.now() + 10_000)
     const byPath = new Map(entries(gitDir).map(entry => [entry.path, entry]))
     expect(byPath.get('src/b.c')!.stat.ino).not.toBe(statSync(join(tree, 'src/b.c')).ino)
     expect(byPath.get('a.txt')!.stat.ino).toBe(statSync(join(tree, 'a.txt')).ino)
     // Cloned in the very second the index is made: not trusted at all.
-    startWorkspaceIndex(gitDir, {...(await gitOriginOf(origin))!, path: origin}, tree, 0)
+    startWorkspaceIndex(gitDir, {...(await gitOriginOf(origin))!, path: origin}, tree, () => 0)
     for (const entry of entries(gitDir)) expect(entry.stat.ino, entry.path).not.toBe(statSync(join(tree, entry.path)).ino)
   })
 })
