@@ -6,6 +6,7 @@
  *   hmm-helper exec --lock FILE [--report-fd N] [--read PATH]... [--write PATH]...
  *                   [--dev PATH]... [--hide PATH]... -- CMD [ARG...]
  *   hmm-helper clone [--threads N] [--progress-fd N] SRC DST
+ *   hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated relative paths
  *
  * Where it stands on security: `exec` is the sandbox. It takes the lock that
  * marks a workspace running, closes every descriptor hmm did not mean the
@@ -1696,13 +1697,130 @@ static int cmd_clone(int argc, char **argv)
 
 /* ------------------------------------------------------------------------ */
 
+
+/* ------------------------------------------------------------------------
+ * stat-pairs: the stat data of the same relative paths under two roots.
+ *
+ * hmm gives the workspace's first index the clone's stat data wherever the
+ * origin's file provably did not change since git hashed it; that needs two
+ * lstat calls for every file of the tree, which from Node cost ~4.5 us each
+ * (about a second for 100,000 files). Here they are plain fstatat calls.
+ *
+ * Input: relative paths on stdin, each ended by NUL. Output: for each path
+ * two records (ROOT_A's, then ROOT_B's) of 41 bytes: a kind byte (0 missing,
+ * 1 regular file, 2 symbolic link, 3 anything else), then ctime s, ctime ns,
+ * mtime s, mtime ns, dev, ino, mode, uid, gid, size as big-endian 32-bit
+ * words (low bits), the layout of git's index. Links are not followed.
+ * ------------------------------------------------------------------------ */
+
+#define STAT_RECORD 41
+
+static void put32(unsigned char *p, uint64_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+static void stat_record(int root, const char *rel, unsigned char *out)
+{
+	struct stat st;
+	memset(out, 0, STAT_RECORD);
+	if (fstatat(root, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	out[0] = S_ISREG(st.st_mode) ? 1 : S_ISLNK(st.st_mode) ? 2 : 3;
+#ifdef __APPLE__
+	struct timespec ctime = st.st_ctimespec, mtime = st.st_mtimespec;
+#else
+	struct timespec ctime = st.st_ctim, mtime = st.st_mtim;
+#endif
+	uint64_t fields[10] = {(uint64_t)ctime.tv_sec, (uint64_t)ctime.tv_nsec,
+			       (uint64_t)mtime.tv_sec, (uint64_t)mtime.tv_nsec,
+			       (uint64_t)st.st_dev,    (uint64_t)st.st_ino,
+			       (uint64_t)st.st_mode,   (uint64_t)st.st_uid,
+			       (uint64_t)st.st_gid,    (uint64_t)st.st_size};
+	for (int i = 0; i < 10; i++)
+		put32(out + 1 + 4 * i, fields[i]);
+}
+
+struct stat_job {
+	int roots[2];
+	char **paths;
+	size_t from, to;
+	unsigned char *out;
+};
+
+static void *stat_worker(void *arg)
+{
+	struct stat_job *job = arg;
+	for (size_t i = job->from; i < job->to; i++) {
+		/* Relative paths only: an absolute one would escape both roots. */
+		const char *rel = job->paths[i][0] == '/' ? "" : job->paths[i];
+		stat_record(job->roots[0], rel, job->out + 2 * STAT_RECORD * i);
+		stat_record(job->roots[1], rel, job->out + 2 * STAT_RECORD * i + STAT_RECORD);
+	}
+	return NULL;
+}
+
+static int cmd_stat_pairs(int argc, char **argv)
+{
+	if (argc != 4) {
+		fputs("usage: hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated paths\n", stderr);
+		return 2;
+	}
+	struct stat_job base = {0};
+	for (int i = 0; i < 2; i++) {
+		base.roots[i] = open(argv[2 + i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (base.roots[i] < 0) {
+			fprintf(stderr, "hmm-helper: %s: %s\n", argv[2 + i], strerror(errno));
+			return 1;
+		}
+	}
+	/* All paths first, then the lookups from two threads: the kernel's path
+	 * walk is most of the cost, and it runs in parallel. */
+	size_t n = 0, cap = 1024;
+	char **paths = xmalloc(cap * sizeof *paths);
+	char *line = NULL;
+	size_t linecap = 0;
+	ssize_t len;
+	while ((len = getdelim(&line, &linecap, '\0', stdin)) > 0 && line[len - 1] == '\0') {
+		if (n == cap) {
+			cap *= 2;
+			paths = realloc(paths, cap * sizeof *paths);
+			if (!paths)
+				oom();
+		}
+		paths[n++] = xstrdup(line);
+	}
+	free(line);
+	base.paths = paths;
+	base.out = xmalloc(n * 2 * STAT_RECORD + 1);
+	struct stat_job halves[2] = {base, base};
+	halves[0].from = 0;
+	halves[0].to = halves[1].from = n / 2;
+	halves[1].to = n;
+	pthread_t other;
+	int threaded = n > 1000 && pthread_create(&other, NULL, stat_worker, &halves[1]) == 0;
+	stat_worker(&halves[0]);
+	if (threaded)
+		pthread_join(other, NULL);
+	else
+		stat_worker(&halves[1]);
+	size_t bytes = n * 2 * STAT_RECORD;
+	if (fwrite(base.out, 1, bytes, stdout) != bytes)
+		return 1;
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 static void usage(void)
 {
 	fputs("usage: hmm-helper abi\n"
 	      "       hmm-helper locked FILE...\n"
 	      "       hmm-helper exec --lock FILE [--report-fd N] [--read PATH]... [--write PATH]...\n"
 	      "                       [--dev PATH]... [--hide PATH]... -- CMD [ARG...]\n"
-	      "       hmm-helper clone [--threads N] [--progress-fd N] SRC DST\n",
+	      "       hmm-helper clone [--threads N] [--progress-fd N] SRC DST\n"
+	      "       hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated paths\n",
 	      stderr);
 }
 
@@ -1720,6 +1838,8 @@ int main(int argc, char **argv)
 		return cmd_exec(argc, argv);
 	if (strcmp(argv[1], "clone") == 0)
 		return cmd_clone(argc, argv);
+	if (strcmp(argv[1], "stat-pairs") == 0)
+		return cmd_stat_pairs(argc, argv);
 	usage();
 	return 2;
 }

@@ -31,11 +31,27 @@ export interface IndexStat {
   size: number
 }
 
-export interface IndexEntry {
-  path: string
-  /** Byte offset of the entry's stat data in the file. */
-  offset: number
-  stat: IndexStat
+export class IndexEntry {
+  constructor(
+    private readonly buffer: Buffer,
+    /** Byte offset of the entry's stat data in the file. */
+    readonly offset: number,
+    private readonly nameStart: number,
+    private readonly nameEnd: number,
+  ) {}
+
+  /** Read on demand: most passes over the index need only the stat data. */
+  get stat(): IndexStat {
+    return readStat(this.buffer, this.offset)
+  }
+
+  get ctimeSec(): number {
+    return this.buffer.readUInt32BE(this.offset)
+  }
+
+  get path(): string {
+    return this.buffer.toString('utf8', this.nameStart, this.nameEnd)
+  }
 }
 
 export interface ParsedIndex {
@@ -46,6 +62,22 @@ export interface ParsedIndex {
 }
 
 const FIELDS: Array<keyof IndexStat> = ['ctimeSec', 'ctimeNsec', 'mtimeSec', 'mtimeNsec', 'dev', 'ino', 'mode', 'uid', 'gid', 'size']
+
+/** Ten fields read one by one: this runs for every file of the tree (100,000 and more). */
+function readStat(buffer: Buffer, offset: number): IndexStat {
+  return {
+    ctimeSec: buffer.readUInt32BE(offset),
+    ctimeNsec: buffer.readUInt32BE(offset + 4),
+    mtimeSec: buffer.readUInt32BE(offset + 8),
+    mtimeNsec: buffer.readUInt32BE(offset + 12),
+    dev: buffer.readUInt32BE(offset + 16),
+    ino: buffer.readUInt32BE(offset + 20),
+    mode: buffer.readUInt32BE(offset + 24),
+    uid: buffer.readUInt32BE(offset + 28),
+    gid: buffer.readUInt32BE(offset + 32),
+    size: buffer.readUInt32BE(offset + 36),
+  }
+}
 
 /** Parses versions 2 and 3 with SHA-1 object names; undefined for anything else (the caller keeps the file as it is). */
 export function parseIndex(buffer: Buffer): ParsedIndex | undefined {
@@ -58,7 +90,6 @@ export function parseIndex(buffer: Buffer): ParsedIndex | undefined {
   let offset = HEADER
   for (let index = 0; index < count; index++) {
     if (offset + STAT_BYTES + SHA1_BYTES + 2 > end) return undefined
-    const stat = Object.fromEntries(FIELDS.map((field, n) => [field, buffer.readUInt32BE(offset + 4 * n)])) as unknown as IndexStat
     const flags = buffer.readUInt16BE(offset + STAT_BYTES + SHA1_BYTES)
     let nameStart = offset + STAT_BYTES + SHA1_BYTES + 2
     if (flags & FLAG_EXTENDED) {
@@ -68,7 +99,7 @@ export function parseIndex(buffer: Buffer): ParsedIndex | undefined {
     const nameEnd = buffer.indexOf(0, nameStart)
     if (nameEnd < 0 || nameEnd > end) return undefined
     if ((flags & NAME_MASK) !== NAME_MASK && nameEnd - nameStart !== (flags & NAME_MASK)) return undefined
-    entries.push({path: buffer.toString('utf8', nameStart, nameEnd), offset, stat})
+    entries.push(new IndexEntry(buffer, offset, nameStart, nameEnd))
     // Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
     const length = nameEnd - offset
     offset += (length + 8) & ~7
@@ -104,7 +135,7 @@ export function withStats(parsed: ParsedIndex, replacements: Map<IndexEntry, Ind
   if (!extensions) return undefined
   const body = Buffer.from(parsed.buffer.subarray(0, parsed.extensionsOffset))
   for (const [entry, stat] of replacements) {
-    FIELDS.forEach((field, n) => body.writeUInt32BE(stat[field] >>> 0, entry.offset + 4 * n))
+    for (let n = 0; n < FIELDS.length; n++) body.writeUInt32BE(stat[FIELDS[n]] >>> 0, entry.offset + 4 * n)
   }
   const content = Buffer.concat([body, ...extensions])
   return Buffer.concat([content, createHash('sha1').update(content).digest()])
@@ -121,7 +152,7 @@ export function withStats(parsed: ParsedIndex, replacements: Map<IndexEntry, Ind
  * moves their ctime to a later second.
  */
 export function distrustCurrentSecond(parsed: ParsedIndex, sinceSec: number): Buffer | undefined {
-  const recent = parsed.entries.filter(entry => entry.stat.ctimeSec >= sinceSec)
+  const recent = parsed.entries.filter(entry => entry.ctimeSec >= sinceSec)
   if (recent.length === 0) return parsed.buffer
   return withStats(parsed, new Map(recent.map(entry => [entry, {...entry.stat, ctimeSec: 0, ctimeNsec: 0}])))
 }

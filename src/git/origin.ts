@@ -7,9 +7,10 @@
 // the origin's index, refs, stash and objects are left byte-for-byte as they
 // were. Anything else (no repository, a subdirectory of one, a bare one) is
 // recorded after cloning as the tree of the fresh clone.
-import {copyFileSync, existsSync, lstatSync, readFileSync, readlinkSync, writeFileSync, type BigIntStats} from 'node:fs'
+import {copyFileSync, existsSync, lstatSync, readFileSync, readlinkSync, writeFileSync} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
 import {HmmError} from '../ui/errors.js'
+import {STAT_WORDS, statPairs} from '../native/helper.js'
 import {git, gitLine} from './git.js'
 import {parseIndex, withStats, type IndexEntry, type IndexStat, type ParsedIndex} from './index-file.js'
 import {createPrivateRepo, hashTreeOf, privateEnv, privateRepo, type PrivateRepo} from './private-repo.js'
@@ -113,31 +114,9 @@ export async function ensureBaseBlobs(gitDir: string, base: string, forkTree: st
 }
 
 const NS = 1_000_000_000n
-const LOW_32 = 0xffffffffn
-
-/** Stat data as the index stores it (seconds, nanoseconds, low 32 bits). */
-function indexStat(stat: BigIntStats, mode: number): IndexStat {
-  return {
-    ctimeSec: Number((stat.ctimeNs / NS) & LOW_32),
-    ctimeNsec: Number(stat.ctimeNs % NS),
-    mtimeSec: Number((stat.mtimeNs / NS) & LOW_32),
-    mtimeNsec: Number(stat.mtimeNs % NS),
-    dev: Number(stat.dev & LOW_32),
-    ino: Number(stat.ino & LOW_32),
-    mode,
-    uid: Number(stat.uid & LOW_32),
-    gid: Number(stat.gid & LOW_32),
-    size: Number(stat.size & LOW_32),
-  }
-}
-
 /** What git compares to decide a file is unchanged (dev aside, as git does). */
-function sameFile(a: IndexStat, b: IndexStat): boolean {
-  return (
-    a.ctimeSec === b.ctimeSec && a.ctimeNsec === b.ctimeNsec && a.mtimeSec === b.mtimeSec && a.mtimeNsec === b.mtimeNsec &&
-    a.ino === b.ino && a.uid === b.uid && a.gid === b.gid && a.size === b.size
-  )
-}
+const UNCHANGED_WHEN = (['ctimeSec', 'ctimeNsec', 'mtimeSec', 'mtimeNsec', 'ino', 'uid', 'gid', 'size'] as const).map(field => STAT_WORDS.indexOf(field))
+const SIZE = STAT_WORDS.indexOf('size')
 
 const FILE_TYPE = 0o170000
 const REGULAR = 0o100000
@@ -167,17 +146,30 @@ export function startWorkspaceIndex(gitDir: string, origin: GitOrigin & {path: s
 }
 
 function cloneStats(parsed: ParsedIndex, indexWritten: bigint, origin: string, tree: string): Map<IndexEntry, IndexStat> {
-  const replacements = new Map<IndexEntry, IndexStat>()
+  const writtenSec = Number(indexWritten / NS)
+  const writtenNsec = Number(indexWritten % NS)
+  const candidates: Array<{entry: IndexEntry; recorded: IndexStat}> = []
   for (const entry of parsed.entries) {
-    const type = entry.stat.mode & FILE_TYPE
+    const recorded = entry.stat
+    const type = recorded.mode & FILE_TYPE
     if (type !== REGULAR && type !== SYMLINK) continue
     // Racily clean: written in the same instant as the index, git itself does not trust its stat data.
-    if (BigInt(entry.stat.mtimeSec) * NS + BigInt(entry.stat.mtimeNsec) >= indexWritten) continue
-    const inOrigin = lstatSync(join(origin, entry.path), {bigint: true, throwIfNoEntry: false})
-    if (!inOrigin || !sameFile(indexStat(inOrigin, entry.stat.mode), entry.stat)) continue
-    const inClone = lstatSync(join(tree, entry.path), {bigint: true, throwIfNoEntry: false})
-    if (!inClone || inClone.size !== inOrigin.size || (Number(inClone.mode) & FILE_TYPE) !== type) continue
-    replacements.set(entry, indexStat(inClone, entry.stat.mode))
+    if (recorded.mtimeSec > writtenSec || (recorded.mtimeSec === writtenSec && recorded.mtimeNsec >= writtenNsec)) continue
+    candidates.push({entry, recorded})
+  }
+  const stats = statPairs(origin, tree, candidates.map(candidate => candidate.entry.path))
+  const replacements = new Map<IndexEntry, IndexStat>()
+  for (let index = 0; index < candidates.length; index++) {
+    const {entry, recorded} = candidates[index]
+    const kind = (recorded.mode & FILE_TYPE) === REGULAR ? 'file' : 'symlink'
+    // The origin's file as git recorded it (dev aside, as git does) ...
+    if (stats.kind(index, 0) !== kind || UNCHANGED_WHEN.some(n => stats.word(index, 0, n) !== recorded[STAT_WORDS[n]])) continue
+    // ... so the clone holds the same bytes: its own stat data can stand in.
+    if (stats.kind(index, 1) !== kind || stats.word(index, 1, SIZE) !== recorded.size) continue
+    const clone = {} as IndexStat
+    for (let n = 0; n < STAT_WORDS.length; n++) clone[STAT_WORDS[n]] = stats.word(index, 1, n)
+    clone.mode = recorded.mode // git's normalised mode, not the file's
+    replacements.set(entry, clone)
   }
   return replacements
 }

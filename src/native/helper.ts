@@ -43,3 +43,51 @@ export function lockedFiles(paths: string[]): boolean[] {
   const lines = runHelper(['locked', ...paths]).split('\n')
   return paths.map((_, index) => lines[index] === '1')
 }
+
+/**
+ * The stat data of each relative path under two roots (links not followed),
+ * from the helper: two lstat calls per file of a big tree cost about a second
+ * from Node, a fraction of that from C. Read the answer with StatPairs.
+ */
+export function statPairs(rootA: string, rootB: string, paths: string[]): StatPairs {
+  const out =
+    paths.length === 0
+      ? Buffer.alloc(0)
+      : execFileSync(helperPath(), ['stat-pairs', rootA, rootB], {
+          input: paths.join('\0') + '\0',
+          maxBuffer: paths.length * 2 * StatPairs.RECORD + 1024,
+          stdio: ['pipe', 'pipe', 'pipe'],
+        })
+  if (out.length !== paths.length * 2 * StatPairs.RECORD) {
+    throw new HmmError(`the helper's stat-pairs answered ${out.length} bytes for ${paths.length} paths`)
+  }
+  return new StatPairs(out)
+}
+
+export type StatKind = 'missing' | 'file' | 'symlink' | 'other'
+const KINDS: StatKind[] = ['missing', 'file', 'symlink', 'other']
+/** The ten 32-bit words of a record, in the order of git's index. */
+export const STAT_WORDS = ['ctimeSec', 'ctimeNsec', 'mtimeSec', 'mtimeNsec', 'dev', 'ino', 'mode', 'uid', 'gid', 'size'] as const
+
+/**
+ * The helper's answer, read in place (100,000 files make 200,000 records:
+ * no object per record). Side 0 is ROOT_A, side 1 ROOT_B.
+ */
+export class StatPairs {
+  static readonly RECORD = 41
+
+  constructor(private readonly buffer: Buffer) {}
+
+  private at(index: number, side: 0 | 1): number {
+    return StatPairs.RECORD * (2 * index + side)
+  }
+
+  kind(index: number, side: 0 | 1): StatKind {
+    return KINDS[this.buffer[this.at(index, side)]] ?? 'other'
+  }
+
+  /** The n-th word (see STAT_WORDS) of a record. */
+  word(index: number, side: 0 | 1, n: number): number {
+    return this.buffer.readUInt32BE(this.at(index, side) + 1 + 4 * n)
+  }
+}
