@@ -1,0 +1,37 @@
+// hmm-helper stat-pairs: the stat data of the same paths under two roots.
+import {execFileSync} from 'node:child_process'
+import {lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {STAT_WORDS, StatPairs} from '../../src/native/helper.js'
+import {HELPER, PROJECT} from '../world.js'
+
+const dirs: string[] = []
+afterEach(() => dirs.splice(0).forEach(dir => rmSync(dir, {recursive: true, force: true})))
+
+describe('hmm-helper stat-pairs', () => {
+  it('answers, for each path, both sides: kind and the stat words of git\'s index, links not followed', () => {
+    mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
+    const dir = mkdtempSync(join(PROJECT, '.test-worlds', 'statpairs-'))
+    dirs.push(dir)
+    for (const side of ['a', 'b']) mkdirSync(join(dir, side, 'sub'), {recursive: true})
+    writeFileSync(join(dir, 'a', 'sub', 'f x'), 'hello')
+    writeFileSync(join(dir, 'b', 'sub', 'f x'), 'hello, world')
+    symlinkSync('/etc/passwd', join(dir, 'a', 'link'))
+    writeFileSync(join(dir, 'b', 'link'), '')
+    const paths = ['sub/f x', 'link', 'missing', '/etc/passwd']
+    const out = execFileSync(HELPER, ['stat-pairs', join(dir, 'a'), join(dir, 'b')], {input: paths.join('\0') + '\0'})
+    expect(out.length).toBe(paths.length * 2 * StatPairs.RECORD)
+    const stats = new StatPairs(out)
+    const word = (index: number, side: 0 | 1, field: (typeof STAT_WORDS)[number]) => stats.word(index, side, STAT_WORDS.indexOf(field))
+    expect([stats.kind(0, 0), stats.kind(0, 1)]).toEqual(['file', 'file'])
+    expect([word(0, 0, 'size'), word(0, 1, 'size')]).toEqual([5, 12])
+    expect(word(0, 0, 'ino')).toBe(lstatSync(join(dir, 'a', 'sub', 'f x')).ino)
+    expect(word(0, 0, 'mtimeSec')).toBe(Math.floor(lstatSync(join(dir, 'a', 'sub', 'f x')).mtimeMs / 1000))
+    expect([stats.kind(1, 0), stats.kind(1, 1)]).toEqual(['symlink', 'file'])
+    expect(word(1, 0, 'size')).toBe('/etc/passwd'.length)
+    expect([stats.kind(2, 0), stats.kind(2, 1)]).toEqual(['missing', 'missing'])
+    // An absolute path is not looked up outside the roots.
+    expect(stats.kind(3, 0)).not.toBe('file')
+  })
+})
