@@ -1,0 +1,692 @@
+#!/usr/bin/env node
+// `npm run bench`: how fast hmm is against what it replaces, on this machine.
+//
+// A benchmark, not a test: it prints numbers and never fails on them. It
+// builds a corpus once (reused by later runs; --fresh rebuilds it):
+//
+//   repo       a git repository of ~300 generated .ts/.c/.h sources in nested
+//              directories, two commits, two modified files and one untracked
+//              file, plus an installed node_modules (a cp -a of hmm's own),
+//              ignored by .gitignore;
+//   files100k  100,000 files of 0-4 KB in 1,000 directories, committed to git
+//              (packed, as a real repository's objects are), so that a diff
+//              has a `git status` to be compared with;
+//   tiny       a one-file directory of which 20 workspaces are listed.
+//
+// and measures, on ext4 (where /var/tmp is) and on a loop-mounted XFS with
+// reflink when it can mount one (root, mkfs.xfs, loop devices):
+//
+//   - `hmm run true` vs `cp -a --reflink=auto` of the same tree: what making
+//     a workspace costs against the plain copy the original hmm made;
+//   - the helper's clone alone vs `cp -a --reflink=auto`;
+//   - the first `hmm diff --stat` of a fresh workspace in which one file was
+//     changed vs `git status` in the origin (warm cache): the diff must not
+//     re-read the tree;
+//   - `hmm ls` (and bare `hmm`) with 20 workspaces vs `node -e 0`: start-up;
+//   - on XFS, the used blocks one workspace of a 100 MB tree adds.
+//
+// Every timing is a whole command run with spawnSync, timed with
+// process.hrtime.bigint(), so hmm's figures include Node's own start-up (which
+// is the point). Outputs are removed and `sync` run between runs, untimed.
+// Machines and their load differ, so the figures that mean something are
+// ratios of medians measured in the same run, subject and baseline
+// interleaved (alternating which goes first), after one untimed warm-up of
+// each: the issue's targets are such ratios.
+//
+// Usage: node scripts/bench.js [--runs N] [--dir D] [--fresh] [--only TEXT] [--no-xfs]
+import {spawnSync} from 'node:child_process'
+import {randomBytes} from 'node:crypto'
+import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statfsSync, writeFileSync} from 'node:fs'
+import os from 'node:os'
+import {dirname, join, resolve} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const PROJECT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const HMM = join(PROJECT, 'bin', 'run.js')
+const HELPER = join(PROJECT, 'native-helpers', 'build', 'hmm-helper')
+const CORPUS_VERSION = '1'
+// Identity for the corpus's commits; no automatic (background) gc while it is built.
+const GIT_ID = ['-c', 'user.name=hmm bench', '-c', 'user.email=bench@hmm.invalid', '-c', 'gc.auto=0']
+
+// ---------------------------------------------------------------- options
+
+function usage(status) {
+  const text = `usage: node scripts/bench.js [--runs N] [--dir D] [--fresh] [--only TEXT] [--no-xfs]
+  --runs N     timed runs per measure, median reported (default 5; listing: at least 11)
+  --dir D      work directory, outside /tmp (default /var/tmp/hmm-bench)
+  --fresh      rebuild the corpus (and the XFS image) instead of reusing it
+  --only TEXT  run only the measures whose name contains TEXT (e.g. xfs, diff, "hmm ls")
+  --no-xfs     do not mount an XFS
+`
+  ;(status ? process.stderr : process.stdout).write(text)
+  process.exit(status)
+}
+
+function parseOptions(argv) {
+  const options = {runs: 5, dir: '/var/tmp/hmm-bench', fresh: false, only: undefined, xfs: true}
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    const value = () => argv[++i] ?? usage(2)
+    if (arg === '--runs') options.runs = Number(value())
+    else if (arg === '--dir') options.dir = resolve(value())
+    else if (arg === '--fresh') options.fresh = true
+    else if (arg === '--only') options.only = value()
+    else if (arg === '--no-xfs') options.xfs = false
+    else if (arg === '-h' || arg === '--help') usage(0)
+    else usage(2)
+  }
+  if (!Number.isInteger(options.runs) || options.runs < 1) usage(2)
+  return options
+}
+
+// ---------------------------------------------------------------- commands
+
+function log(message) {
+  process.stderr.write(`bench: ${message}\n`)
+}
+
+/** Runs a command to completion; throws with its stderr when it fails. */
+function run(file, args, options = {}) {
+  const result = spawnSync(file, args, {stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28, encoding: 'utf8', ...options})
+  if (result.error) throw result.error
+  if (result.status !== 0) {
+    const reason = (result.stderr || result.stdout || '').trim().split('\n').slice(-3).join(' / ')
+    throw new Error(`${[file, ...args].join(' ')} exited ${result.status ?? result.signal}: ${reason}`)
+  }
+  return result
+}
+
+/** Seconds a command takes, start to exit, and its result. */
+function timed(file, args, options) {
+  const start = process.hrtime.bigint()
+  const result = run(file, args, options)
+  return {seconds: Number(process.hrtime.bigint() - start) / 1e9, result}
+}
+
+function sh(script, options) {
+  return run('sh', ['-c', script], options).stdout.trim()
+}
+
+function commandExists(name) {
+  return spawnSync('sh', ['-c', `command -v ${name}`], {stdio: 'ignore'}).status === 0
+}
+
+function sync() {
+  run('sync', [])
+}
+
+function removeTree(path) {
+  if (existsSync(path)) run('rm', ['-rf', '--', path])
+}
+
+/** `stat -f -c %T` (which says ext2/ext3 for ext4), and the mount's own type when findmnt can tell. */
+function fsType(path) {
+  const statType = run('stat', ['-f', '-c', '%T', path]).stdout.trim()
+  const mounted = spawnSync('findmnt', ['-n', '-o', 'FSTYPE', '-T', path], {encoding: 'utf8'})
+  const type = mounted.status === 0 ? mounted.stdout.trim() : ''
+  return type || statType
+}
+
+function fsDescription(path) {
+  const statType = run('stat', ['-f', '-c', '%T', path]).stdout.trim()
+  const type = fsType(path)
+  return type === statType ? type : `${type}; stat -f: ${statType}`
+}
+
+/** A clean environment: only what the commands need, hmm's data in the bench. */
+function cleanEnv(home, hmmHome) {
+  return {PATH: process.env.PATH, HOME: home, HMM_HOME: hmmHome, LANG: 'C.UTF-8', TERM: 'dumb', NO_COLOR: '1'}
+}
+
+// ---------------------------------------------------------------- machine line
+
+function machineLine(places) {
+  const cpu = (readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.+)$/m) ?? [])[1] ?? os.cpus()[0]?.model ?? '?'
+  const ramGiB = (os.totalmem() / 2 ** 30).toFixed(1)
+  const git = run('git', ['--version']).stdout.trim().replace(/^git version /, '')
+  const fss = places.map(place => `${place.root} (${fsDescription(place.root)})`).join(', ')
+  return `machine: ${cpu.trim()}, ${os.cpus().length} cores, ${ramGiB} GiB RAM, Linux ${os.release()}, Node ${process.version}, git ${git}; measured on: ${fss}`
+}
+
+/** How busy the machine is (other work makes timings noisy): load average and CPU pressure. */
+function loadNow() {
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
+  let pressure = ''
+  try {
+    pressure = `, CPU pressure avg60 ${/some avg10=\S+ avg60=(\S+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))[1]}%`
+  } catch {}
+  return `load average ${load}${pressure}`
+}
+
+// ---------------------------------------------------------------- corpus
+
+/** A small deterministic random generator (mulberry32), so the corpus is the same every time. */
+function random(seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const WORDS = 'parse token buffer node scope entry cache queue index tree range span frame state event handler stream chunk record table column value key map list item path file name mode flag error result option config module symbol type field'.split(' ')
+
+function sourceGenerator(rand) {
+  const pick = list => list[Math.floor(rand() * list.length)]
+  const word = () => pick(WORDS)
+  const camel = () => word() + word().replace(/^./, c => c.toUpperCase())
+  const snake = () => `${word()}_${word()}`
+  const ts = {
+    header: () => `import {${camel()}, ${camel()}} from '../${word()}/${word()}.js'\nimport type {${camel().replace(/^./, c => c.toUpperCase())}} from './${word()}.js'\n\n`,
+    block: () => {
+      const name = camel()
+      const type = camel().replace(/^./, c => c.toUpperCase())
+      return rand() < 0.3
+        ? `export interface ${type} {\n  ${word()}: string\n  ${word()}: number\n  ${word()}?: ${type}[]\n}\n\n`
+        : `/** Returns the ${word()} of the ${word()}, or undefined when it has none. */\nexport function ${name}(${word()}: string, ${word()}: number): string | undefined {\n  const ${word()}s = ${camel()}(${word()}, ${Math.floor(rand() * 100)})\n  if (${word()}s.length > ${Math.floor(rand() * 64)}) return ${word()}s.slice(0, ${Math.floor(rand() * 16)})\n  for (const ${word()} of ${word()}s) {\n    if (!${word()}) continue\n    total += ${word()}.${word()} ?? 0\n  }\n  return \`\${${word()}}:\${${word()}}\`\n}\n\n`
+    },
+  }
+  const c = {
+    header: () => `#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n#include "${word()}.h"\n\n`,
+    block: () => {
+      const name = snake()
+      return `/* ${word()} the ${word()} into the ${word()}; returns -1 on error. */\nstatic int ${name}(const char *${word()}, size_t n, struct ${snake()} *out)\n{\n    size_t i;\n    for (i = 0; i < n; i++) {\n        if (${word()}[i] == '\\n')\n            return (int)i;\n        out->${word()} += (uint32_t)${word()}[i] * ${Math.floor(rand() * 97)}u;\n    }\n    memset(out, 0, sizeof *out);\n    return -1;\n}\n\n`
+    },
+  }
+  const h = {
+    header: () => `#ifndef ${word().toUpperCase()}_H\n#define ${word().toUpperCase()}_H\n\n#include <stddef.h>\n\n`,
+    block: () => `struct ${snake()} {\n    uint32_t ${word()};\n    const char *${word()};\n    size_t ${word()};\n};\nint ${snake()}(const char *${word()}, size_t n);\n\n`,
+  }
+  return (kind, size) => {
+    const gen = {ts, c, h}[kind]
+    let text = gen.header()
+    while (text.length < size) text += gen.block()
+    return kind === 'h' ? text + '#endif\n' : text
+  }
+}
+
+/** ~300 sources of plausible sizes (mostly 1-10 KB, a few up to ~60 KB) in nested directories. */
+function writeSources(repo) {
+  const rand = random(1)
+  const source = sourceGenerator(rand)
+  const tsDirs = ['src', 'src/commands', 'src/core', 'src/core/parse', 'src/core/eval', 'src/net', 'src/net/http', 'src/util', 'src/ui', 'src/storage', 'src/storage/sqlite', 'src/plugins/lint', 'src/plugins/format', 'test/unit', 'test/integration', 'scripts']
+  const cDirs = ['native/src', 'native/src/io', 'native/vendor/zlite', 'native/vendor/zlite/deflate']
+  const files = []
+  for (let i = 0; i < 200; i++) files.push([`${tsDirs[i % tsDirs.length]}/${WORDS[i % WORDS.length]}-${i}.ts`, 'ts'])
+  for (let i = 0; i < 80; i++) files.push([`${cDirs[i % cDirs.length]}/${WORDS[(i * 7) % WORDS.length]}_${i}.c`, 'c'])
+  for (let i = 0; i < 20; i++) files.push([`native/include/${WORDS[(i * 3) % WORDS.length]}_${i}.h`, 'h'])
+  for (const [path, kind] of files) {
+    const size = Math.min(60000, Math.round(Math.exp(7.3 + 1.0 * (rand() + rand() + rand() - 1.5)))) // ~1.5 KB median, long tail
+    mkdirSync(dirname(join(repo, path)), {recursive: true})
+    writeFileSync(join(repo, path), source(kind, size))
+  }
+  writeFileSync(join(repo, 'package.json'), JSON.stringify({name: 'bench-project', version: '1.0.0', type: 'module', dependencies: {}}, null, 2) + '\n')
+  writeFileSync(join(repo, 'README.md'), '# bench project\n\nGenerated by hmm\'s scripts/bench.js.\n')
+  writeFileSync(join(repo, '.gitignore'), 'node_modules\ndist\n')
+  return files.map(([path]) => path)
+}
+
+function buildRepo(repo) {
+  mkdirSync(repo, {recursive: true})
+  const paths = writeSources(repo)
+  const git = args => run('git', [...GIT_ID, ...args], {cwd: repo})
+  git(['init', '-q', '-b', 'main'])
+  git(['add', '-A'])
+  git(['commit', '-q', '-m', 'Initial import'])
+  writeFileSync(join(repo, paths[3]), readFileSync(join(repo, paths[3]), 'utf8') + 'export const revised = true\n')
+  git(['commit', '-q', '-am', 'Revise one module'])
+  // Uncommitted work: two modified files and an untracked one.
+  writeFileSync(join(repo, paths[10]), readFileSync(join(repo, paths[10]), 'utf8') + 'export const wip = 1\n')
+  writeFileSync(join(repo, paths[250]), readFileSync(join(repo, paths[250]), 'utf8') + '/* wip */\n')
+  writeFileSync(join(repo, 'src/util/scratch.ts'), 'export const scratch = 42\n')
+  run('cp', ['-a', join(PROJECT, 'node_modules'), join(repo, 'node_modules')])
+}
+
+/** 100,000 files of 0-4 KB in 10 x 100 directories, committed and packed. */
+function buildFiles(root) {
+  const rand = random(2)
+  const pool = randomBytes(1 << 20).toString('base64') // text, like most files in a tree
+  for (let top = 0; top < 10; top++) {
+    for (let sub = 0; sub < 100; sub++) {
+      const dir = join(root, `d${top}`, `s${String(sub).padStart(2, '0')}`)
+      mkdirSync(dir, {recursive: true})
+      for (let f = 0; f < 100; f++) {
+        const size = Math.floor(rand() * 4097)
+        const head = `${dir.slice(root.length)}/f${f}\n` // makes every file's content unique
+        const start = Math.floor(rand() * (pool.length - 4096))
+        writeFileSync(join(dir, `f${String(f).padStart(2, '0')}.txt`), size <= head.length ? head.slice(0, size) : head + pool.slice(start, start + size - head.length))
+      }
+    }
+  }
+  const git = args => run('git', [...GIT_ID, ...args], {cwd: root})
+  git(['init', '-q', '-b', 'main'])
+  git(['add', '-A'])
+  git(['commit', '-q', '-m', '100,000 files'])
+  git(['gc', '-q'])
+  git(['status', '--porcelain']) // a fresh index: stat data matches
+}
+
+function buildTiny(root) {
+  mkdirSync(root, {recursive: true})
+  writeFileSync(join(root, 'notes.txt'), 'tiny\n')
+}
+
+/** 100 files of 1 MB of random bytes (no compression or dedup can explain a saving). */
+function buildHundredMegabytes(root, asGit) {
+  mkdirSync(join(root, 'sub'), {recursive: true})
+  for (let i = 1; i <= 100; i++) writeFileSync(join(root, `f${i}`), randomBytes(1 << 20))
+  writeFileSync(join(root, 'sub', 's'), 'small\n')
+  if (asGit) {
+    const git = args => run('git', [...GIT_ID, ...args], {cwd: root})
+    git(['init', '-q', '-b', 'main'])
+    git(['add', '-A'])
+    git(['commit', '-q', '-m', 'all'])
+    writeFileSync(join(root, 'sub', 's'), 'small\ndirty\n')
+  }
+}
+
+/**
+ * Builds one corpus part unless a finished one is there (a marker written
+ * last); copies it from `copyFrom` (another file system's) when given.
+ */
+const readyThisRun = new Set()
+
+function ensureCorpus(path, label, build, {fresh, copyFrom} = {}) {
+  const marker = `${path}.built`
+  if (readyThisRun.has(path)) return
+  readyThisRun.add(path)
+  if (!fresh && existsSync(marker) && readFileSync(marker, 'utf8') === CORPUS_VERSION) return
+  removeTree(path)
+  rmSync(marker, {force: true})
+  mkdirSync(dirname(path), {recursive: true})
+  const start = Date.now()
+  if (copyFrom) {
+    log(`copying ${label} to ${path} ...`)
+    run('cp', ['-a', copyFrom, path])
+    if (existsSync(join(path, '.git'))) run('git', ['status', '--porcelain'], {cwd: path}) // refresh the index's stat data
+  } else {
+    log(`building ${label} in ${path} ...`)
+    build(path)
+  }
+  sync()
+  writeFileSync(marker, CORPUS_VERSION)
+  log(`${label} ready in ${((Date.now() - start) / 1000).toFixed(1)} s`)
+}
+
+// ---------------------------------------------------------------- XFS
+
+const cleanups = []
+
+function runCleanups() {
+  while (cleanups.length > 0) {
+    try {
+      cleanups.pop()()
+    } catch (error) {
+      process.stderr.write(`bench: cleanup: ${error.message}\n`)
+    }
+  }
+}
+
+process.on('exit', runCleanups)
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    log(`${signal}: cleaning up`)
+    process.exit(128 + os.constants.signals[signal])
+  })
+}
+
+function isMountPoint(path) {
+  return spawnSync('mountpoint', ['-q', path], {stdio: 'ignore'}).status === 0
+}
+
+function unmount(mnt) {
+  if (!isMountPoint(mnt)) return
+  if (spawnSync('umount', [mnt], {stdio: 'ignore'}).status !== 0) {
+    log(`umount ${mnt} failed (busy?); detaching lazily`)
+    spawnSync('umount', ['-l', mnt], {stdio: 'inherit'})
+  }
+}
+
+function whyNoXfs(options) {
+  if (!options.xfs) return '--no-xfs'
+  if (process.getuid?.() !== 0) return 'mounting a loop XFS needs root'
+  if (!commandExists('mkfs.xfs')) return 'mkfs.xfs is missing (apt install xfsprogs)'
+  if (!existsSync('/dev/loop-control')) return 'no loop devices'
+  return undefined
+}
+
+/** Mounts a 4 GB loop XFS with reflink under the work dir (image reused); unmounted at exit, whatever happens. */
+function mountXfs(options) {
+  const reason = whyNoXfs(options)
+  if (reason) return {skipped: reason}
+  const dir = join(options.dir, 'xfs')
+  const image = join(dir, 'xfs.img')
+  const mnt = join(dir, 'mnt')
+  mkdirSync(mnt, {recursive: true})
+  unmount(mnt) // left over by a killed run
+  cleanups.push(() => unmount(mnt))
+  const make = () => {
+    rmSync(image, {force: true})
+    run('truncate', ['-s', '4G', image])
+    run('mkfs.xfs', ['-q', '-f', '-m', 'reflink=1', image])
+  }
+  try {
+    const reused = existsSync(image) && !options.fresh
+    if (!reused) make()
+    let mounted = spawnSync('mount', ['-o', 'loop', image, mnt], {encoding: 'utf8'})
+    if (mounted.status !== 0 && reused) {
+      log('the reused XFS image would not mount; making a new one')
+      make()
+      mounted = spawnSync('mount', ['-o', 'loop', image, mnt], {encoding: 'utf8'})
+    }
+    if (mounted.status !== 0) return {skipped: `mount -o loop failed: ${(mounted.stderr || '').trim().split('\n').at(-1)}`}
+    if (fsType(mnt) !== 'xfs') return {skipped: `${mnt} is ${fsType(mnt)}, not xfs`}
+    return {mnt}
+  } catch (error) {
+    return {skipped: error.message.split('\n')[0]}
+  }
+}
+
+// ---------------------------------------------------------------- measuring
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/**
+ * One side of a comparison: `prepare` (untimed) returns a context, `command`
+ * gives what to time, `check` looks at its result, `after` removes its output
+ * (untimed).
+ */
+function timeSide(side) {
+  const context = side.prepare?.() ?? {}
+  sync()
+  const [file, args, options] = side.command(context)
+  const {seconds, result} = timed(file, args, options)
+  side.check?.(result, context)
+  side.after?.(result, context)
+  sync()
+  return seconds
+}
+
+/** Medians of subject and baseline over `runs` interleaved runs, after one untimed warm-up of each. */
+function compare({subject, baseline, runs}) {
+  timeSide(subject)
+  timeSide(baseline)
+  const times = {subject: [], baseline: []}
+  for (let i = 0; i < runs; i++) {
+    const order = i % 2 === 0 ? ['subject', 'baseline'] : ['baseline', 'subject']
+    for (const which of order) times[which].push(timeSide(which === 'subject' ? subject : baseline))
+  }
+  const spread = list => `${fmtSeconds(Math.min(...list)).trim()}..${fmtSeconds(Math.max(...list)).trim()}`
+  log(`  subject ${spread(times.subject)}, baseline ${spread(times.baseline)}`)
+  return {subject: median(times.subject), baseline: median(times.baseline)}
+}
+
+// ---------------------------------------------------------------- the sides
+
+function hmmArgs(...args) {
+  return [process.execPath, [HMM, ...args]]
+}
+
+/** The workspace ID from `hmm run`'s "hmm: workspace <id>[ (name)]: <tree>" line. */
+function workspaceId(result) {
+  const match = /^hmm: workspace ([0-9a-z]{6})\b/m.exec(result.stderr)
+  if (!match) throw new Error(`no workspace line in hmm run's output: ${result.stderr.trim()}`)
+  return match[1]
+}
+
+/** Removes a workspace (hmm rm -f), and whatever hmm left in its data directory. */
+function removeWorkspace(place, origin, id) {
+  run(...hmmArgs('rm', '-f', id), {cwd: origin, env: place.env})
+  removeTree(join(place.hmmHome, id))
+}
+
+function hmmRunSide(place, origin) {
+  return {
+    command: () => [...hmmArgs('run', 'true'), {cwd: origin, env: place.env}],
+    after: result => removeWorkspace(place, origin, workspaceId(result)),
+  }
+}
+
+function copySide(place, origin, file, args) {
+  const output = join(place.out, 'copy')
+  return {
+    prepare: () => removeTree(output),
+    command: () => [file, [...args, origin, output], {env: place.env}],
+    after: () => removeTree(output),
+  }
+}
+
+const cpSide = (place, origin) => copySide(place, origin, 'cp', ['-a', '--reflink=auto', '--'])
+const helperSide = (place, origin) => copySide(place, origin, HELPER, ['clone'])
+
+/** A fresh workspace in which one file was changed (untimed), then its first `hmm diff --stat` (timed). */
+function firstDiffSide(place, origin) {
+  return {
+    prepare: () => {
+      const made = run(...hmmArgs('run', 'sh', '-c', 'echo changed >> d3/s42/f17.txt'), {cwd: origin, env: place.env})
+      return {id: workspaceId(made)}
+    },
+    command: ({id}) => [...hmmArgs('diff', '--stat', id), {cwd: origin, env: place.env}],
+    check: result => {
+      if (!/d3\/s42\/f17\.txt/.test(result.stdout) || !/1 file changed/.test(result.stdout)) throw new Error(`unexpected hmm diff --stat output: ${result.stdout.trim().slice(0, 300)}`)
+    },
+    after: (_, {id}) => removeWorkspace(place, origin, id),
+  }
+}
+
+function gitStatusSide(place, origin) {
+  return {command: () => ['git', ['status'], {cwd: origin, env: place.env}]}
+}
+
+function listSide(place, origin, args, expected) {
+  return {
+    command: () => [...hmmArgs(...args), {cwd: origin, env: place.env}],
+    check: result => {
+      const lines = result.stdout.trim().split('\n').length
+      if (lines !== expected + 1) throw new Error(`hmm ${args.join(' ')} printed ${lines} lines, expected a header and ${expected} workspaces`)
+    },
+  }
+}
+
+const nodeSide = place => ({command: () => [process.execPath, ['-e', '0'], {env: place.env}]})
+
+let listedMade = false
+
+/** 20 workspaces of the tiny directory, in a data directory of their own. */
+function makeListedWorkspaces(place, origin, count) {
+  removeTree(place.hmmHome)
+  for (let i = 0; i < count; i++) run(...hmmArgs('run', 'true'), {cwd: origin, env: place.env})
+}
+
+/** Used bytes a workspace (hmm run true) adds to the file system; the tree's own used bytes for comparison. */
+function blocksAdded(place, origin) {
+  const used = () => {
+    const stats = statfsSync(place.root)
+    return (stats.blocks - stats.bfree) * stats.bsize
+  }
+  const du = Number(run('du', ['-s', '-B1', origin]).stdout.split(/\s/)[0])
+  sync()
+  const before = used()
+  const made = run(...hmmArgs('run', 'true'), {cwd: origin, env: place.env})
+  sync()
+  const added = used() - before
+  removeWorkspace(place, origin, workspaceId(made))
+  sync()
+  return {subject: added, baseline: du}
+}
+
+// ---------------------------------------------------------------- the measures
+
+/**
+ * The measures for one place (a file system with the corpus on it). Each has
+ * a name (matched by --only), what corpus it needs, and how to run it.
+ */
+function measuresFor(place, runs) {
+  const {fs} = place
+  const c = place.corpus
+  const list = [
+    {name: `hmm run true vs cp -a, 100k files, ${fs}`, needs: ['files'], target: fs === 'xfs' ? 0.7 : undefined,
+      run: () => compare({runs, subject: hmmRunSide(place, c.files), baseline: cpSide(place, c.files)})},
+    {name: `hmm run true vs cp -a, repo, ${fs}`, needs: ['repo'],
+      run: () => compare({runs, subject: hmmRunSide(place, c.repo), baseline: cpSide(place, c.repo)})},
+    {name: `helper clone vs cp -a, 100k files, ${fs}`, needs: ['files'], target: fs === 'xfs' ? 0.55 : 0.8,
+      run: () => compare({runs, subject: helperSide(place, c.files), baseline: cpSide(place, c.files)})},
+    {name: `helper clone vs cp -a, repo, ${fs}`, needs: ['repo'],
+      run: () => compare({runs, subject: helperSide(place, c.repo), baseline: cpSide(place, c.repo)})},
+    {name: `1st hmm diff --stat vs git status, 100k, ${fs}`, needs: ['files'], target: 3,
+      run: () => compare({runs, subject: firstDiffSide(place, c.files), baseline: gitStatusSide(place, c.files)})},
+  ]
+  if (fs !== 'xfs') {
+    const listRuns = Math.max(runs, 11)
+    const listing = {...place, hmmHome: join(place.root, 'hmm-ls'), env: cleanEnv(place.home, join(place.root, 'hmm-ls'))}
+    for (const [label, args] of [['hmm ls', ['ls']], ['hmm', []]]) {
+      list.push({name: `${label} (20 workspaces) vs node -e 0`, needs: ['tiny'], target: 1.6,
+        run: () => {
+          if (!listedMade) makeListedWorkspaces(listing, c.tiny, 20)
+          listedMade = true
+          return compare({runs: listRuns, subject: listSide(listing, c.tiny, args, 20), baseline: nodeSide(listing)})
+        }})
+    }
+  }
+  if (fs === 'xfs') {
+    for (const kind of ['plain', 'git']) {
+      list.push({name: `blocks added by a workspace, 100 MB ${kind === 'git' ? 'git repo' : 'dir'}, xfs`, needs: [`mb100${kind}`], unit: 'bytes', target: 2 * 1024 * 1024, targetText: '< 2 MB',
+        run: () => {
+          const results = Array.from({length: Math.min(runs, 3)}, () => blocksAdded(place, c[`mb100${kind}`]))
+          log(`  added: ${results.map(r => fmtBytes(r.subject).trim()).join(', ')}`)
+          return {subject: Math.max(...results.map(r => r.subject)), baseline: results[0].baseline}
+        }})
+    }
+  }
+  return list
+}
+
+function placeAt(fs, root, home, corpusSource) {
+  const hmmHome = join(root, 'hmm-data')
+  return {
+    fs, root, home, hmmHome,
+    out: join(root, 'out'),
+    env: cleanEnv(home, hmmHome),
+    corpus: {repo: join(root, 'corpus', 'repo'), files: join(root, 'corpus', 'files100k'), tiny: join(root, 'corpus', 'tiny'),
+      mb100plain: join(root, 'corpus', 'mb100-dir'), mb100git: join(root, 'corpus', 'mb100-git')},
+    corpusSource,
+  }
+}
+
+function prepareCorpus(place, needs, fresh) {
+  const source = place.corpusSource?.corpus
+  const builders = {
+    repo: ['the realistic repository', buildRepo],
+    files: ['the 100,000-file tree', buildFiles],
+    tiny: ['the tiny directory', buildTiny],
+    mb100plain: ['the 100 MB directory', path => buildHundredMegabytes(path, false)],
+    mb100git: ['the 100 MB git repository', path => buildHundredMegabytes(path, true)],
+  }
+  for (const need of needs) {
+    const [label, build] = builders[need]
+    const copyFrom = source && (need === 'repo' || need === 'files') ? source[need] : undefined
+    ensureCorpus(place.corpus[need], `${label} (${place.fs})`, build, {fresh, copyFrom})
+  }
+  mkdirSync(place.out, {recursive: true})
+  removeTree(place.hmmHome) // nothing left over from an interrupted run
+  removeTree(join(place.out, 'copy'))
+}
+
+// ---------------------------------------------------------------- output
+
+function fmtSeconds(seconds) {
+  return (seconds < 1 ? `${(seconds * 1000).toFixed(0)} ms` : `${seconds.toFixed(2)} s`).padStart(10)
+}
+
+function fmtBytes(bytes) {
+  return `${(bytes / 2 ** 20).toFixed(2)} MB`.padStart(10)
+}
+
+const WIDTH = 52
+
+function header() {
+  return `${'measure'.padEnd(WIDTH)}${'subject'.padStart(10)} ${'baseline'.padStart(10)} ${'ratio'.padStart(6)}  ${'target'.padEnd(8)} met`
+}
+
+function row(measure, result) {
+  const name = measure.name.padEnd(WIDTH)
+  if (result.error) return `${name}failed: ${result.error}`
+  const fmt = measure.unit === 'bytes' ? fmtBytes : fmtSeconds
+  const ratio = result.subject / result.baseline
+  let targetText = '-'
+  let met = '-'
+  if (measure.unit === 'bytes') {
+    targetText = measure.targetText
+    met = result.subject < measure.target ? 'yes' : 'NO'
+  } else if (measure.target !== undefined) {
+    targetText = `<= ${measure.target}`
+    met = ratio <= measure.target ? 'yes' : 'NO'
+  }
+  return `${name}${fmt(result.subject)} ${fmt(result.baseline)} ${ratio.toFixed(measure.unit === 'bytes' ? 3 : 2).padStart(6)}  ${targetText.padEnd(8)} ${met}`
+}
+
+// ---------------------------------------------------------------- main
+
+function main() {
+  const options = parseOptions(process.argv.slice(2))
+  if (options.dir === '/tmp' || options.dir.startsWith('/tmp/')) {
+    log('the work directory must be outside /tmp (hmm lets sandboxed commands write /tmp); use --dir')
+    process.exit(2)
+  }
+  if (!existsSync(HELPER) || !existsSync(join(PROJECT, 'dist', 'main.js'))) {
+    log('build hmm first (npm run build; the helper: node native-helpers/build.js)')
+    process.exit(2)
+  }
+  const home = join(options.dir, 'home')
+  mkdirSync(home, {recursive: true})
+  const ext4Root = join(options.dir, 'ext4')
+  mkdirSync(ext4Root, {recursive: true})
+  const places = [placeAt(fsType(ext4Root), ext4Root, home)]
+  const selected = place => measuresFor(place, options.runs).filter(m => !options.only || m.name.includes(options.only))
+
+  const wantsXfs = options.only === undefined || selected(placeAt('xfs', '/nonexistent', home)).length > 0
+  const xfs = wantsXfs ? mountXfs(options) : {skipped: `not selected by --only ${options.only}`}
+  if (xfs.mnt) places.push(placeAt('xfs', xfs.mnt, home, places[0]))
+
+  console.log(machineLine(places))
+  const loadAtStart = loadNow()
+  const rows = []
+  for (const place of places) {
+    const measures = selected(place)
+    if (measures.length === 0) continue
+    const needs = new Set(measures.flatMap(m => m.needs))
+    // The XFS copy of the corpus is copied from ext4's, which is built first.
+    if (place.corpusSource) prepareCorpus(place.corpusSource, [...needs].filter(n => n === 'repo' || n === 'files'), options.fresh)
+    prepareCorpus(place, [...needs], options.fresh)
+    for (const measure of measures) {
+      log(`${measure.name} ...`)
+      let result
+      try {
+        result = measure.run()
+      } catch (error) {
+        result = {error: error.message.split('\n')[0].slice(0, 300)}
+      }
+      const line = row(measure, result)
+      log(line)
+      rows.push(line)
+    }
+    removeTree(place.hmmHome)
+    removeTree(join(place.root, 'hmm-ls'))
+  }
+
+  console.log('')
+  console.log(`medians of ${options.runs} runs per measure (listing: ${Math.max(options.runs, 11)}); blocks: the largest of ${Math.min(options.runs, 3)}`)
+  console.log(header())
+  for (const line of rows) console.log(line)
+  if (!xfs.mnt) console.log(`XFS: skipped (${xfs.skipped})`)
+  console.log(`load: ${loadAtStart} at start, ${loadNow()} at end`)
+}
+
+main()
