@@ -1,5 +1,5 @@
 // Bare `hmm` and `hmm ls [-a] [--json]`: what users type most, so it runs
-// from one bundled file (dist/list.bundle.js, see scripts/bundle.js) that
+// from one bundled file (dist/list.bundle.cjs, see scripts/bundle.js) that
 // loads SQLite and nothing of oclif. Anything else — other flags, --help,
 // errors of usage — goes through oclif (bin/run.js decides).
 import {reportError} from './ui/errors.js'

@@ -9,7 +9,7 @@ const RELATIVE = 'native-helpers/build/hmm-helper'
 
 /**
  * Where the built helper is: found upwards from this module, which is
- * dist/native/helper.js, or dist/list.bundle.js once bundled.
+ * dist/native/helper.js, or dist/list.bundle.cjs once bundled.
  */
 function locate(): string {
   for (const up of ['../../', '../']) {
