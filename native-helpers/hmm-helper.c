@@ -1133,25 +1133,37 @@ static int copy_data(int s, int t, const struct stat *st)
 
 static void copy_entry(struct dopen *d, const struct entry *e);
 
+/* A name of a file with several links: if another name of it was claimed
+ * first, this one becomes a hard link to it (once it is made) and the answer
+ * is 1; otherwise *mine is this name's claim, to be marked made or skipped. */
+static int linked_to_first(struct dopen *d, const char *name, const struct stat *st,
+			   struct link **mine)
+{
+	*mine = NULL;
+	if (st->st_nlink <= 1)
+		return 0;
+	char *r = rel_join(d->node->rel, name);
+	struct link *first = link_claim(st->st_dev, st->st_ino, r, mine);
+	free(r);
+	if (!first)
+		return 0;
+	if (first->state == L_MADE) {
+		if (linkat(C.dst_root, first->rel, d->dfd, name, 0) < 0)
+			clone_fail(1, d->node->rel, name, errno);
+		else
+			atomic_fetch_add(&C.files, 1);
+	}
+	return 1;
+}
+
 /* The source file is open (s) and fstat'ed; make its twin in d. */
 static void copy_regular(struct dopen *d, const char *name, int s, const struct stat *st)
 {
 	const char *rel = d->node->rel;
-	struct link *mine = NULL;
-	if (st->st_nlink > 1) {
-		char *r = rel_join(rel, name);
-		struct link *first = link_claim(st->st_dev, st->st_ino, r, &mine);
-		free(r);
-		if (first) {
-			close(s);
-			if (first->state == L_MADE) {
-				if (linkat(C.dst_root, first->rel, d->dfd, name, 0) < 0)
-					clone_fail(1, rel, name, errno);
-				else
-					atomic_fetch_add(&C.files, 1);
-			}
-			return;
-		}
+	struct link *mine;
+	if (linked_to_first(d, name, st, &mine)) {
+		close(s);
+		return;
 	}
 	/* Made with its final permission bits (umask is 0): no chmod needed
 	 * unless set-user-ID and friends must be restored after chown. */
@@ -1248,21 +1260,9 @@ static void copy_special(struct dopen *d, const char *name, const struct stat *s
 		clone_note("socket", rel, name);
 		return;
 	}
-	struct link *mine = NULL;
-	if (st->st_nlink > 1) {
-		char *r = rel_join(rel, name);
-		struct link *first = link_claim(st->st_dev, st->st_ino, r, &mine);
-		free(r);
-		if (first) {
-			if (first->state == L_MADE) {
-				if (linkat(C.dst_root, first->rel, d->dfd, name, 0) < 0)
-					clone_fail(1, rel, name, errno);
-				else
-					atomic_fetch_add(&C.files, 1);
-			}
-			return;
-		}
-	}
+	struct link *mine;
+	if (linked_to_first(d, name, st, &mine))
+		return;
 	int r = 0, is_link = S_ISLNK(st->st_mode);
 	if (is_link) {
 		size_t cap = (size_t)st->st_size + 2;
