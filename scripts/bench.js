@@ -594,9 +594,18 @@ function prepareCorpus(place, needs, fresh) {
     const copyFrom = source && (need === 'repo' || need === 'files') ? source[need] : undefined
     ensureCorpus(place.corpus[need], `${label} (${place.fs})`, build, {fresh, copyFrom})
   }
+  // Nothing left over from an interrupted run: workspaces, their refs in the origins, copies.
+  removeTree(place.hmmHome)
+  for (const need of needs) {
+    if (existsSync(join(place.corpus[need], '.git'))) forgetWorkspaceRefs(place.corpus[need])
+  }
   mkdirSync(place.out, {recursive: true})
-  removeTree(place.hmmHome) // nothing left over from an interrupted run
   removeTree(join(place.out, 'copy'))
+}
+
+function forgetWorkspaceRefs(repo) {
+  const refs = run('git', ['for-each-ref', '--format=%(refname)', 'refs/hmm/'], {cwd: repo}).stdout.split('\n').filter(Boolean)
+  if (refs.length > 0) run('git', ['update-ref', '--stdin'], {cwd: repo, input: refs.map(ref => `delete ${ref}\n`).join(''), stdio: ['pipe', 'pipe', 'pipe']})
 }
 
 // ---------------------------------------------------------------- output

@@ -6,7 +6,7 @@
 // for git origins the origin's objects are reachable through alternates, so
 // nothing is copied. System and global git config are switched off for it:
 // no filter, diff driver or fsmonitor of anyone's can run on the tree.
-import {appendFileSync, copyFileSync, existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {appendFileSync, mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {git, gitLine} from './git.js'
 import {distrustRecentEntries} from './index-trust.js'
@@ -65,10 +65,6 @@ export async function createPrivateRepo(gitDir: string, origin?: {objects: strin
     writeFileSync(join(gitDir, 'info', 'exclude'), originExcludes.join('\n') + '\n')
   }
   return repo
-}
-
-export function copyIndex(from: string, to: string): void {
-  if (existsSync(from)) copyFileSync(from, to)
 }
 
 /**
