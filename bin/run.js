@@ -13,5 +13,5 @@ if ((argv.length === 0 || argv[0] === 'ls') && listFlags.every(flag => LIST_FLAG
   require('../dist/list.bundle.cjs').listMain(listFlags)
 } else {
   // oclif finds its configuration in the project's package.json, one level up.
-  import('../dist/main.js').then(({main}) => main(argv, require('node:path').join(__dirname, '..')))
+  require('../dist/main.bundle.cjs').main(argv, require('node:path').join(__dirname, '..'))
 }

@@ -1,18 +1,28 @@
-// Bundles the listing path (dist/list.js and what it imports, better-sqlite3's
-// JavaScript included) into one CommonJS file that bin/run.js requires:
-// loading one module instead of dozens, and no ES module loader, is most of
-// what separates `hmm ls` from a bare `node -e 0`.
+// Bundles what bin/run.js loads into two CommonJS files, one module each
+// instead of hundreds, and no ES module loader: most of what separates a
+// command's start from a bare `node -e 0`.
+// - dist/list.bundle.cjs: the listing path (dist/list.js and what it imports,
+//   better-sqlite3's JavaScript included), without oclif.
+// - dist/main.bundle.cjs: everything else: oclif, every command, execa, and
+//   what they import (oclif finds the commands in it: package.json's
+//   oclif.commands, "explicit" strategy).
 import {build} from 'esbuild'
 
-await build({
-  entryPoints: [new URL('../dist/list.js', import.meta.url).pathname],
-  outfile: new URL('../dist/list.bundle.cjs', import.meta.url).pathname,
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  // The sources find files next to themselves with import.meta.url.
-  define: {'import.meta.url': 'importMetaUrl'},
-  banner: {js: "const importMetaUrl = require('node:url').pathToFileURL(__filename).href;"},
-  logLevel: 'warning',
-})
+const BUNDLES = {'list.js': 'list.bundle.cjs', 'main.js': 'main.bundle.cjs'}
+
+for (const [entry, out] of Object.entries(BUNDLES)) {
+  await build({
+    entryPoints: [new URL(`../dist/${entry}`, import.meta.url).pathname],
+    outfile: new URL(`../dist/${out}`, import.meta.url).pathname,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    // oclif loads TypeScript only to run uncompiled sources, which hmm never does.
+    external: ['typescript', 'ts-node', 'tsx'],
+    // The sources find files next to themselves with import.meta.url.
+    define: {'import.meta.url': 'importMetaUrl'},
+    banner: {js: "const importMetaUrl = require('node:url').pathToFileURL(__filename).href;"},
+    logLevel: 'warning',
+  })
+}

@@ -1,5 +1,7 @@
 // The entry behind bin/run.js for everything but plain listing (list.ts):
 // oclif parses, finds the command, prints help; errors become one line.
+// Bundled with oclif and every command into dist/main.bundle.cjs.
+import * as oclif from '@oclif/core'
 import {reportError} from './ui/errors.js'
 import {RUN_FLAGS_WITH_VALUE, splitAtCommand} from './ui/split-argv.js'
 
@@ -14,10 +16,11 @@ function markCommand(runArgv: string[]): string[] {
 
 export async function main(argv: string[], root: string): Promise<void> {
   try {
-    const oclif = await import('@oclif/core')
     await oclif.run(argv[0] === 'run' ? ['run', ...markCommand(argv.slice(1))] : argv, root)
     await oclif.flush()
   } catch (error) {
     process.exitCode = reportError(error)
   }
 }
+
+export {COMMANDS} from './commands/index.js'

@@ -4,12 +4,11 @@
 // Security: the workspace's `.git` is never the repository here. The tree
 // is hashed into hmm's private repository (its own index, system and global
 // config off), so no filter, diff driver, fsmonitor or hook of anyone's
-// runs; the only settings taken from outside are the user's own
-// core.excludesFile, read from the origin's (trusted) config. Patches are
-// made with --no-ext-diff --no-textconv --no-color --binary --full-index so
-// no configuration changes their bytes: what `hmm diff` shows is exactly
-// what `hmm apply` applies.
-import {existsSync} from 'node:fs'
+// runs; the only setting taken from outside is the user's own
+// core.excludesFile, read from the origin's (trusted) config when the
+// workspace was made (private-repo.ts). Patches are made with --no-ext-diff
+// --no-textconv --no-color --binary --full-index so no configuration changes
+// their bytes: what `hmm diff` shows is exactly what `hmm apply` applies.
 import {setTimeout as sleep} from 'node:timers/promises'
 import {HmmError} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
@@ -35,29 +34,17 @@ const INDEX_LOCK_TRIES = 20
 const INDEX_LOCK_WAIT_MS = 100
 
 /**
- * The user's core.excludesFile, as the origin's git sees it: the fork tree
- * of a git origin was written with it, so the tree now must be too.
+ * Brings the private index up to date with the workspace's files (committed
+ * or not, ignored files left out): git re-reads only files whose stat data
+ * changed. Returns the environment for git on that index. Callers check
+ * first that the tree is a directory (taking.ts).
  */
-async function excludesSettings(workspace: Workspace): Promise<string[]> {
-  const origin = workspace.row.origin
-  if (workspace.row.originKind !== 'git' || !existsSync(origin)) return []
-  const path = await git(['config', '--path', '--get', 'core.excludesFile'], {cwd: origin, okStatuses: [1, 128]})
-  const value = path.exitCode === 0 ? path.stdout.replace(/\n$/, '') : ''
-  return value ? ['-c', `core.excludesFile=${value}`] : []
-}
-
-/**
- * The tree of the workspace's files now (committed or not, ignored files
- * left out), written into the private repository. Callers check first that
- * the tree is a directory (taking.ts).
- */
-export async function treeNow(workspace: Workspace): Promise<string> {
+async function indexFilesNow(workspace: Workspace): Promise<Record<string, string>> {
   const repo = privateRepo(workspace.gitDir)
   const env = {...privateEnv(repo), GIT_WORK_TREE: workspace.tree}
-  const settings = await excludesSettings(workspace)
   const looked = Date.now()
   for (let attempt = 1; ; attempt++) {
-    const added = await git([...settings, 'add', '--all', '--', '.'], {cwd: workspace.tree, env, okStatuses: [128]})
+    const added = await git(['add', '--all', '--', '.'], {cwd: workspace.tree, env, okStatuses: [128]})
     if (added.exitCode === 0) break
     if (!added.stderr.includes('index.lock') || attempt >= INDEX_LOCK_TRIES) {
       throw new HmmError(`could not read the files of workspace ${workspace.label}: ${lastLine(added.stderr)}`)
@@ -65,7 +52,13 @@ export async function treeNow(workspace: Workspace): Promise<string> {
     await sleep(INDEX_LOCK_WAIT_MS)
   }
   await distrustRecentEntries(repo.index, looked)
-  return gitLine([...settings, 'write-tree', '--missing-ok'], {cwd: workspace.tree, env})
+  return env
+}
+
+/** The tree of the workspace's files now, written into the private repository. */
+export async function treeNow(workspace: Workspace): Promise<string> {
+  const env = await indexFilesNow(workspace)
+  return gitLine(['write-tree', '--missing-ok'], {cwd: workspace.tree, env})
 }
 
 export function lastLine(text: string): string {
@@ -78,11 +71,11 @@ export function lastLine(text: string): string {
   )
 }
 
-/** diff-tree arguments whose output no configuration can change. */
-function diffArgs(format: 'patch' | 'stat', colour: string[] | undefined): string[] {
+/** diff-tree or diff-index arguments whose output no configuration can change. */
+function diffArgs(command: 'diff-tree' | 'diff-index', format: 'patch' | 'stat', colour: string[] | undefined): string[] {
   return [
     ...(colour ?? []),
-    'diff-tree',
+    command,
     '-r',
     '-M',
     ...(format === 'patch' ? ['-p', '--binary', '--full-index'] : ['--stat']),
@@ -109,6 +102,19 @@ export async function treeDiff(workspace: Workspace, from: string, to: string, r
   const repo = privateRepo(workspace.gitDir)
   const env: Record<string, string> = {...privateEnv(repo)}
   if (request.columns) env.COLUMNS = String(request.columns)
-  const args = [...diffArgs(request.format, request.colour), from, to]
+  const args = [...diffArgs('diff-tree', request.format, request.colour), from, to]
+  return (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout
+}
+
+/**
+ * The patch (or stat) from the fork tree to the workspace's files now: what
+ * treeDiff(fork, treeNow()) gives, read straight from the index for git
+ * origins (no tree written: that would rewrite the whole index once more).
+ */
+export async function changesNow(workspace: Workspace, forkTree: string, request: DiffRequest): Promise<Buffer> {
+  if (workspace.row.originKind === 'plain') return treeDiff(workspace, forkTree, await treeNow(workspace), request)
+  const env = await indexFilesNow(workspace)
+  if (request.columns) env.COLUMNS = String(request.columns)
+  const args = [...diffArgs('diff-index', request.format, request.colour), '--cached', forkTree]
   return (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout
 }

@@ -5,7 +5,7 @@
 // Security: see changes.ts (the patch never comes from the workspace's
 // `.git`) and pager.ts (colours and pager are the user's own settings).
 import {Context} from '../workspaces/context.js'
-import {treeDiff, treeNow} from './changes.js'
+import {changesNow} from './changes.js'
 import {colourSettings, onTerminal, show} from './pager.js'
 import {checkUsable} from './taking.js'
 
@@ -14,14 +14,12 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
   try {
     const workspace = context.workspace(key)
     const forkTree = checkUsable(workspace)
-    const now = await treeNow(workspace)
-    if (now === forkTree) return
-    const bytes = await treeDiff(workspace, forkTree, now, {
+    const bytes = await changesNow(workspace, forkTree, {
       format: options.stat ? 'stat' : 'patch',
       colour: await colourSettings(workspace.row.origin),
       columns: onTerminal() ? process.stdout.columns : undefined,
     })
-    await show(bytes, workspace.row.origin)
+    if (bytes.length > 0) await show(bytes, workspace.row.origin)
   } finally {
     context.close()
   }

@@ -7,7 +7,7 @@
 // everything that redirects git (GIT_DIR, GIT_INDEX_FILE, ...) so only what
 // the caller passes applies.
 import {execa} from 'execa'
-import {HmmError} from '../ui/errors.js'
+import {debug, debugEnabled, HmmError} from '../ui/errors.js'
 
 /** Environment variables git may keep: identity, credentials and transport for pushes. */
 const KEPT_GIT_VARIABLES = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$|^GIT_(SSH|SSH_COMMAND|SSH_VARIANT|ASKPASS|TERMINAL_PROMPT|HTTP_.*|SSL_.*)$/
@@ -53,6 +53,7 @@ export function subcommand(args: string[]): string {
 
 /** git whose output is bytes: patches (binary files byte for byte) and anything passed on unchanged. */
 export async function gitBytes(args: string[], options: GitOptions): Promise<GitBytesResult> {
+  const started = debugEnabled() ? performance.now() : 0
   const result = await execa('git', args, {
     cwd: options.cwd,
     env: scrubbedEnv(options.env),
@@ -64,6 +65,7 @@ export async function gitBytes(args: string[], options: GitOptions): Promise<Git
     maxBuffer: Number.MAX_SAFE_INTEGER,
   })
   const exitCode = result.exitCode ?? 1
+  if (debugEnabled()) debug(`git ${subcommand(args)}: ${Math.round(performance.now() - started)} ms`)
   const stderr = Buffer.from(result.stderr as Uint8Array).toString('utf8')
   if (result.failed && !(options.okStatuses ?? []).includes(exitCode)) {
     if ((result as {code?: string}).code === 'ENOENT') throw new HmmError('git is not installed (hmm needs git on PATH)')

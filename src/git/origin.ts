@@ -45,11 +45,18 @@ export interface OriginRecord {
 
 /** Records a git origin before it is cloned. */
 export async function recordGitOrigin(origin: string, repoOfOrigin: GitOrigin, gitDir: string): Promise<{record: OriginRecord; repo: PrivateRepo}> {
+  // Questions about the origin that do not depend on each other, asked at once.
+  const [excludesFile, head, branch] = await Promise.all([
+    git(['config', '--path', '--get', 'core.excludesFile'], {cwd: origin, okStatuses: [1]}),
+    git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {cwd: origin, okStatuses: [1]}),
+    git(['symbolic-ref', '--quiet', '--short', 'HEAD'], {cwd: origin, okStatuses: [1]}),
+  ])
   const excludes = join(repoOfOrigin.gitDir, 'info', 'exclude')
   const repo = await createPrivateRepo(gitDir, {
     objects: repoOfOrigin.objects,
     objectFormat: repoOfOrigin.objectFormat,
     excludes: existsSync(excludes) ? [readFileSync(excludes, 'utf8')] : [],
+    excludesFile: excludesFile.stdout.replace(/\n$/, '') || undefined,
   })
   const forkIndex = join(gitDir, 'index.fork')
   // Starting from the origin's own index: its stat data matches the origin's
@@ -58,8 +65,6 @@ export async function recordGitOrigin(origin: string, repoOfOrigin: GitOrigin, g
   const env = {GIT_INDEX_FILE: forkIndex, GIT_OBJECT_DIRECTORY: join(gitDir, 'objects'), GIT_ALTERNATE_OBJECT_DIRECTORIES: repoOfOrigin.objects}
   await git(['add', '--all', '--', '.'], {cwd: origin, env})
   const forkTree = await gitLine(['write-tree'], {cwd: origin, env})
-  const head = await git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {cwd: origin, okStatuses: [1]})
-  const branch = await git(['symbolic-ref', '--quiet', '--short', 'HEAD'], {cwd: origin, okStatuses: [1]})
   return {
     record: {
       headCommit: head.stdout.trim() || null,

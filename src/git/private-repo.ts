@@ -45,7 +45,22 @@ const PRIVATE_CONFIG = `[core]
 \tauto = 0
 `
 
-export async function createPrivateRepo(gitDir: string, origin?: {objects: string; objectFormat: string; excludes: string[]}): Promise<PrivateRepo> {
+/** A value in git's config file syntax: quoted, so any path reads back as it was. */
+function configValue(value: string): string {
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`
+}
+
+export interface OriginSettings {
+  /** The origin's object directory, borrowed through alternates. */
+  objects: string
+  objectFormat: string
+  /** The contents of the origin's .git/info/exclude. */
+  excludes: string[]
+  /** The user's core.excludesFile as the origin's git resolves it, if set. */
+  excludesFile?: string
+}
+
+export async function createPrivateRepo(gitDir: string, origin?: OriginSettings): Promise<PrivateRepo> {
   mkdirSync(gitDir, {recursive: true})
   const repo = privateRepo(gitDir)
   // --template= : no hooks or other template files of the user's copied in.
@@ -55,7 +70,9 @@ export async function createPrivateRepo(gitDir: string, origin?: {objects: strin
     cwd: gitDir,
     env: {GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null'},
   })
-  appendFileSync(join(gitDir, 'config'), PRIVATE_CONFIG)
+  // The fork tree was written with the user's excludes file, so every later tree must be too.
+  const excludesFile = origin?.excludesFile ? `[core]\n\texcludesFile = ${configValue(origin.excludesFile)}\n` : ''
+  appendFileSync(join(gitDir, 'config'), PRIVATE_CONFIG + excludesFile)
   const originObjects = origin?.objects
   const originExcludes = origin?.excludes
   mkdirSync(join(gitDir, 'objects', 'info'), {recursive: true})

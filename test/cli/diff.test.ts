@@ -45,6 +45,20 @@ describe('hmm diff', () => {
     expect(result.stdout).not.toMatch(/build|debug\.log|local-only/)
   })
 
+  it("keeps to the excludes file the workspace was made with, whatever characters its path holds", async () => {
+    world = new World('diff-excludes-file')
+    const odd = join(world.home, 'odd "dir\\ name', 'ignore')
+    world.write(odd, '*.log\n')
+    const quoted = odd.replace(/\\/g, '\\\\').replace(/"/g, '\\"')
+    writeFileSync(join(world.home, '.gitconfig'), `[user]\n\tname = World\n\temail = world@example.com\n[core]\n\texcludesFile = "${quoted}"\n`)
+    await world.gitRepo()
+    await made(world, 'echo x > debug.log && echo x > kept.txt')
+    // Changed afterwards: the fork tree was recorded with the first, so diffs keep to it.
+    writeFileSync(join(world.home, '.gitconfig'), '[user]\n\tname = World\n\temail = world@example.com\n')
+    const result = await hmm(world, ['diff', '--stat'])
+    expect(result.stdout).toBe(' kept.txt | 1 +\n 1 file changed, 1 insertion(+)\n')
+  })
+
   it('leaves out what changed in the origin since', async () => {
     world = new World('diff-origin-moved')
     await world.gitRepo()

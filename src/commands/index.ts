@@ -1,0 +1,13 @@
+// Every command, for oclif's "explicit" command discovery: the commands live
+// in the same bundled file as oclif itself (dist/main.bundle.cjs, see
+// scripts/bundle.js), so running one loads a single file.
+import Apply from './apply.js'
+import Diff from './diff.js'
+import Ls from './ls.js'
+import Merge from './merge.js'
+import Pr from './pr.js'
+import Rm from './rm.js'
+import Run from './run.js'
+import Sandbox from './sandbox.js'
+
+export const COMMANDS = {apply: Apply, diff: Diff, ls: Ls, merge: Merge, pr: Pr, rm: Rm, run: Run, sandbox: Sandbox}
