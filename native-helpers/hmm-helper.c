@@ -5,7 +5,7 @@
  *   hmm-helper locked FILE...
  *   hmm-helper exec --lock FILE [--report-fd N] [--read PATH]... [--write PATH]...
  *                   [--dev PATH]... [--hide PATH]... -- CMD [ARG...]
- *   hmm-helper clone [--threads N] [--progress-fd N] SRC DST
+ *   hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST
  *   hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated relative paths
  *
  * Where it stands on security: `exec` is the sandbox. It takes the lock that
@@ -20,8 +20,10 @@
  *
  * `clone` copies the origin into a workspace the way `cp -a --reflink=auto`
  * does, from several threads, because that copy is the bulk of `hmm run`'s
- * time. It reads the source only through *at() calls relative to directory
- * descriptors opened with O_NOFOLLOW, so it never follows a link in SRC.
+ * time. With --stat-pairs it also answers, for the paths on stdin, what
+ * stat-pairs would right after (see there). It reads the source only
+ * through *at() calls relative to directory descriptors opened with
+ * O_NOFOLLOW, so it never follows a link in SRC.
  *
  * Linux-only parts (Landlock, FICLONE, copy_file_range, close_range) are
  * behind __linux__; the rest also builds on macOS, where hmm confines the
@@ -1068,6 +1070,125 @@ static void links_wake(void)
 	pthread_mutex_unlock(&links_mu);
 }
 
+#define STAT_RECORD 41
+
+static void put32(unsigned char *p, uint64_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+/* One record of the layout described at stat-pairs, below. */
+static void put_stat(const struct stat *st, unsigned char *out)
+{
+	out[0] = S_ISREG(st->st_mode) ? 1 : S_ISLNK(st->st_mode) ? 2 : 3;
+#ifdef __APPLE__
+	struct timespec ctime = st->st_ctimespec, mtime = st->st_mtimespec;
+#else
+	struct timespec ctime = st->st_ctim, mtime = st->st_mtim;
+#endif
+	uint64_t fields[10] = {(uint64_t)ctime.tv_sec, (uint64_t)ctime.tv_nsec,
+			       (uint64_t)mtime.tv_sec, (uint64_t)mtime.tv_nsec,
+			       (uint64_t)st->st_dev,   (uint64_t)st->st_ino,
+			       (uint64_t)st->st_mode,  (uint64_t)st->st_uid,
+			       (uint64_t)st->st_gid,   (uint64_t)st->st_size};
+	for (int i = 0; i < 10; i++)
+		put32(out + 1 + 4 * i, fields[i]);
+}
+
+/* Relative paths from stdin, each ended by NUL. */
+static char **read_paths(size_t *count)
+{
+	size_t n = 0, cap = 1024;
+	char **paths = xmalloc(cap * sizeof *paths);
+	char *line = NULL;
+	size_t linecap = 0;
+	ssize_t len;
+	while ((len = getdelim(&line, &linecap, '\0', stdin)) > 0 && line[len - 1] == '\0') {
+		if (n == cap) {
+			cap *= 2;
+			paths = realloc(paths, cap * sizeof *paths);
+			if (!paths)
+				oom();
+		}
+		paths[n++] = xstrdup(line);
+	}
+	free(line);
+	*count = n;
+	return paths;
+}
+
+/* ---- stat pairs while cloning (clone --stat-pairs) ----
+ * The answer the stat-pairs mode (below) would give right after the clone,
+ * without looking every path up again: for each regular file made, the
+ * source's stat data taken after its bytes were copied (so a change during
+ * the copy shows) and the copy's after its last change. Names of files with
+ * several links, and anything else, are answered "missing": hmm then lets
+ * git read them. */
+static struct {
+	int on;
+	char **paths;
+	size_t n;
+	size_t *slots; /* open addressing: index + 1; 0 is empty */
+	size_t mask;
+	unsigned char *out;
+} SP;
+
+static size_t sp_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+static void sp_load(void)
+{
+	SP.paths = read_paths(&SP.n);
+	size_t size = 1024;
+	while (size < 2 * SP.n)
+		size *= 2;
+	SP.mask = size - 1;
+	SP.slots = calloc(size, sizeof *SP.slots);
+	SP.out = calloc(SP.n ? 2 * STAT_RECORD * SP.n : 1, 1);
+	if (!SP.slots || !SP.out)
+		oom();
+	for (size_t i = 0; i < SP.n; i++) {
+		size_t h = sp_hash(SP.paths[i]) & SP.mask;
+		while (SP.slots[h])
+			h = (h + 1) & SP.mask;
+		SP.slots[h] = i + 1;
+	}
+	SP.on = 1;
+}
+
+/* The index of a relative path in the input, or -1. */
+static long sp_find(const char *rel)
+{
+	for (size_t h = sp_hash(rel) & SP.mask; SP.slots[h]; h = (h + 1) & SP.mask)
+		if (strcmp(SP.paths[SP.slots[h] - 1], rel) == 0)
+			return (long)(SP.slots[h] - 1);
+	return -1;
+}
+
+/* A regular file was copied from s to t, its metadata all set. Each path
+ * has one slot, written by the one thread that copies it. */
+static void sp_note(const char *rel, const char *name, int s, int t, const struct stat *st)
+{
+	if (!SP.on || st->st_nlink != 1)
+		return;
+	char *r = rel_join(rel, name);
+	long i = sp_find(r);
+	free(r);
+	struct stat after_src, after_dst;
+	if (i < 0 || fstat(s, &after_src) < 0 || fstat(t, &after_dst) < 0)
+		return;
+	put_stat(&after_src, SP.out + 2 * STAT_RECORD * (size_t)i);
+	put_stat(&after_dst, SP.out + 2 * STAT_RECORD * (size_t)i + STAT_RECORD);
+}
+
 /* ---- regular files ---- */
 
 static _Thread_local char *rw_buf;
@@ -1187,6 +1308,8 @@ static void copy_regular(struct dopen *d, const char *name, int s, const struct 
 		struct timespec ts[2] = {ST_ATIM(*st), ST_MTIM(*st)};
 		if (futimens(t, ts) < 0)
 			e = errno;
+		else
+			sp_note(rel, name, s, t, st);
 	}
 	if (close(t) < 0 && !e)
 		e = errno; /* e.g. a delayed write error */
@@ -1511,11 +1634,12 @@ static void progress(void)
 		C.progress_fd = -1; /* nobody listens any more; carry on */
 }
 
-#define CLONE_USAGE "usage: hmm-helper clone [--threads N] [--progress-fd N] SRC DST\n"
+#define CLONE_USAGE "usage: hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST\n"
 
 static int cmd_clone(int argc, char **argv)
 {
 	long threads = 0;
+	int stat_pairs = 0;
 	C.progress_fd = -1;
 	int i = 2;
 	for (; i < argc; i++) {
@@ -1525,6 +1649,10 @@ static int cmd_clone(int argc, char **argv)
 		}
 		if (strncmp(argv[i], "--", 2) != 0)
 			break;
+		if (strcmp(argv[i], "--stat-pairs") == 0) {
+			stat_pairs = 1;
+			continue;
+		}
 		if (i + 1 >= argc) {
 			fputs(CLONE_USAGE, stderr);
 			return 2;
@@ -1554,6 +1682,8 @@ static int cmd_clone(int argc, char **argv)
 	}
 	C.src = argv[i];
 	C.dst = argv[i + 1];
+	if (stat_pairs)
+		sp_load();
 	if (threads == 0) {
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 		threads = cpus < 2 ? 2 : cpus > 4 ? 4 : cpus;
@@ -1692,7 +1822,16 @@ static int cmd_clone(int argc, char **argv)
 	for (int t = 0; t < started; t++)
 		pthread_join(tids[t], NULL);
 	progress();
-	return atomic_load(&C.failed) ? 1 : 0;
+	if (atomic_load(&C.failed))
+		return 1;
+	if (SP.on) {
+		size_t bytes = 2 * STAT_RECORD * SP.n;
+		if (fwrite(SP.out, 1, bytes, stdout) != bytes || fflush(stdout) != 0) {
+			fputs("hmm: clone: cannot write the stat pairs\n", stderr);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1713,35 +1852,12 @@ static int cmd_clone(int argc, char **argv)
  * words (low bits), the layout of git's index. Links are not followed.
  * ------------------------------------------------------------------------ */
 
-#define STAT_RECORD 41
-
-static void put32(unsigned char *p, uint64_t v)
-{
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
-}
-
 static void stat_record(int root, const char *rel, unsigned char *out)
 {
 	struct stat st;
 	memset(out, 0, STAT_RECORD);
-	if (fstatat(root, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return;
-	out[0] = S_ISREG(st.st_mode) ? 1 : S_ISLNK(st.st_mode) ? 2 : 3;
-#ifdef __APPLE__
-	struct timespec ctime = st.st_ctimespec, mtime = st.st_mtimespec;
-#else
-	struct timespec ctime = st.st_ctim, mtime = st.st_mtim;
-#endif
-	uint64_t fields[10] = {(uint64_t)ctime.tv_sec, (uint64_t)ctime.tv_nsec,
-			       (uint64_t)mtime.tv_sec, (uint64_t)mtime.tv_nsec,
-			       (uint64_t)st.st_dev,    (uint64_t)st.st_ino,
-			       (uint64_t)st.st_mode,   (uint64_t)st.st_uid,
-			       (uint64_t)st.st_gid,    (uint64_t)st.st_size};
-	for (int i = 0; i < 10; i++)
-		put32(out + 1 + 4 * i, fields[i]);
+	if (fstatat(root, rel, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		put_stat(&st, out);
 }
 
 struct stat_job {
@@ -1779,22 +1895,8 @@ static int cmd_stat_pairs(int argc, char **argv)
 	}
 	/* All paths first, then the lookups from two threads: the kernel's path
 	 * walk is most of the cost, and it runs in parallel. */
-	size_t n = 0, cap = 1024;
-	char **paths = xmalloc(cap * sizeof *paths);
-	char *line = NULL;
-	size_t linecap = 0;
-	ssize_t len;
-	while ((len = getdelim(&line, &linecap, '\0', stdin)) > 0 && line[len - 1] == '\0') {
-		if (n == cap) {
-			cap *= 2;
-			paths = realloc(paths, cap * sizeof *paths);
-			if (!paths)
-				oom();
-		}
-		paths[n++] = xstrdup(line);
-	}
-	free(line);
-	base.paths = paths;
+	size_t n;
+	base.paths = read_paths(&n);
 	base.out = xmalloc(n * 2 * STAT_RECORD + 1);
 	struct stat_job halves[2] = {base, base};
 	halves[0].from = 0;
@@ -1819,7 +1921,7 @@ static void usage(void)
 	      "       hmm-helper locked FILE...\n"
 	      "       hmm-helper exec --lock FILE [--report-fd N] [--read PATH]... [--write PATH]...\n"
 	      "                       [--dev PATH]... [--hide PATH]... -- CMD [ARG...]\n"
-	      "       hmm-helper clone [--threads N] [--progress-fd N] SRC DST\n"
+	      "       hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST\n"
 	      "       hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated paths\n",
 	      stderr);
 }

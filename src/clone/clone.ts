@@ -6,13 +6,18 @@
 import {execa} from 'execa'
 import {existsSync} from 'node:fs'
 import {HmmError, debug} from '../ui/errors.js'
-import {HELPER_PATH} from '../native/helper.js'
+import {HELPER_PATH, StatPairs} from '../native/helper.js'
 import {removeDirectory} from '../workspaces/remove.js'
 
 export interface CloneOptions {
   /** Called with cumulative counts while cloning (for progress display). */
   onProgress?: (files: number, bytes: number) => void
   signal?: AbortSignal
+  /**
+   * Relative paths (NUL-terminated) whose stat data on both sides is wanted
+   * right after the clone; the helper's clone answers them as it copies.
+   */
+  statPaths?: {names: Buffer; count: number}
 }
 
 /** macOS: clonefile(2) of the whole tree through cp -c (APFS), a plain copy elsewhere. */
@@ -25,16 +30,28 @@ async function cloneOnDarwin(source: string, destination: string): Promise<void>
   }
 }
 
-export async function cloneTree(source: string, destination: string, options: CloneOptions = {}): Promise<void> {
-  if (process.platform === 'darwin') return cloneOnDarwin(source, destination)
+/**
+ * Clones source into destination (which must not exist). Returns the stat
+ * pairs asked for in options.statPaths, or undefined where the clone cannot
+ * answer them (cp): then ask the helper's stat-pairs.
+ */
+export async function cloneTree(source: string, destination: string, options: CloneOptions = {}): Promise<StatPairs | undefined> {
+  if (process.platform === 'darwin') {
+    await cloneOnDarwin(source, destination)
+    return undefined
+  }
   const useHelper = existsSync(HELPER_PATH)
+  const stats = useHelper ? options.statPaths : undefined
   const [file, args] = useHelper
-    ? [HELPER_PATH, ['clone', ...(options.onProgress ? ['--progress-fd', '3'] : []), source, destination]]
+    ? [HELPER_PATH, ['clone', ...(options.onProgress ? ['--progress-fd', '3'] : []), ...(stats ? ['--stat-pairs'] : []), source, destination]]
     : ['cp', ['-a', '--reflink=auto', '--', source, destination]]
   debug(`clone: ${file} ${args.join(' ')}`)
   const child = execa(file, args, {
     reject: false,
-    stdio: options.onProgress ? ['ignore', 'ignore', 'pipe', 'pipe'] : ['ignore', 'ignore', 'pipe'],
+    stdio: [stats ? 'pipe' : 'ignore', stats ? 'pipe' : 'ignore', 'pipe', ...(options.onProgress ? ['pipe' as const] : [])],
+    input: stats?.names,
+    encoding: 'buffer',
+    maxBuffer: (stats?.count ?? 0) * 2 * StatPairs.RECORD + 1024 * 1024,
     cancelSignal: options.signal,
   })
   if (options.onProgress) {
@@ -52,10 +69,10 @@ export async function cloneTree(source: string, destination: string, options: Cl
   }
   const result = await child
   // Notes (e.g. a skipped socket) are passed on; the clone still succeeded.
-  const stderr = String(result.stderr ?? '')
+  const stderr = Buffer.from(result.stderr ?? []).toString('utf8')
   if (result.exitCode === 0) {
     if (stderr) process.stderr.write(stderr.endsWith('\n') ? stderr : stderr + '\n')
-    return
+    return stats && StatPairs.of(Buffer.from(result.stdout ?? []), stats.count)
   }
   const reason = stderr.trim().split('\n').at(-1)?.replace(/^hmm: (clone: )?/, '') || `exit status ${result.exitCode}`
   throw new HmmError(`could not clone ${source}: ${reason}`)

@@ -14,7 +14,7 @@ import {HmmError} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {git, gitBytes, gitLine} from './git.js'
 
-import {distrustRecentEntries} from './index-trust.js'
+import {checkMarkedEntries, distrustRecentEntries} from './index-trust.js'
 import {ensureBaseBlobs} from './origin.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
@@ -42,6 +42,7 @@ const INDEX_LOCK_WAIT_MS = 100
 async function indexFilesNow(workspace: Workspace): Promise<Record<string, string>> {
   const repo = privateRepo(workspace.gitDir)
   const env = {...privateEnv(repo), GIT_WORK_TREE: workspace.tree}
+  await checkMarkedEntries(repo.index, workspace.tree)
   const looked = Date.now()
   for (let attempt = 1; ; attempt++) {
     const added = await git(['add', '--all', '--', '.'], {cwd: workspace.tree, env, okStatuses: [128]})

@@ -10,8 +10,16 @@
 // checks (ctime and inode change with every write or replacement, whatever
 // it does to mtime and size).
 import {createHash} from 'node:crypto'
+import type {StatKind} from '../native/helper.js'
 
 const HEADER = 12
+/** Word numbers of the stat data (see IndexStat). */
+export const [CTIME_SEC, MTIME_SEC, MTIME_NSEC, MODE, SIZE] = [0, 2, 3, 6, 9]
+/** What git compares to decide a file is unchanged: all but dev (as git does) and mode. */
+const UNCHANGED_WHEN = [0, 1, 2, 3, 5, 7, 8, 9]
+const FILE_TYPE = 0o170000
+const REGULAR = 0o100000
+const SYMLINK = 0o120000
 /** ctime, mtime (s + ns each), dev, ino, mode, uid, gid, size: ten 32-bit fields. */
 const STAT_BYTES = 40
 const SHA1_BYTES = 20
@@ -36,17 +44,28 @@ export class IndexEntry {
     private readonly buffer: Buffer,
     /** Byte offset of the entry's stat data in the file. */
     readonly offset: number,
-    private readonly nameStart: number,
-    private readonly nameEnd: number,
+    readonly nameStart: number,
+    readonly nameEnd: number,
   ) {}
 
-  /** Read on demand: most passes over the index need only the stat data. */
+  /** The n-th 32-bit word of the stat data (in IndexStat's order, which is the file's). */
+  word(n: number): number {
+    return this.buffer.readUInt32BE(this.offset + 4 * n)
+  }
+
+  /** All ten fields at once; passes over every entry read single words instead. */
   get stat(): IndexStat {
     return readStat(this.buffer, this.offset)
   }
 
   get ctimeSec(): number {
     return this.buffer.readUInt32BE(this.offset)
+  }
+
+  /** What git recorded: a regular file, a symbolic link, or something else (a submodule). */
+  get kind(): StatKind {
+    const type = this.word(MODE) & FILE_TYPE
+    return type === REGULAR ? 'file' : type === SYMLINK ? 'symlink' : 'other'
   }
 
   get path(): string {
@@ -60,8 +79,6 @@ export interface ParsedIndex {
   /** Where the extensions start (the checksum follows them). */
   extensionsOffset: number
 }
-
-const FIELDS: Array<keyof IndexStat> = ['ctimeSec', 'ctimeNsec', 'mtimeSec', 'mtimeNsec', 'dev', 'ino', 'mode', 'uid', 'gid', 'size']
 
 /** Ten fields read one by one: this runs for every file of the tree (100,000 and more). */
 function readStat(buffer: Buffer, offset: number): IndexStat {
@@ -129,16 +146,31 @@ function keptExtensions(parsed: ParsedIndex): Buffer[] | undefined {
   return kept
 }
 
-/** A new index with some entries' stat data replaced; undefined if the index cannot be rewritten safely. */
-export function withStats(parsed: ParsedIndex, replacements: Map<IndexEntry, IndexStat>): Buffer | undefined {
+/**
+ * A new index: a copy of the entries, changed in place by `edit` (an entry
+ * keeps its offset), with the kept extensions and a new checksum; undefined
+ * if the index cannot be rewritten safely. Works on bytes, no object per
+ * entry: it runs over every file of the tree.
+ */
+export function rewriteIndex(parsed: ParsedIndex, edit: (entries: Buffer) => void): Buffer | undefined {
   const extensions = keptExtensions(parsed)
   if (!extensions) return undefined
   const body = Buffer.from(parsed.buffer.subarray(0, parsed.extensionsOffset))
-  for (const [entry, stat] of replacements) {
-    for (let n = 0; n < FIELDS.length; n++) body.writeUInt32BE(stat[FIELDS[n]] >>> 0, entry.offset + 4 * n)
-  }
+  edit(body)
   const content = Buffer.concat([body, ...extensions])
   return Buffer.concat([content, createHash('sha1').update(content).digest()])
+}
+
+/** The entries' paths, each ended by a NUL, one after another (what the helper's stat-pairs reads). */
+export function namesOf(parsed: ParsedIndex, entries: IndexEntry[]): Buffer {
+  let length = 0
+  for (const entry of entries) length += entry.nameEnd - entry.nameStart + 1
+  const names = Buffer.alloc(length)
+  let at = 0
+  for (const entry of entries) {
+    at += parsed.buffer.copy(names, at, entry.nameStart, entry.nameEnd) + 1
+  }
+  return names
 }
 
 /**
@@ -152,7 +184,24 @@ export function withStats(parsed: ParsedIndex, replacements: Map<IndexEntry, Ind
  * moves their ctime to a later second.
  */
 export function distrustCurrentSecond(parsed: ParsedIndex, sinceSec: number): Buffer | undefined {
-  const recent = parsed.entries.filter(entry => entry.ctimeSec >= sinceSec)
-  if (recent.length === 0) return parsed.buffer
-  return withStats(parsed, new Map(recent.map(entry => [entry, {...entry.stat, ctimeSec: 0, ctimeNsec: 0}])))
+  return distrustEntries(
+    parsed,
+    parsed.entries.filter(entry => entry.ctimeSec >= sinceSec),
+  )
+}
+
+/** Makes the entries mismatch their files (ctime 0), so git reads them next time. */
+export function distrustEntries(parsed: ParsedIndex, entries: IndexEntry[]): Buffer | undefined {
+  if (entries.length === 0) return parsed.buffer
+  return rewriteIndex(parsed, body => {
+    for (const entry of entries) body.fill(0, entry.offset, entry.offset + 8) // ctime seconds and nanoseconds
+  })
+}
+
+/**
+ * Whether a file's stat data (its kind, and its words in the index's order)
+ * says it is exactly what the entry recorded, every time to the nanosecond.
+ */
+export function describesEntry(entry: IndexEntry, kind: StatKind, word: (n: number) => number): boolean {
+  return kind === entry.kind && UNCHANGED_WHEN.every(n => word(n) === entry.word(n))
 }

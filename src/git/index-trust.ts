@@ -1,11 +1,28 @@
-// Keeps the private index honest after git wrote it (see index-file.ts,
-// distrustCurrentSecond): rewritten under git's own lock protocol
-// (<index>.lock, created exclusively, renamed into place), so a concurrent
-// git or hmm never sees half an index.
-import {closeSync, constants, openSync, readFileSync, renameSync, rmSync, writeSync} from 'node:fs'
+// Keeps the private index honest: git (Debian's, built without USE_NSEC)
+// compares ctime and mtime to the second only, so a file changed at the same
+// size, its mtime put back, in the very second its stat data was taken,
+// would look unchanged to git. Two cases, two remedies:
+//
+// - Stat data git took while the command may be running (every `git add`
+//   of a diff): entries from the second git started looking on are made to
+//   mismatch (ctime 0), so git reads them again next time
+//   (distrustRecentEntries).
+// - The first index, written before the command starts: its entries from the
+//   second it was written on are kept, and checked to the nanosecond against
+//   the files before git next uses the index (markForCheck,
+//   checkMarkedEntries). That is sound because hmm starts the command at
+//   least one clock tick after the tree was made (run.ts): whatever the
+//   command changes gets a ctime no file of the clone had. Zeroing them
+//   instead would make the first diff re-read every file cloned in the last
+//   second: a third of a big tree.
+//
+// Rewrites follow git's lock protocol (<index>.lock, created exclusively,
+// renamed into place), so a concurrent git or hmm never sees half an index.
+import {closeSync, constants, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync} from 'node:fs'
 import {setTimeout as sleep} from 'node:timers/promises'
+import {statPairs} from '../native/helper.js'
 import {HmmError} from '../ui/errors.js'
-import {distrustCurrentSecond, parseIndex} from './index-file.js'
+import {describesEntry, distrustCurrentSecond, distrustEntries, namesOf, parseIndex, type ParsedIndex} from './index-file.js'
 
 const LOCK_TRIES = 20
 const LOCK_WAIT_MS = 100
@@ -24,22 +41,22 @@ async function lock(path: string): Promise<number> {
 }
 
 /**
- * Makes git re-read, next time, every file whose stat data it may have
- * taken in the second `sinceMs` falls in or later (pass the time before git
- * started looking at the files). An index this cannot parse (a SHA-256 or version 4 one)
- * is removed instead: git then reads every file each time — slow, never wrong.
+ * Rewrites the index with `change`, which returns the new bytes (the same
+ * buffer: no change) or undefined when it cannot rewrite this index (a
+ * SHA-256 or version 4 one): then the index is removed, and git reads every
+ * file next time, slow but never wrong. No index: nothing to do.
  */
-export async function distrustRecentEntries(indexPath: string, sinceMs: number): Promise<void> {
+async function rewriteLocked(indexPath: string, change: (parsed: ParsedIndex) => Buffer | undefined): Promise<void> {
   const fd = await lock(indexPath)
   try {
     let current: Buffer
     try {
       current = readFileSync(indexPath)
     } catch {
-      return // no index yet: nothing is trusted
+      return
     }
     const parsed = parseIndex(current)
-    const rewritten = parsed && distrustCurrentSecond(parsed, Math.floor(sinceMs / 1000))
+    const rewritten = parsed && change(parsed)
     if (rewritten === current) return
     if (!rewritten) {
       rmSync(indexPath, {force: true})
@@ -51,4 +68,48 @@ export async function distrustRecentEntries(indexPath: string, sinceMs: number):
     closeSync(fd)
     rmSync(`${indexPath}.lock`, {force: true})
   }
+}
+
+/**
+ * Makes git re-read, next time, every file whose stat data it may have
+ * taken in the second `sinceMs` falls in or later (pass the time before git
+ * started looking at the files).
+ */
+export async function distrustRecentEntries(indexPath: string, sinceMs: number): Promise<void> {
+  await rewriteLocked(indexPath, parsed => distrustCurrentSecond(parsed, Math.floor(sinceMs / 1000)))
+}
+
+const markerOf = (indexPath: string) => `${indexPath}.check-from`
+
+/**
+ * Says that the index's entries whose ctime falls in `second` or later are
+ * to be checked to the nanosecond before git next uses it (the index was
+ * just written, before the command started).
+ */
+export function markForCheck(indexPath: string, second: number): void {
+  writeFileSync(markerOf(indexPath), `${second}\n`)
+}
+
+/**
+ * The check markForCheck asked for: entries from the marked second on whose
+ * file is not exactly as recorded (ctime and mtime to the nanosecond, inode,
+ * owner, size) are made to mismatch. The mark goes once that second is
+ * over: any later change gets a later second, which git sees itself.
+ */
+export async function checkMarkedEntries(indexPath: string, tree: string): Promise<void> {
+  const marker = markerOf(indexPath)
+  if (!existsSync(marker)) return
+  const second = Number.parseInt(readFileSync(marker, 'utf8'), 10)
+  const now = Date.now()
+  await rewriteLocked(indexPath, parsed => {
+    if (!Number.isInteger(second)) return distrustCurrentSecond(parsed, 0)
+    const suspects = parsed.entries.filter(entry => entry.ctimeSec >= second)
+    if (suspects.length === 0) return parsed.buffer
+    const stats = statPairs(tree, tree, {names: namesOf(parsed, suspects), count: suspects.length})
+    return distrustEntries(
+      parsed,
+      suspects.filter((entry, index) => !describesEntry(entry, stats.kind(index, 0), n => stats.word(index, 0, n))),
+    )
+  })
+  if (!Number.isInteger(second) || Math.floor(now / 1000) > second) rmSync(marker, {force: true})
 }

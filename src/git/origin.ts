@@ -9,10 +9,11 @@
 // recorded after cloning as the tree of the fresh clone.
 import {copyFileSync, existsSync, lstatSync, readFileSync, readlinkSync, writeFileSync} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
-import {HmmError} from '../ui/errors.js'
-import {STAT_WORDS, statPairs} from '../native/helper.js'
+import {debug, HmmError} from '../ui/errors.js'
+import {STAT_WORDS, type StatPairs} from '../native/helper.js'
 import {git, gitLine} from './git.js'
-import {parseIndex, withStats, type IndexEntry, type IndexStat, type ParsedIndex} from './index-file.js'
+import {CTIME_SEC, describesEntry, MODE, MTIME_NSEC, MTIME_SEC, namesOf, parseIndex, rewriteIndex, SIZE, type IndexEntry, type ParsedIndex} from './index-file.js'
+import {markForCheck} from './index-trust.js'
 import {createPrivateRepo, hashTreeOf, privateEnv, privateRepo, type PrivateRepo} from './private-repo.js'
 
 export interface GitOrigin {
@@ -81,7 +82,7 @@ export async function recordGitOrigin(origin: string, repoOfOrigin: GitOrigin, g
  * copy-on-write clone, `base`, out of the command's reach, from which the
  * contents a diff needs are taken later (ensureBaseBlobs).
  */
-export async function recordPlainOrigin(gitDir: string, tree: string, base: string, clone: (from: string, to: string) => Promise<void>): Promise<OriginRecord> {
+export async function recordPlainOrigin(gitDir: string, tree: string, base: string, clone: (from: string, to: string) => Promise<unknown>): Promise<OriginRecord> {
   const repo = await createPrivateRepo(gitDir)
   const forkTree = await hashTreeOf(repo, tree)
   await clone(tree, base)
@@ -119,62 +120,75 @@ export async function ensureBaseBlobs(gitDir: string, base: string, forkTree: st
 }
 
 const NS = 1_000_000_000n
-/** What git compares to decide a file is unchanged (dev aside, as git does). */
-const UNCHANGED_WHEN = (['ctimeSec', 'ctimeNsec', 'mtimeSec', 'mtimeNsec', 'ino', 'uid', 'gid', 'size'] as const).map(field => STAT_WORDS.indexOf(field))
-const SIZE = STAT_WORDS.indexOf('size')
-
-const FILE_TYPE = 0o170000
-const REGULAR = 0o100000
-const SYMLINK = 0o120000
+/** What the clone's file gives its entry: everything but the mode (git's normalised one stays). */
+const ADOPTED = STAT_WORDS.map((_, n) => n).filter(n => n !== MODE)
 
 /**
- * After cloning a git origin: the workspace's index starts as the fork's,
- * with the clone's stat data for every file the origin provably did not
- * change since git hashed it (see index-file.ts). The rest keep the
- * origin's stat data, which never matches a clone, so git reads them.
+ * The workspace's first index is the fork's, with the clone's stat data for
+ * every file the origin provably did not change since git hashed it (see
+ * index-file.ts). The rest keep the origin's stat data, which never matches
+ * a clone, so git reads them. Planned before the clone (which entries may
+ * take the clone's stat data), written after it from the stat pairs of
+ * those paths.
  */
-export function startWorkspaceIndex(gitDir: string, origin: GitOrigin & {path: string}, tree: string, nowMs = Date.now): void {
-  const forkIndex = join(gitDir, 'index.fork')
-  const workspaceIndex = privateRepo(gitDir).index
-  if (!existsSync(forkIndex)) return
-  // index-file.ts reads SHA-1 indexes only; a SHA-256 one is copied as it is.
-  const parsed = origin.objectFormat === 'sha1' ? parseIndex(readFileSync(forkIndex)) : undefined
-  const replacements = parsed ? cloneStats(parsed, lstatSync(forkIndex, {bigint: true}).mtimeNs, origin.path, tree) : new Map()
-  // Clone stat data from the second the command may start in is not trusted
-  // (index-file.ts, distrustCurrentSecond). The command starts after this
-  // returns, so the later this is read, the more entries can be trusted.
-  const sinceSec = Math.floor(nowMs() / 1000)
-  for (const [entry, stat] of replacements) if (stat.ctimeSec >= sinceSec) replacements.delete(entry)
-  const rewritten = parsed && withStats(parsed, replacements)
-  if (rewritten) writeFileSync(workspaceIndex, rewritten)
-  else copyFileSync(forkIndex, workspaceIndex)
+export interface FirstIndexPlan {
+  gitDir: string
+  /** The fork index; undefined when it cannot be rewritten (SHA-256, unknown version): then it is copied as it is. */
+  parsed?: ParsedIndex
+  candidates: IndexEntry[]
+  /** The candidates' paths, NUL-terminated, for the helper. */
+  paths: {names: Buffer; count: number}
 }
 
-function cloneStats(parsed: ParsedIndex, indexWritten: bigint, origin: string, tree: string): Map<IndexEntry, IndexStat> {
-  const writtenSec = Number(indexWritten / NS)
-  const writtenNsec = Number(indexWritten % NS)
-  const candidates: Array<{entry: IndexEntry; recorded: IndexStat}> = []
-  for (const entry of parsed.entries) {
-    const recorded = entry.stat
-    const type = recorded.mode & FILE_TYPE
-    if (type !== REGULAR && type !== SYMLINK) continue
+export function planFirstIndex(gitDir: string, objectFormat: string): FirstIndexPlan | undefined {
+  const forkIndex = join(gitDir, 'index.fork')
+  if (!existsSync(forkIndex)) return undefined
+  // index-file.ts reads SHA-1 indexes only.
+  const parsed = objectFormat === 'sha1' ? parseIndex(readFileSync(forkIndex)) : undefined
+  if (!parsed) return {gitDir, candidates: [], paths: {names: Buffer.alloc(0), count: 0}}
+  const written = lstatSync(forkIndex, {bigint: true}).mtimeNs
+  const writtenSec = Number(written / NS)
+  const writtenNsec = Number(written % NS)
+  const candidates = parsed.entries.filter(entry => {
+    if (entry.kind === 'other') return false
     // Racily clean: written in the same instant as the index, git itself does not trust its stat data.
-    if (recorded.mtimeSec > writtenSec || (recorded.mtimeSec === writtenSec && recorded.mtimeNsec >= writtenNsec)) continue
-    candidates.push({entry, recorded})
+    const mtimeSec = entry.word(MTIME_SEC)
+    return mtimeSec < writtenSec || (mtimeSec === writtenSec && entry.word(MTIME_NSEC) < writtenNsec)
+  })
+  return {gitDir, parsed, candidates, paths: {names: namesOf(parsed, candidates), count: candidates.length}}
+}
+
+/**
+ * Writes the first index, before the command starts. `stats` answers for
+ * the plan's paths: side 0 the origin's file, side 1 the clone's, both
+ * taken after the clone copied it.
+ */
+export function writeFirstIndex(plan: FirstIndexPlan, stats: StatPairs, nowMs = Date.now): void {
+  const forkIndex = join(plan.gitDir, 'index.fork')
+  const workspaceIndex = privateRepo(plan.gitDir).index
+  let adopted = 0
+  let latestCtime = 0
+  const rewritten =
+    plan.parsed &&
+    rewriteIndex(plan.parsed, entries => {
+      for (let index = 0; index < plan.candidates.length; index++) {
+        const entry = plan.candidates[index]
+        // The origin's file as git recorded it, so the clone holds the same bytes ...
+        if (!describesEntry(entry, stats.kind(index, 0), n => stats.word(index, 0, n))) continue
+        // ... then the clone's own stat data can stand in.
+        if (stats.kind(index, 1) !== entry.kind || stats.word(index, 1, SIZE) !== entry.word(SIZE)) continue
+        for (const n of ADOPTED) entries.writeUInt32BE(stats.word(index, 1, n), entry.offset + 4 * n)
+        latestCtime = Math.max(latestCtime, stats.word(index, 1, CTIME_SEC))
+        adopted++
+      }
+    })
+  debug(`first index: the clone's stat data for ${adopted} of ${plan.parsed?.entries.length ?? 0} entries`)
+  if (!rewritten) {
+    copyFileSync(forkIndex, workspaceIndex)
+    return
   }
-  const stats = statPairs(origin, tree, candidates.map(candidate => candidate.entry.path))
-  const replacements = new Map<IndexEntry, IndexStat>()
-  for (let index = 0; index < candidates.length; index++) {
-    const {entry, recorded} = candidates[index]
-    const kind = (recorded.mode & FILE_TYPE) === REGULAR ? 'file' : 'symlink'
-    // The origin's file as git recorded it (dev aside, as git does) ...
-    if (stats.kind(index, 0) !== kind || UNCHANGED_WHEN.some(n => stats.word(index, 0, n) !== recorded[STAT_WORDS[n]])) continue
-    // ... so the clone holds the same bytes: its own stat data can stand in.
-    if (stats.kind(index, 1) !== kind || stats.word(index, 1, SIZE) !== recorded.size) continue
-    const clone = {} as IndexStat
-    for (let n = 0; n < STAT_WORDS.length; n++) clone[STAT_WORDS[n]] = stats.word(index, 1, n)
-    clone.mode = recorded.mode // git's normalised mode, not the file's
-    replacements.set(entry, clone)
-  }
-  return replacements
+  writeFileSync(workspaceIndex, rewritten)
+  // Entries cloned in the second the command may start in are checked to the nanosecond before git uses them.
+  const second = Math.floor(nowMs() / 1000)
+  if (latestCtime >= second) markForCheck(workspaceIndex, second)
 }

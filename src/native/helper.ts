@@ -47,21 +47,19 @@ export function lockedFiles(paths: string[]): boolean[] {
 /**
  * The stat data of each relative path under two roots (links not followed),
  * from the helper: two lstat calls per file of a big tree cost about a second
- * from Node, a fraction of that from C. Read the answer with StatPairs.
+ * from Node, a fraction of that from C. The paths are given NUL-terminated,
+ * one after another. Read the answer with StatPairs.
  */
-export function statPairs(rootA: string, rootB: string, paths: string[]): StatPairs {
+export function statPairs(rootA: string, rootB: string, paths: {names: Buffer; count: number}): StatPairs {
   const out =
-    paths.length === 0
+    paths.count === 0
       ? Buffer.alloc(0)
       : execFileSync(helperPath(), ['stat-pairs', rootA, rootB], {
-          input: paths.join('\0') + '\0',
-          maxBuffer: paths.length * 2 * StatPairs.RECORD + 1024,
+          input: paths.names,
+          maxBuffer: paths.count * 2 * StatPairs.RECORD + 1024,
           stdio: ['pipe', 'pipe', 'pipe'],
         })
-  if (out.length !== paths.length * 2 * StatPairs.RECORD) {
-    throw new HmmError(`the helper's stat-pairs answered ${out.length} bytes for ${paths.length} paths`)
-  }
-  return new StatPairs(out)
+  return StatPairs.of(out, paths.count)
 }
 
 export type StatKind = 'missing' | 'file' | 'symlink' | 'other'
@@ -77,6 +75,14 @@ export class StatPairs {
   static readonly RECORD = 41
 
   constructor(private readonly buffer: Buffer) {}
+
+  /** The answer for `count` paths, checked for its length. */
+  static of(out: Buffer, count: number): StatPairs {
+    if (out.length !== count * 2 * StatPairs.RECORD) {
+      throw new HmmError(`the helper's stat pairs came to ${out.length} bytes for ${count} paths`)
+    }
+    return new StatPairs(out)
+  }
 
   private at(index: number, side: 0 | 1): number {
     return StatPairs.RECORD * (2 * index + side)

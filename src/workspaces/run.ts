@@ -1,11 +1,12 @@
 // `hmm run`: make a workspace of the working directory and run a command in
 // it, confined (DESIGN "Data flow of hmm run").
 import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {setTimeout as sleep} from 'node:timers/promises'
 import {dirname} from 'node:path'
 import {constants} from 'node:os'
 import {cloneTree} from '../clone/clone.js'
-import {gitOriginOf, recordGitOrigin, recordPlainOrigin, startWorkspaceIndex, type OriginRecord} from '../git/origin.js'
-import {lockedFiles} from '../native/helper.js'
+import {gitOriginOf, planFirstIndex, recordGitOrigin, recordPlainOrigin, writeFirstIndex, type OriginRecord} from '../git/origin.js'
+import {lockedFiles, statPairs, type StatPairs} from '../native/helper.js'
 import {launch, type Launch, type Outcome} from '../sandbox/launch.js'
 import {checkSandboxAvailable, currentPlatform, policyFor} from '../sandbox/platform.js'
 import {canonical, type Platform} from '../sandbox/policy.js'
@@ -53,24 +54,42 @@ async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Orig
   const timing = stopwatch()
   const repoOfOrigin = await gitOriginOf(origin)
   const recorded = repoOfOrigin ? (await recordGitOrigin(origin, repoOfOrigin, workspace.gitDir)).record : undefined
+  const firstIndex = repoOfOrigin && planFirstIndex(workspace.gitDir, repoOfOrigin.objectFormat)
   timing.lap('recorded the origin')
   mkdirSync(dirname(workspace.tree), {recursive: true})
   const progress = progressLine(`cloning ${origin}`)
+  let stats: StatPairs | undefined
   try {
-    await cloneTree(origin, workspace.tree, {signal, onProgress: progress?.update})
+    stats = await cloneTree(origin, workspace.tree, {signal, onProgress: progress?.update, statPaths: firstIndex?.paths})
   } finally {
     progress?.done()
   }
   timing.lap('cloned')
+  const treeMade = Date.now()
   if (repoOfOrigin && recorded) {
-    startWorkspaceIndex(workspace.gitDir, {...repoOfOrigin, path: origin}, workspace.tree)
+    if (firstIndex) writeFirstIndex(firstIndex, stats ?? statPairs(origin, workspace.tree, firstIndex.paths))
     timing.lap('indexed the clone')
+    await tickAfter(treeMade)
     return {...recorded, originKind: 'git'}
   }
   mkdirSync(dirname(workspace.base), {recursive: true})
   const record = await recordPlainOrigin(workspace.gitDir, workspace.tree, workspace.base, (from, to) => cloneTree(from, to, {signal}))
   timing.lap('recorded the clone and its base')
+  await tickAfter(treeMade)
   return {...record, originKind: 'plain'}
+}
+
+/** Longer than a tick of the kernel's coarse clock (HZ 100: 10 ms), which stamps ctimes. */
+const CLOCK_TICK_MS = 20
+
+/**
+ * Waits, if need be, until a clock tick has passed since the tree was made:
+ * then any file the command changes gets a ctime no cloned file has, which
+ * lets the first index keep the clone's stat data (index-trust.ts).
+ */
+async function tickAfter(treeMade: number): Promise<void> {
+  const wait = treeMade + CLOCK_TICK_MS - Date.now()
+  if (wait > 0) await sleep(wait)
 }
 
 function signalNumber(signal: NodeJS.Signals): number {

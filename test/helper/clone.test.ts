@@ -236,6 +236,37 @@ describe('hmm-helper clone', () => {
     }
   }, 60_000);
 
+  it('answers --stat-pairs as stat-pairs would right after, for files of one name; "missing" for the rest', async () => {
+    const s = await makeSource('clone-stat-pairs');
+    try {
+      const dst = join(s.root, 'copy');
+      const source = snapshot(s.src);
+      const paths = [...source.keys()].filter((rel) => rel !== '.').concat(['no/such/file', join(s.src, 'one')]);
+      const input = Buffer.from(paths.map((p) => `${p}\0`).join(''));
+      const cloned = spawnSync(helper, ['clone', '--stat-pairs', s.src, dst], { input });
+      expect(cloned.status, cloned.stderr.toString()).toBe(0);
+      const after = spawnSync(helper, ['stat-pairs', s.src, dst], { input });
+      expect(after.status).toBe(0);
+      const RECORD = 2 * 41;
+      expect(cloned.stdout.length).toBe(paths.length * RECORD);
+      let answered = 0;
+      paths.forEach((rel, i) => {
+        const mine = cloned.stdout.subarray(i * RECORD, (i + 1) * RECORD);
+        const e = source.get(rel);
+        if (e?.type === 'file' && !e.links) {
+          expect(mine.equals(after.stdout.subarray(i * RECORD, (i + 1) * RECORD)), rel).toBe(true);
+          expect([mine[0], mine[41]], rel).toEqual([1, 1]);
+          answered++;
+        } else {
+          expect([mine[0], mine[41]], rel).toEqual([0, 0]);
+        }
+      });
+      expect(answered).toBeGreaterThan(300);
+    } finally {
+      s.server.close();
+    }
+  }, 60_000);
+
   it('reports progress on --progress-fd, ending with every file and byte', async () => {
     const s = await makeSource('clone-progress');
     try {

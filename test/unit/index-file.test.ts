@@ -2,7 +2,7 @@ import {execa} from 'execa'
 import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {distrustCurrentSecond, parseIndex, withStats} from '../../src/git/index-file.js'
+import {distrustCurrentSecond, namesOf, parseIndex, rewriteIndex} from '../../src/git/index-file.js'
 import {PROJECT} from '../world.js'
 
 const dirs: string[] = []
@@ -34,12 +34,24 @@ describe('the index file', () => {
     const dir = await repoWithIndex()
     const parsed = parseIndex(readFileSync(join(dir, '.git/index')))!
     const entry = parsed.entries.find(e => e.path === 'a.txt')!
-    writeFileSync(join(dir, '.git/index'), withStats(parsed, new Map([[entry, {...entry.stat, ino: 12345, mtimeSec: 1}]]))!)
+    const rewritten = rewriteIndex(parsed, entries => {
+      entries.writeUInt32BE(12345, entry.offset + 20) // ino
+      entries.writeUInt32BE(1, entry.offset + 8) // mtime seconds
+    })
+    expect(entry.word(5)).not.toBe(12345) // the parsed index itself is left as it was
+    writeFileSync(join(dir, '.git/index'), rewritten!)
     const debug = (await execa('git', ['ls-files', '--debug', 'a.txt'], {cwd: dir})).stdout
     expect(debug).toMatch(/ino: 12345/)
     expect(debug).toMatch(/mtime: 1:/)
     expect((await execa('git', ['fsck', '--no-progress'], {cwd: dir, reject: false})).stderr).not.toMatch(/index/)
     expect((await execa('git', ['status', '--porcelain'], {cwd: dir})).stdout).toContain('A  a.txt')
+  })
+
+  it('lists entries\' names as the helper reads them, each ended by a NUL', async () => {
+    const dir = await repoWithIndex()
+    const parsed = parseIndex(readFileSync(join(dir, '.git/index')))!
+    const chosen = parsed.entries.filter(entry => entry.path !== 'a.txt')
+    expect(namesOf(parsed, chosen).toString('utf8')).toBe(chosen.map(entry => `${entry.path}\0`).join(''))
   })
 
   it('refuses what it does not understand rather than guess', () => {
@@ -56,10 +68,15 @@ describe('distrusting the current second', () => {
     const dir = await repoWithIndex()
     const parsed = parseIndex(readFileSync(join(dir, '.git/index')))!
     const [old, recent] = parsed.entries
-    const staged = parseIndex(withStats(parsed, new Map([[old, {...old.stat, ctimeSec: 100}], [recent, {...recent.stat, ctimeSec: 200}]]))!)!
+    const staged = parseIndex(
+      rewriteIndex(parsed, entries => {
+        entries.writeUInt32BE(100, old.offset)
+        entries.writeUInt32BE(200, recent.offset)
+      })!,
+    )!
     const result = parseIndex(distrustCurrentSecond(staged, 200)!)!
     expect(result.entries[0].stat.ctimeSec).toBe(100)
-    expect(result.entries[1].stat.ctimeSec).toBe(0)
+    expect(result.entries[1].stat).toMatchObject({ctimeSec: 0, ctimeNsec: 0, mtimeSec: recent.stat.mtimeSec, ino: recent.stat.ino})
     expect(distrustCurrentSecond(staged, 4_000_000_000)).toBe(staged.buffer)
   })
 })

@@ -1,18 +1,33 @@
 // The workspace's first index: the clone's own stat data where the origin
 // provably did not change, so the first diff reads only what changed.
 import {execa} from 'execa'
-import {mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {gitOriginOf, recordGitOrigin, startWorkspaceIndex} from '../../src/git/origin.js'
+import {cloneTree} from '../../src/clone/clone.js'
 import {parseIndex} from '../../src/git/index-file.js'
+import {checkMarkedEntries, markForCheck} from '../../src/git/index-trust.js'
+import {gitOriginOf, planFirstIndex, recordGitOrigin, writeFirstIndex, type FirstIndexPlan} from '../../src/git/origin.js'
+import {statPairs, type StatPairs} from '../../src/native/helper.js'
 import {readFileSync} from 'node:fs'
 import {PROJECT} from '../world.js'
 
 const dirs: string[] = []
 afterEach(() => dirs.splice(0).forEach(dir => rmSync(dir, {recursive: true, force: true})))
 
-async function forkAndClone(): Promise<{origin: string; tree: string; gitDir: string}> {
+interface Forked {
+  origin: string
+  tree: string
+  gitDir: string
+  plan: FirstIndexPlan
+  /** The stat pairs of the plan's paths, as the clone answered them (helper) or asked afterwards (cp). */
+  stats: () => StatPairs
+}
+
+/** The two ways hmm clones: the helper answering the stat pairs as it copies, and cp followed by stat-pairs. */
+const CLONES = ['helper', 'cp'] as const
+
+async function forkAndClone(how: (typeof CLONES)[number], beforeClone = (_origin: string) => {}): Promise<Forked> {
   mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
   const dir = mkdtempSync(join(PROJECT, '.test-worlds', 'wsindex-'))
   dirs.push(dir)
@@ -26,34 +41,63 @@ async function forkAndClone(): Promise<{origin: string; tree: string; gitDir: st
   writeFileSync(join(origin, 'a.txt'), 'changed, uncommitted\n')
   const gitDir = join(dir, 'git')
   await recordGitOrigin(origin, (await gitOriginOf(origin))!, gitDir)
+  const plan = planFirstIndex(gitDir, 'sha1')!
+  beforeClone(origin)
   const tree = join(dir, 'tree')
+  if (how === 'helper') {
+    const answered = (await cloneTree(origin, tree, {statPaths: plan.paths}))!
+    return {origin, tree, gitDir, plan, stats: () => answered}
+  }
   await execa('cp', ['-a', origin, tree])
-  return {origin, tree, gitDir}
+  return {origin, tree, gitDir, plan, stats: () => statPairs(origin, tree, plan.paths)}
 }
 
 function entries(gitDir: string) {
   return parseIndex(readFileSync(join(gitDir, 'index')))!.entries
 }
 
-describe("the workspace's first index", () => {
+describe.each(CLONES)("the workspace's first index (clone by %s)", how => {
   it("takes the clone's stat data for files the origin did not change since git hashed them", async () => {
-    const {origin, tree, gitDir} = await forkAndClone()
-    startWorkspaceIndex(gitDir, {...(await gitOriginOf(origin))!, path: origin}, tree, () => Date.now() + 10_000)
+    const {tree, gitDir, plan, stats} = await forkAndClone(how)
+    writeFirstIndex(plan, stats(), () => Date.now() + 10_000)
     for (const entry of entries(gitDir)) {
       expect(entry.stat.ino, entry.path).toBe(statSync(join(tree, entry.path)).ino)
       expect(entry.stat.size, entry.path).toBe(statSync(join(tree, entry.path)).size)
     }
   })
 
-  it('keeps the origin\'s stat data (so git reads the file) where the origin changed after the fork, or the clone is from this second', async () => {
-    const {origin, tree, gitDir} = await forkAndClone()
-    writeFileSync(join(origin, 'src/b.c'), 'changed after the fork\n')
-    startWorkspaceIndex(gitDir, {...(await gitOriginOf(origin))!, path: origin}, tree, () => Date.now() + 10_000)
+  it("keeps the origin's stat data (so git reads the file) where the origin changed after the fork", async () => {
+    // Changed after git hashed it, before it was cloned (by the user, in life).
+    const {tree, gitDir, plan, stats} = await forkAndClone(how, origin => writeFileSync(join(origin, 'src/b.c'), 'changed after the fork\n'))
+    writeFirstIndex(plan, stats(), () => Date.now() + 10_000)
     const byPath = new Map(entries(gitDir).map(entry => [entry.path, entry]))
     expect(byPath.get('src/b.c')!.stat.ino).not.toBe(statSync(join(tree, 'src/b.c')).ino)
     expect(byPath.get('a.txt')!.stat.ino).toBe(statSync(join(tree, 'a.txt')).ino)
-    // Cloned in the very second the index is made: not trusted at all.
-    startWorkspaceIndex(gitDir, {...(await gitOriginOf(origin))!, path: origin}, tree, () => 0)
-    for (const entry of entries(gitDir)) expect(entry.stat.ino, entry.path).not.toBe(statSync(join(tree, entry.path)).ino)
+    expect(existsSync(join(gitDir, 'index.check-from'))).toBe(false)
+  })
+
+  it('has entries cloned in the second the command may start in checked to the nanosecond before git uses them', async () => {
+    const {tree, gitDir, plan, stats} = await forkAndClone(how)
+    const cloned = Math.floor(statSync(join(tree, 'c d.txt')).ctimeMs / 1000)
+    writeFirstIndex(plan, stats(), () => cloned * 1000)
+    expect(readFileSync(join(gitDir, 'index.check-from'), 'utf8')).toBe(`${cloned}\n`)
+    // Rewritten at the same size, its mtime put back: only its ctime (nanoseconds, maybe) tells.
+    const file = join(tree, 'c d.txt')
+    const before = statSync(file)
+    writeFileSync(file, 'C D.TXT\n')
+    utimesSync(file, before.atime, before.mtime)
+    await checkMarkedEntries(join(gitDir, 'index'), tree)
+    const byPath = new Map(entries(gitDir).map(entry => [entry.path, entry]))
+    expect(byPath.get('c d.txt')!.stat.ctimeSec).toBe(0)
+    expect(byPath.get('a.txt')!.stat.ino).toBe(statSync(join(tree, 'a.txt')).ino)
+    expect(byPath.get('a.txt')!.stat.ctimeSec).not.toBe(0)
+    // The mark stays while its second lasts (a change may still come in it), and goes after.
+    const now = Math.floor(Date.now() / 1000)
+    markForCheck(join(gitDir, 'index'), now + 100)
+    await checkMarkedEntries(join(gitDir, 'index'), tree)
+    expect(existsSync(join(gitDir, 'index.check-from'))).toBe(true)
+    markForCheck(join(gitDir, 'index'), now - 1)
+    await checkMarkedEntries(join(gitDir, 'index'), tree)
+    expect(existsSync(join(gitDir, 'index.check-from'))).toBe(false)
   })
 })
