@@ -53,6 +53,7 @@
 
 #ifdef __linux__
 #include <sys/ioctl.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -507,12 +508,14 @@ static uint64_t handled_mask;
 static uint64_t class_rights(int cls)
 {
 	uint64_t r = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE;
+	/* No device nodes anywhere (MAKE_CHAR, MAKE_BLOCK stay denied): a
+	 * command has no business making them, and one of a disk could be
+	 * read raw where it is made. */
 	if (cls >= CLASS_WRITE)
 		r |= LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
-		     LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
-		     LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
-		     LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
-		     LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM |
+		     LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_DIR |
+		     LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
+		     LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_SYM |
 		     LANDLOCK_ACCESS_FS_REFER | LANDLOCK_ACCESS_FS_TRUNCATE;
 	if (cls >= CLASS_DEV)
 		r |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
@@ -634,6 +637,53 @@ static void grant(const struct grant *g)
 	walk_around_hidden(fd, g->path, rights);
 }
 
+/* What the command keeps of root's capabilities when hmm runs as root:
+ * what root's tools need within the files they may write (owners, modes,
+ * set-user-ID tools that switch users, low ports, signals). Everything that
+ * reaches past Landlock's file rules goes: loading kernel modules, raw I/O,
+ * device nodes (a disk read raw holds every secret), the system clock
+ * (which would also let it forge the ctimes hmm trusts), mounts and the
+ * rest of SYS_ADMIN, tracing, BPF, DAC_READ_SEARCH (open_by_handle_at). */
+static const int KEPT_CAPS[] = {CAP_CHOWN,	CAP_DAC_OVERRIDE,     CAP_FOWNER,
+				CAP_FSETID,	CAP_KILL,	      CAP_SETGID,
+				CAP_SETUID,	CAP_NET_BIND_SERVICE, CAP_NET_RAW,
+				CAP_SYS_CHROOT, CAP_AUDIT_WRITE};
+
+static void drop_capabilities(void)
+{
+	uint64_t keep = 0;
+	for (size_t i = 0; i < sizeof KEPT_CAPS / sizeof *KEPT_CAPS; i++)
+		keep |= 1ULL << KEPT_CAPS[i];
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct caps[2];
+	if (syscall(SYS_capget, &hdr, caps) < 0)
+		setup_fail("cannot read the capabilities: %s", strerror(errno));
+	/* The bounding set too, so that no exec (as root, or of a program
+	 * with file capabilities) brings them back. Needs CAP_SETPCAP, which
+	 * root has; a process without it has nothing to drop here. */
+	if (caps[0].effective & (1U << CAP_SETPCAP)) {
+		for (int cap = 0; cap < 64; cap++) {
+			if (keep & (1ULL << cap))
+				continue;
+			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
+				if (errno == EINVAL)
+					break; /* past the last capability this kernel has */
+				setup_fail("cannot drop capability %d: %s", cap, strerror(errno));
+			}
+		}
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		setup_fail("cannot clear the ambient capabilities: %s", strerror(errno));
+	for (int i = 0; i < 2; i++) {
+		uint32_t mask = (uint32_t)(keep >> (32 * i));
+		caps[i].effective &= mask;
+		caps[i].permitted &= mask;
+		caps[i].inheritable &= mask;
+	}
+	if (syscall(SYS_capset, &hdr, caps) < 0)
+		setup_fail("cannot drop capabilities: %s", strerror(errno));
+}
+
 static void confine(const struct exec_opts *o)
 {
 	int abi = landlock_abi();
@@ -673,6 +723,7 @@ static void confine(const struct exec_opts *o)
 	if (syscall(__NR_landlock_restrict_self, ruleset_fd, 0) < 0)
 		setup_fail("cannot enforce the Landlock ruleset: %s", strerror(errno));
 	close(ruleset_fd);
+	drop_capabilities();
 }
 #endif /* __linux__ */
 

@@ -117,6 +117,9 @@ async function makeBundle(workspace: Workspace, data: string, noCommits: string)
     env: bundleEnv(workspace),
   })
   const outcome = result.outcome
+  if (result.stuckOnFifo) {
+    throw new HmmError(`could not take the commits out of workspace ${workspace.label}: git was left waiting on a FIFO in its repository`)
+  }
   if (outcome.kind === 'setup-failed') throw new HmmError(`the sandbox could not be set up: ${outcome.reason}`)
   if (outcome.kind === 'not-started') throw new HmmError(`git could not be started in the sandbox: ${outcome.reason}`)
   if (outcome.kind === 'signalled') throw new HmmError(`git bundle create was killed by ${outcome.signal}`)

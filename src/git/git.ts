@@ -7,7 +7,9 @@
 // everything that redirects git (GIT_DIR, GIT_INDEX_FILE, ...) so only what
 // the caller passes applies.
 import {execa} from 'execa'
+import {rmSync} from 'node:fs'
 import {debug, debugEnabled, HmmError} from '../ui/errors.js'
+import {watchFifoWaits} from './fifo-watch.js'
 
 /** Environment variables git may keep: identity, credentials and transport for pushes. */
 const KEPT_GIT_VARIABLES = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$|^GIT_(SSH|SSH_COMMAND|SSH_VARIANT|ASKPASS|TERMINAL_PROMPT|HTTP_.*|SSL_.*)$/
@@ -28,6 +30,11 @@ export interface GitOptions {
   input?: string | Buffer
   /** Exit statuses that are answers, not failures (e.g. 1 for `diff --quiet`). */
   okStatuses?: number[]
+  /**
+   * The files git reads are a workspace's (this names it): git is stopped,
+   * and this fails, if a FIFO there keeps it waiting (fifo-watch.ts).
+   */
+  readsWorkspace?: string
 }
 
 export interface GitResult {
@@ -54,7 +61,7 @@ export function subcommand(args: string[]): string {
 /** git whose output is bytes: patches (binary files byte for byte) and anything passed on unchanged. */
 export async function gitBytes(args: string[], options: GitOptions): Promise<GitBytesResult> {
   const started = debugEnabled() ? performance.now() : 0
-  const result = await execa('git', args, {
+  const child = execa('git', args, {
     cwd: options.cwd,
     env: scrubbedEnv(options.env),
     extendEnv: false,
@@ -64,6 +71,22 @@ export async function gitBytes(args: string[], options: GitOptions): Promise<Git
     encoding: 'buffer',
     maxBuffer: Number.MAX_SAFE_INTEGER,
   })
+  let stuck = false
+  const stopWatching = options.readsWorkspace
+    ? watchFifoWaits(child.pid, () => {
+        stuck = true
+        child.kill('SIGKILL')
+      })
+    : () => {}
+  const result = await child
+  stopWatching()
+  if (stuck) {
+    // Killed while it held the index's lock (it was reading the files to update the index): the lock is its, now stale.
+    if (options.env?.GIT_INDEX_FILE) rmSync(`${options.env.GIT_INDEX_FILE}.lock`, {force: true})
+    throw new HmmError(
+      `could not read the files of workspace ${options.readsWorkspace}: git was left waiting on a FIFO in it (a named pipe where git reads a file, such as a nested repository's HEAD)`,
+    )
+  }
   const exitCode = result.exitCode ?? 1
   if (debugEnabled()) debug(`git ${subcommand(args)}: ${Math.round(performance.now() - started)} ms`)
   const stderr = Buffer.from(result.stderr as Uint8Array).toString('utf8')

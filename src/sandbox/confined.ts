@@ -10,6 +10,7 @@
 import {spawn} from 'node:child_process'
 import type {Readable, Writable} from 'node:stream'
 import {helperPath} from '../native/helper.js'
+import {watchFifoWaits} from '../git/fifo-watch.js'
 import {debug, HmmError} from '../ui/errors.js'
 import {interpretReport, type Outcome} from './launch.js'
 import {currentPlatform, sandboxedArgv} from './platform.js'
@@ -35,6 +36,8 @@ export interface ConfinedResult {
   outcome: Outcome
   stdout: string
   stderr: string
+  /** The program was stopped: it stayed waiting to open a FIFO (see git/fifo-watch.ts). */
+  stuckOnFifo: boolean
 }
 
 function collect(stream: Readable): () => string {
@@ -68,6 +71,21 @@ export async function runConfined(request: ConfinedRequest): Promise<ConfinedRes
   // hmm exiting: the program goes too.
   const stop = () => child.kill('SIGKILL')
   process.once('exit', stop)
+  let stuckOnFifo = false
+  // It may run children whose output it reads (git: pack-objects), so only FIFO opens count.
+  const stopWatching = watchFifoWaits(
+    child.pid,
+    () => {
+      stuckOnFifo = true
+      // The whole group (detached: its own): the program's children may be the ones waiting.
+      try {
+        process.kill(-child.pid!, 'SIGKILL')
+      } catch {
+        stop()
+      }
+    },
+    {readsPipes: true},
+  )
   try {
     const outcome = await new Promise<Outcome>((resolve, reject) => {
       child.on('error', error => reject(new HmmError(`could not start the sandbox helper: ${error.message}`)))
@@ -77,8 +95,9 @@ export async function runConfined(request: ConfinedRequest): Promise<ConfinedRes
     await Promise.race([outputClosed, new Promise(resolve => setTimeout(resolve, OUTPUT_GRACE_MS).unref())])
     child.stdout!.destroy()
     child.stderr!.destroy()
-    return {outcome, stdout: stdout(), stderr: stderr()}
+    return {outcome, stdout: stdout(), stderr: stderr(), stuckOnFifo}
   } finally {
+    stopWatching()
     process.off('exit', stop)
   }
 }

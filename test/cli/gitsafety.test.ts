@@ -153,6 +153,31 @@ describe('taking work back safely', () => {
     expect(await world.git(['log', '--format=%s'])).toBe('first')
   })
 
+  it.skipIf(process.platform !== 'linux')('is not kept waiting for ever by a FIFO where git reads a file (a nested repository\'s HEAD, its own HEAD)', async () => {
+    world = new World('safety-fifo')
+    await world.gitRepo()
+    // A nested repository whose HEAD is a FIFO, which git opens without looking; and the workspace's own HEAD.
+    const ws = await made(world, 'mkdir -p sub/.git/objects sub/.git/refs && mkfifo sub/.git/HEAD && echo x > x.txt && git add x.txt && git commit -qm x && rm .git/HEAD && mkfifo .git/HEAD')
+    const before = snapshot(world.origin)
+    const started = Date.now()
+    const stuck = `hmm: could not read the files of workspace ${ws.label}: git was left waiting on a FIFO in it (a named pipe where git reads a file, such as a nested repository's HEAD)\n`
+    for (const command of ['diff', 'apply']) {
+      expect(await hmm(world, [command, ws.id])).toEqual({exitCode: 1, stdout: '', stderr: stuck})
+    }
+    expect(await hmm(world, ['merge', ws.id])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: cannot read the HEAD of workspace ${ws.label}'s repository\n`})
+    // A FIFO where the sandboxed `git bundle create` (its pack-objects) reads an object.
+    const blob = await made(world, "echo y > y.txt && git add y.txt && git commit -qm y && b=$(git rev-parse HEAD:y.txt) && f=.git/objects/$(echo $b | cut -c1-2)/$(echo $b | cut -c3-) && rm -f $f && mkfifo $f")
+    expect(await hmm(world, ['merge', blob.id])).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `hmm: could not take the commits out of workspace ${blob.label}: git was left waiting on a FIFO in its repository\n`,
+    })
+    expect(Date.now() - started).toBeLessThan(30_000)
+    expect(snapshot(world.origin)).toEqual(before)
+    // And they can still be removed.
+    expect((await hmm(world, ['rm', '-f', ws.id, blob.id])).exitCode).toBe(0)
+  }, 60_000)
+
   it('says so for a workspace whose tree was deleted by hand, and leaves the origin untouched', async () => {
     world = new World('safety-gone')
     await world.gitRepo()

@@ -1,0 +1,51 @@
+// Git reads the workspace's files (hmm diff, apply, rm, merge, pr), and the
+// command chose what they are. Opening a FIFO blocks until someone writes
+// to it, and git opens some files without looking at them first (a nested
+// repository's HEAD, for one): a FIFO there would keep hmm waiting for
+// ever. Git has no setting against it, so hmm watches the process and the
+// ones it starts: one that has slept in the kernel's FIFO code for a second
+// is stopped, and hmm says why. Linux only (/proc/PID/task/TID/wchan names where a task sleeps);
+// elsewhere nothing is watched.
+import {readdirSync, readFileSync} from 'node:fs'
+
+/** Where a task sleeps while it waits to open a FIFO nobody opens for writing. */
+const OPEN_WAIT = /^(wait_for_partner|fifo_open)$/
+/** ... or to read a pipe: a FIFO nobody writes to, for a process that reads no pipe of its own. */
+const READ_WAIT = /^(pipe_read|anon_pipe_read|pipe_wait(_readable)?)$/
+const POLL_MS = 250
+/** Polls in a row a task must be seen waiting on a FIFO. */
+const STUCK_POLLS = 4
+
+/** Whether the process, or any process it started (those only for opens), waits on a FIFO. */
+function waitsOnFifo(pid: number, readsPipes: boolean): boolean {
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const where = readFileSync(`/proc/${pid}/task/${task}/wchan`, 'latin1').trim()
+      if (OPEN_WAIT.test(where) || (!readsPipes && READ_WAIT.test(where))) return true
+      const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'latin1').split(' ').filter(Boolean)
+      if (children.some(child => waitsOnFifo(Number(child), true))) return true
+    }
+  } catch {
+    // Gone, or no /proc: nothing to see.
+  }
+  return false
+}
+
+/**
+ * Watches a process that reads files the sandboxed command made; calls
+ * onStuck once if it stays blocked on a FIFO. readsPipes: the process reads
+ * pipes of its own (a child's output), so only waits to open a FIFO count.
+ * Returns the function that stops watching.
+ */
+export function watchFifoWaits(pid: number | undefined, onStuck: () => void, {readsPipes = false} = {}): () => void {
+  if (pid === undefined || process.platform !== 'linux') return () => {}
+  let seen = 0
+  const timer = setInterval(() => {
+    seen = waitsOnFifo(pid, readsPipes) ? seen + 1 : 0
+    if (seen < STUCK_POLLS) return
+    clearInterval(timer)
+    onStuck()
+  }, POLL_MS)
+  timer.unref()
+  return () => clearInterval(timer)
+}
