@@ -6,11 +6,14 @@
 // - dist/main.bundle.cjs: everything else: oclif, every command, execa, and
 //   what they import (oclif finds the commands in it: package.json's
 //   oclif.commands, "explicit" strategy).
+import {rmSync} from 'node:fs'
 import {build} from 'esbuild'
 
 const BUNDLES = {'list.js': 'list.bundle.cjs', 'main.js': 'main.bundle.cjs'}
 
 for (const [entry, out] of Object.entries(BUNDLES)) {
+  // bin/run.js keeps V8's code cache of each bundle beside it; a new bundle starts without.
+  rmSync(new URL(`../dist/${out}.cache`, import.meta.url), {force: true})
   await build({
     entryPoints: [new URL(`../dist/${entry}`, import.meta.url).pathname],
     outfile: new URL(`../dist/${out}`, import.meta.url).pathname,

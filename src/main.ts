@@ -1,7 +1,8 @@
 // The entry behind bin/run.js for everything but plain listing (list.ts):
 // oclif parses, finds the command, prints help; errors become one line.
 // Bundled with oclif and every command into dist/main.bundle.cjs.
-import * as oclif from '@oclif/core'
+import {flush} from '@oclif/core/flush'
+import {run} from '@oclif/core/run'
 import {reportError} from './ui/errors.js'
 import {RUN_FLAGS_WITH_VALUE, splitAtCommand} from './ui/split-argv.js'
 
@@ -16,8 +17,8 @@ function markCommand(runArgv: string[]): string[] {
 
 export async function main(argv: string[], root: string): Promise<void> {
   try {
-    await oclif.run(argv[0] === 'run' ? ['run', ...markCommand(argv.slice(1))] : argv, root)
-    await oclif.flush()
+    await run(argv[0] === 'run' ? ['run', ...markCommand(argv.slice(1))] : argv, root)
+    await flush()
   } catch (error) {
     process.exitCode = reportError(error)
   }

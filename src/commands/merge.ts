@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import {HmmCommand} from '../ui/command.js'
 
 export default class Merge extends HmmCommand {

@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {HmmCommand} from '../ui/command.js'
 import {HmmError, reportError} from '../ui/errors.js'
 

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {HmmCommand} from '../ui/command.js'
 import {RUN_FLAGS_WITH_VALUE, splitAtCommand} from '../ui/split-argv.js'
 

@@ -10,7 +10,7 @@
 // --no-textconv --no-color --binary --full-index so no configuration changes
 // their bytes: what `hmm diff` shows is exactly what `hmm apply` applies.
 import {setTimeout as sleep} from 'node:timers/promises'
-import {HmmError} from '../ui/errors.js'
+import {HmmError, stopwatch} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {git, gitBytes, gitLine} from './git.js'
 
@@ -42,17 +42,21 @@ const INDEX_LOCK_WAIT_MS = 100
 async function indexFilesNow(workspace: Workspace): Promise<Record<string, string>> {
   const repo = privateRepo(workspace.gitDir)
   const env = {...privateEnv(repo), GIT_WORK_TREE: workspace.tree}
+  const timing = stopwatch()
   await checkMarkedEntries(repo.index, workspace.tree)
+  timing.lap('checked the entries cloned last')
   const looked = Date.now()
   for (let attempt = 1; ; attempt++) {
-    const added = await git(['add', '--all', '--', '.'], {cwd: workspace.tree, env, okStatuses: [128]})
+    const added = await git(['add', '--all', '--', '.'], {cwd: workspace.tree, env, okStatuses: [128], readsWorkspace: workspace.label})
     if (added.exitCode === 0) break
     if (!added.stderr.includes('index.lock') || attempt >= INDEX_LOCK_TRIES) {
       throw new HmmError(`could not read the files of workspace ${workspace.label}: ${lastLine(added.stderr)}`)
     }
     await sleep(INDEX_LOCK_WAIT_MS)
   }
+  timing.lap('git add')
   await distrustRecentEntries(repo.index, looked)
+  timing.lap('distrusted the entries of this second')
   return env
 }
 

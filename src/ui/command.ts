@@ -1,5 +1,5 @@
 // The base of every hmm command: errors become one `hmm: ...` line.
-import {Command} from '@oclif/core'
+import {Command} from '@oclif/core/command'
 import {reportError} from './errors.js'
 
 export abstract class HmmCommand extends Command {
