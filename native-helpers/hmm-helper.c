@@ -1901,6 +1901,7 @@ static int cmd_clone(int argc, char **argv)
  * 1 regular file, 2 symbolic link, 3 anything else), then ctime s, ctime ns,
  * mtime s, mtime ns, dev, ino, mode, uid, gid, size as big-endian 32-bit
  * words (low bits), the layout of git's index. Links are not followed.
+ * The same root twice is looked at once (both records alike).
  * ------------------------------------------------------------------------ */
 
 static void stat_record(int root, const char *rel, unsigned char *out)
@@ -1913,6 +1914,7 @@ static void stat_record(int root, const char *rel, unsigned char *out)
 
 struct stat_job {
 	int roots[2];
+	int same_root;
 	char **paths;
 	size_t from, to;
 	unsigned char *out;
@@ -1924,8 +1926,12 @@ static void *stat_worker(void *arg)
 	for (size_t i = job->from; i < job->to; i++) {
 		/* Relative paths only: an absolute one would escape both roots. */
 		const char *rel = job->paths[i][0] == '/' ? "" : job->paths[i];
-		stat_record(job->roots[0], rel, job->out + 2 * STAT_RECORD * i);
-		stat_record(job->roots[1], rel, job->out + 2 * STAT_RECORD * i + STAT_RECORD);
+		unsigned char *out = job->out + 2 * STAT_RECORD * i;
+		stat_record(job->roots[0], rel, out);
+		if (job->same_root)
+			memcpy(out + STAT_RECORD, out, STAT_RECORD);
+		else
+			stat_record(job->roots[1], rel, out + STAT_RECORD);
 	}
 	return NULL;
 }
@@ -1937,6 +1943,7 @@ static int cmd_stat_pairs(int argc, char **argv)
 		return 2;
 	}
 	struct stat_job base = {0};
+	base.same_root = strcmp(argv[2], argv[3]) == 0;
 	for (int i = 0; i < 2; i++) {
 		base.roots[i] = open(argv[2 + i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (base.roots[i] < 0) {

@@ -15,8 +15,9 @@ import type {StatKind} from '../native/helper.js'
 const HEADER = 12
 /** Word numbers of the stat data (see IndexStat). */
 export const [CTIME_SEC, MTIME_SEC, MTIME_NSEC, MODE, SIZE] = [0, 2, 3, 6, 9]
-/** What git compares to decide a file is unchanged: all but dev (as git does) and mode. */
-const UNCHANGED_WHEN = [0, 1, 2, 3, 5, 7, 8, 9]
+/** What git compares to decide a file is unchanged: all but dev (as git does) and mode; nanoseconds apart. */
+const UNCHANGED_WHEN = [0, 2, 5, 7, 8, 9]
+const NANOSECONDS = [1, 3]
 const FILE_TYPE = 0o170000
 const REGULAR = 0o100000
 const SYMLINK = 0o120000
@@ -73,11 +74,42 @@ export class IndexEntry {
   }
 }
 
-export interface ParsedIndex {
-  buffer: Buffer
-  entries: IndexEntry[]
-  /** Where the extensions start (the checksum follows them). */
-  extensionsOffset: number
+/**
+ * An index read just enough to change entries' stat data. The entries'
+ * places are kept in typed arrays; IndexEntry objects are made only when
+ * asked for (a pass over 100,000 of them costs more than the rest).
+ */
+export class ParsedIndex {
+  constructor(
+    readonly buffer: Buffer,
+    /** Byte offset of each entry's stat data, and of its name's first and after-last byte, in index order. */
+    private readonly offsets: Uint32Array,
+    private readonly nameStarts: Uint32Array,
+    private readonly nameEnds: Uint32Array,
+    /** Where the extensions start (the checksum follows them). */
+    readonly extensionsOffset: number,
+  ) {}
+
+  get count(): number {
+    return this.offsets.length
+  }
+
+  /** The entries whose ctime seconds are `sinceSec` or later. */
+  changedSince(sinceSec: number): IndexEntry[] {
+    const found: IndexEntry[] = []
+    for (let index = 0; index < this.offsets.length; index++) {
+      if (this.buffer.readUInt32BE(this.offsets[index]) >= sinceSec) found.push(this.entry(index))
+    }
+    return found
+  }
+
+  get entries(): IndexEntry[] {
+    return Array.from(this.offsets, (_, index) => this.entry(index))
+  }
+
+  private entry(index: number): IndexEntry {
+    return new IndexEntry(this.buffer, this.offsets[index], this.nameStarts[index], this.nameEnds[index])
+  }
 }
 
 /** Ten fields read one by one: this runs for every file of the tree (100,000 and more). */
@@ -103,7 +135,11 @@ export function parseIndex(buffer: Buffer): ParsedIndex | undefined {
   if (version !== 2 && version !== 3) return undefined
   const count = buffer.readUInt32BE(8)
   const end = buffer.length - SHA1_BYTES
-  const entries: IndexEntry[] = []
+  // More entries than bytes allow is a lie: refuse before allocating for it.
+  if (count > (end - HEADER) / (STAT_BYTES + SHA1_BYTES + 2)) return undefined
+  const offsets = new Uint32Array(count)
+  const nameStarts = new Uint32Array(count)
+  const nameEnds = new Uint32Array(count)
   let offset = HEADER
   for (let index = 0; index < count; index++) {
     if (offset + STAT_BYTES + SHA1_BYTES + 2 > end) return undefined
@@ -113,15 +149,16 @@ export function parseIndex(buffer: Buffer): ParsedIndex | undefined {
       if (version < 3) return undefined
       nameStart += 2
     }
-    const nameEnd = buffer.indexOf(0, nameStart)
-    if (nameEnd < 0 || nameEnd > end) return undefined
-    if ((flags & NAME_MASK) !== NAME_MASK && nameEnd - nameStart !== (flags & NAME_MASK)) return undefined
-    entries.push(new IndexEntry(buffer, offset, nameStart, nameEnd))
+    // The length is in the flags unless it is 4095 or more: then look for the NUL.
+    const nameEnd = (flags & NAME_MASK) === NAME_MASK ? buffer.indexOf(0, nameStart) : nameStart + (flags & NAME_MASK)
+    if (nameEnd < nameStart || nameEnd >= end || buffer[nameEnd] !== 0) return undefined
+    offsets[index] = offset
+    nameStarts[index] = nameStart
+    nameEnds[index] = nameEnd
     // Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
-    const length = nameEnd - offset
-    offset += (length + 8) & ~7
+    offset += (nameEnd - offset + 8) & ~7
   }
-  return {buffer, entries, extensionsOffset: offset}
+  return new ParsedIndex(buffer, offsets, nameStarts, nameEnds, offset)
 }
 
 /**
@@ -155,10 +192,13 @@ function keptExtensions(parsed: ParsedIndex): Buffer[] | undefined {
 export function rewriteIndex(parsed: ParsedIndex, edit: (entries: Buffer) => void): Buffer | undefined {
   const extensions = keptExtensions(parsed)
   if (!extensions) return undefined
-  const body = Buffer.from(parsed.buffer.subarray(0, parsed.extensionsOffset))
-  edit(body)
-  const content = Buffer.concat([body, ...extensions])
-  return Buffer.concat([content, createHash('sha1').update(content).digest()])
+  const length = parsed.extensionsOffset + extensions.reduce((sum, extension) => sum + extension.length, 0)
+  const rewritten = Buffer.allocUnsafe(length + SHA1_BYTES)
+  let at = parsed.buffer.copy(rewritten, 0, 0, parsed.extensionsOffset)
+  for (const extension of extensions) at += extension.copy(rewritten, at)
+  edit(rewritten)
+  createHash('sha1').update(rewritten.subarray(0, length)).digest().copy(rewritten, length)
+  return rewritten
 }
 
 /** The entries' paths, each ended by a NUL, one after another (what the helper's stat-pairs reads). */
@@ -184,10 +224,7 @@ export function namesOf(parsed: ParsedIndex, entries: IndexEntry[]): Buffer {
  * moves their ctime to a later second.
  */
 export function distrustCurrentSecond(parsed: ParsedIndex, sinceSec: number): Buffer | undefined {
-  return distrustEntries(
-    parsed,
-    parsed.entries.filter(entry => entry.ctimeSec >= sinceSec),
-  )
+  return distrustEntries(parsed, parsed.changedSince(sinceSec))
 }
 
 /** Makes the entries mismatch their files (ctime 0), so git reads them next time. */
@@ -199,9 +236,14 @@ export function distrustEntries(parsed: ParsedIndex, entries: IndexEntry[]): Buf
 }
 
 /**
- * Whether a file's stat data (its kind, and its words in the index's order)
- * says it is exactly what the entry recorded, every time to the nanosecond.
+ * How a file's stat data (its kind, and its words in the index's order)
+ * compares with what the entry recorded: the same, times to the
+ * nanosecond; the same as Debian's git (no USE_NSEC) compares, times to the
+ * second only, so git would take the file as unchanged; or different.
  */
-export function describesEntry(entry: IndexEntry, kind: StatKind, word: (n: number) => number): boolean {
-  return kind === entry.kind && UNCHANGED_WHEN.every(n => word(n) === entry.word(n))
+export function compareStat(entry: IndexEntry, kind: StatKind, word: (n: number) => number): 'exactly' | 'to-the-second' | 'different' {
+  if (kind !== entry.kind) return 'different'
+  for (const n of UNCHANGED_WHEN) if (word(n) !== entry.word(n)) return 'different'
+  for (const n of NANOSECONDS) if (word(n) !== entry.word(n)) return 'to-the-second'
+  return 'exactly'
 }

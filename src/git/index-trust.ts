@@ -21,8 +21,8 @@
 import {closeSync, constants, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync} from 'node:fs'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {statPairs} from '../native/helper.js'
-import {HmmError} from '../ui/errors.js'
-import {describesEntry, distrustCurrentSecond, distrustEntries, namesOf, parseIndex, type ParsedIndex} from './index-file.js'
+import {debug, HmmError} from '../ui/errors.js'
+import {compareStat, distrustCurrentSecond, distrustEntries, namesOf, parseIndex, type ParsedIndex} from './index-file.js'
 
 const LOCK_TRIES = 20
 const LOCK_WAIT_MS = 100
@@ -92,8 +92,9 @@ export function markForCheck(indexPath: string, second: number): void {
 
 /**
  * The check markForCheck asked for: entries from the marked second on whose
- * file is not exactly as recorded (ctime and mtime to the nanosecond, inode,
- * owner, size) are made to mismatch. The mark goes once that second is
+ * file git would take as recorded, comparing times to the second, but is
+ * not exactly (ctime or mtime differ in their nanoseconds) are made to
+ * mismatch. The mark goes once that second is
  * over: any later change gets a later second, which git sees itself.
  */
 export async function checkMarkedEntries(indexPath: string, tree: string): Promise<void> {
@@ -103,13 +104,13 @@ export async function checkMarkedEntries(indexPath: string, tree: string): Promi
   const now = Date.now()
   await rewriteLocked(indexPath, parsed => {
     if (!Number.isInteger(second)) return distrustCurrentSecond(parsed, 0)
-    const suspects = parsed.entries.filter(entry => entry.ctimeSec >= second)
+    const suspects = parsed.changedSince(second)
     if (suspects.length === 0) return parsed.buffer
     const stats = statPairs(tree, tree, {names: namesOf(parsed, suspects), count: suspects.length})
-    return distrustEntries(
-      parsed,
-      suspects.filter((entry, index) => !describesEntry(entry, stats.kind(index, 0), n => stats.word(index, 0, n))),
-    )
+    // Only where git, comparing to the second, would be fooled; a change it sees itself needs no help.
+    const fooling = suspects.filter((entry, index) => compareStat(entry, stats.kind(index, 0), n => stats.word(index, 0, n)) === 'to-the-second')
+    debug(`checked ${suspects.length} entries cloned in the second the command started; ${fooling.length} changed since`)
+    return distrustEntries(parsed, fooling)
   })
   if (!Number.isInteger(second) || Math.floor(now / 1000) > second) rmSync(marker, {force: true})
 }

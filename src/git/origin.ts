@@ -12,7 +12,7 @@ import {isAbsolute, join, resolve} from 'node:path'
 import {debug, HmmError} from '../ui/errors.js'
 import {STAT_WORDS, type StatPairs} from '../native/helper.js'
 import {git, gitLine} from './git.js'
-import {CTIME_SEC, describesEntry, MODE, MTIME_NSEC, MTIME_SEC, namesOf, parseIndex, rewriteIndex, SIZE, type IndexEntry, type ParsedIndex} from './index-file.js'
+import {compareStat, CTIME_SEC, MODE, MTIME_NSEC, MTIME_SEC, namesOf, parseIndex, rewriteIndex, SIZE, type IndexEntry, type ParsedIndex} from './index-file.js'
 import {markForCheck} from './index-trust.js'
 import {createPrivateRepo, hashTreeOf, privateEnv, privateRepo, type PrivateRepo} from './private-repo.js'
 
@@ -174,7 +174,7 @@ export function writeFirstIndex(plan: FirstIndexPlan, stats: StatPairs, nowMs = 
       for (let index = 0; index < plan.candidates.length; index++) {
         const entry = plan.candidates[index]
         // The origin's file as git recorded it, so the clone holds the same bytes ...
-        if (!describesEntry(entry, stats.kind(index, 0), n => stats.word(index, 0, n))) continue
+        if (compareStat(entry, stats.kind(index, 0), n => stats.word(index, 0, n)) !== 'exactly') continue
         // ... then the clone's own stat data can stand in.
         if (stats.kind(index, 1) !== entry.kind || stats.word(index, 1, SIZE) !== entry.word(SIZE)) continue
         for (const n of ADOPTED) entries.writeUInt32BE(stats.word(index, 1, n), entry.offset + 4 * n)
@@ -182,7 +182,7 @@ export function writeFirstIndex(plan: FirstIndexPlan, stats: StatPairs, nowMs = 
         adopted++
       }
     })
-  debug(`first index: the clone's stat data for ${adopted} of ${plan.parsed?.entries.length ?? 0} entries`)
+  debug(`first index: the clone's stat data for ${adopted} of ${plan.parsed?.count ?? 0} entries`)
   if (!rewritten) {
     copyFileSync(forkIndex, workspaceIndex)
     return

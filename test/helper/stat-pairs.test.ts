@@ -33,5 +33,12 @@ describe('hmm-helper stat-pairs', () => {
     expect([stats.kind(2, 0), stats.kind(2, 1)]).toEqual(['missing', 'missing'])
     // An absolute path is not looked up outside the roots.
     expect(stats.kind(3, 0)).not.toBe('file')
+    // The same root twice: looked at once, both records alike.
+    const same = execFileSync(HELPER, ['stat-pairs', join(dir, 'a'), join(dir, 'a')], {input: paths.join('\0') + '\0'})
+    for (let i = 0; i < paths.length; i++) {
+      const record = (side: number) => same.subarray((2 * i + side) * StatPairs.RECORD, (2 * i + side + 1) * StatPairs.RECORD)
+      expect(record(1).equals(record(0))).toBe(true)
+      expect(record(0).equals(out.subarray(2 * i * StatPairs.RECORD, (2 * i + 1) * StatPairs.RECORD))).toBe(true)
+    }
   })
 })
