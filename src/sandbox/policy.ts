@@ -83,3 +83,9 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
     hidden: unique([...SECRETS.map(home), input.dataDir].flatMap(bothForms)),
   }
 }
+
+/** The writable path that holds `path`, if any (the tree aside: it is new, in hmm's data directory). */
+export function writableHolding(policy: SandboxPolicy, path: string): string | undefined {
+  const within = (dir: string) => path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`)
+  return [...policy.writable, ...policy.devices].find(within)
+}

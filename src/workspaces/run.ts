@@ -2,14 +2,14 @@
 // it, confined (DESIGN "Data flow of hmm run").
 import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
 import {setTimeout as sleep} from 'node:timers/promises'
-import {dirname} from 'node:path'
+import {dirname, join} from 'node:path'
 import {constants} from 'node:os'
 import {cloneTree} from '../clone/clone.js'
 import {gitOriginOf, planFirstIndex, recordGitOrigin, recordPlainOrigin, writeFirstIndex, type OriginRecord} from '../git/origin.js'
-import {lockedFiles, statPairs, type StatPairs} from '../native/helper.js'
+import {HELPER_PATH, lockedFiles, statPairs, type StatPairs} from '../native/helper.js'
 import {launch, type Launch, type Outcome} from '../sandbox/launch.js'
 import {checkSandboxAvailable, currentPlatform, policyFor} from '../sandbox/platform.js'
-import {canonical, type Platform} from '../sandbox/policy.js'
+import {canonical, writableHolding, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError, say, stopwatch} from '../ui/errors.js'
 import {progressLine} from '../ui/progress.js'
 import {Context} from './context.js'
@@ -45,6 +45,7 @@ function checkRequest(context: Context, request: RunRequest, platform: Platform)
     throw new HmmError(`${context.origin} holds hmm's data directory ${data}, so it cannot be cloned; run hmm in a project directory or set HMM_HOME`)
   }
   checkSandboxAvailable(platform)
+  checkOwnFilesOutOfReach(policyFor(platform, {tree: context.data, dataDir: context.data, writable}))
   return writable
 }
 
@@ -90,6 +91,19 @@ const CLOCK_TICK_MS = 20
 async function tickAfter(treeMade: number): Promise<void> {
   const wait = treeMade + CLOCK_TICK_MS - Date.now()
   if (wait > 0) await sleep(wait)
+}
+
+/**
+ * Refuses to run a command that could rewrite hmm itself or the Node that
+ * runs it (hmm run from `npx`, whose cache is writable; a -w or TMPDIR
+ * above them): the next hmm, run outside any sandbox, would run its code.
+ */
+function checkOwnFilesOutOfReach(policy: SandboxPolicy): void {
+  const own = [['hmm', canonical(join(dirname(HELPER_PATH), '..', '..'))], ['node', canonical(process.execPath)]]
+  for (const [what, path] of own) {
+    const writable = writableHolding(policy, path)
+    if (writable) throw new HmmError(`${what} is installed in ${path}, which the sandboxed command could write (${writable}); install ${what} elsewhere`)
+  }
 }
 
 function signalNumber(signal: NodeJS.Signals): number {

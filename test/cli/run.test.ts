@@ -1,10 +1,10 @@
 // `hmm run`, line by line of SPEC.
 import {execa} from 'execa'
-import {existsSync, lstatSync, readFileSync, readlinkSync, readdirSync, statSync, utimesSync, chmodSync, symlinkSync, mkdirSync} from 'node:fs'
+import {existsSync, lstatSync, readFileSync, readlinkSync, readdirSync, statSync, utimesSync, chmodSync, symlinkSync, mkdirSync, realpathSync} from 'node:fs'
 import {createServer} from 'node:net'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {BIN, World, workspaceLine} from '../world.js'
+import {BIN, PROJECT, World, workspaceLine} from '../world.js'
 
 let world: World
 afterEach(() => world?.dispose())
@@ -154,6 +154,20 @@ describe('hmm run', () => {
     const bad = await world.hmm(['run', '-w', missing, 'true'])
     expect(bad).toMatchObject({exitCode: 1, stderr: `hmm: ${missing} does not exist\n`})
     expect((await world.hmm(['ls', '--json'])).stdout).toMatch(/^\[\s*\{[^[]*\}\s*\]\n$/) // only the first one
+  })
+
+  it('refuses, making nothing, when the command could write hmm itself or the Node running it (-w, TMPDIR above them)', async () => {
+    world = new World('run-own-files')
+    const project = realpathSync(PROJECT)
+    const above = dirname(project)
+    const viaW = await world.hmm(['run', '-w', above, 'true'])
+    expect(viaW).toEqual({exitCode: 1, stdout: '', stderr: `hmm: hmm is installed in ${project}, which the sandboxed command could write (${above}); install hmm elsewhere\n`})
+    const viaTmpdir = await world.hmm(['run', 'true'], {env: {...world.env, TMPDIR: above}})
+    expect(viaTmpdir.stderr).toBe(`hmm: hmm is installed in ${project}, which the sandboxed command could write (${above}); install hmm elsewhere\n`)
+    const node = realpathSync(process.execPath)
+    const viaNode = await world.hmm(['run', '-w', dirname(node), 'true'])
+    expect(viaNode.stderr).toBe(`hmm: node is installed in ${node}, which the sandboxed command could write (${dirname(node)}); install node elsewhere\n`)
+    expect((await world.hmm(['ls'])).stdout).toBe('')
   })
 
   it('refuses a taken or invalid name, making nothing', async () => {
