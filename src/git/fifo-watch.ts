@@ -16,17 +16,28 @@ const POLL_MS = 250
 /** Polls in a row a task must be seen waiting on a FIFO. */
 const STUCK_POLLS = 4
 
+/** A /proc file's text, or '' when it is not there (the process went; no /proc; no children file). */
+function proc(path: string): string {
+  try {
+    return readFileSync(path, 'latin1')
+  } catch {
+    return ''
+  }
+}
+
 /** Whether the process, or any process it started (those only for opens), waits on a FIFO. */
 function waitsOnFifo(pid: number, readsPipes: boolean): boolean {
+  let tasks: string[]
   try {
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const where = readFileSync(`/proc/${pid}/task/${task}/wchan`, 'latin1').trim()
-      if (OPEN_WAIT.test(where) || (!readsPipes && READ_WAIT.test(where))) return true
-      const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'latin1').split(' ').filter(Boolean)
-      if (children.some(child => waitsOnFifo(Number(child), true))) return true
-    }
+    tasks = readdirSync(`/proc/${pid}/task`)
   } catch {
-    // Gone, or no /proc: nothing to see.
+    return false
+  }
+  for (const task of tasks) {
+    const where = proc(`/proc/${pid}/task/${task}/wchan`).trim()
+    if (OPEN_WAIT.test(where) || (!readsPipes && READ_WAIT.test(where))) return true
+    const children = proc(`/proc/${pid}/task/${task}/children`).split(' ').filter(Boolean)
+    if (children.some(child => waitsOnFifo(Number(child), true))) return true
   }
   return false
 }

@@ -112,7 +112,7 @@ export class ParsedIndex {
   }
 }
 
-/** Ten fields read one by one: this runs for every file of the tree (100,000 and more). */
+/** All ten fields, for IndexEntry.stat (tests, debugging); passes over the whole index read words. */
 function readStat(buffer: Buffer, offset: number): IndexStat {
   return {
     ctimeSec: buffer.readUInt32BE(offset),
