@@ -45,19 +45,28 @@ async function indexFilesNow(workspace: Workspace): Promise<Record<string, strin
   const timing = stopwatch()
   await checkMarkedEntries(repo.index, workspace.tree)
   timing.lap('checked the entries cloned last')
-  const looked = Date.now()
+  // Twice at most: an index hmm cannot rewrite (version 4, from the origin) is removed, and git makes a new one.
+  for (let pass = 1; ; pass++) {
+    const looked = Date.now()
+    await addAll(workspace, env)
+    timing.lap('git add')
+    if ((await distrustRecentEntries(repo.index, looked)) === 'kept') break
+    if (pass === 2) throw new HmmError(`could not read the files of workspace ${workspace.label}: git keeps an index hmm cannot read`)
+  }
+  timing.lap('distrusted the entries of this second')
+  return env
+}
+
+/** `git add --all` into the private index, waiting for another hmm that holds it. */
+async function addAll(workspace: Workspace, env: Record<string, string>): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const added = await git(['add', '--all', '--', '.'], {cwd: workspace.tree, env, okStatuses: [128], readsWorkspace: workspace.label})
-    if (added.exitCode === 0) break
+    if (added.exitCode === 0) return
     if (!added.stderr.includes('index.lock') || attempt >= INDEX_LOCK_TRIES) {
       throw new HmmError(`could not read the files of workspace ${workspace.label}: ${lastLine(added.stderr)}`)
     }
     await sleep(INDEX_LOCK_WAIT_MS)
   }
-  timing.lap('git add')
-  await distrustRecentEntries(repo.index, looked)
-  timing.lap('distrusted the entries of this second')
-  return env
 }
 
 /** The tree of the workspace's files now, written into the private repository. */

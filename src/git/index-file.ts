@@ -23,7 +23,9 @@ const REGULAR = 0o100000
 const SYMLINK = 0o120000
 /** ctime, mtime (s + ns each), dev, ino, mode, uid, gid, size: ten 32-bit fields. */
 const STAT_BYTES = 40
-const SHA1_BYTES = 20
+/** Object names and the file's checksum are of the repository's hash. */
+export type ObjectFormat = 'sha1' | 'sha256'
+const HASH_BYTES: Record<ObjectFormat, number> = {sha1: 20, sha256: 32}
 const FLAG_EXTENDED = 0x4000
 const NAME_MASK = 0x0fff
 
@@ -88,6 +90,7 @@ export class ParsedIndex {
     private readonly nameEnds: Uint32Array,
     /** Where the extensions start (the checksum follows them). */
     readonly extensionsOffset: number,
+    readonly format: ObjectFormat,
   ) {}
 
   get count(): number {
@@ -128,23 +131,27 @@ function readStat(buffer: Buffer, offset: number): IndexStat {
   }
 }
 
-/** Parses versions 2 and 3 with SHA-1 object names; undefined for anything else (the caller keeps the file as it is). */
-export function parseIndex(buffer: Buffer): ParsedIndex | undefined {
-  if (buffer.length < HEADER + SHA1_BYTES || buffer.toString('latin1', 0, 4) !== 'DIRC') return undefined
+/**
+ * Parses versions 2 and 3 of an index of a repository of the given object
+ * format; undefined for anything else (version 4, a split index, damage).
+ */
+export function parseIndex(buffer: Buffer, format: ObjectFormat): ParsedIndex | undefined {
+  const HASH = HASH_BYTES[format]
+  if (buffer.length < HEADER + HASH || buffer.toString('latin1', 0, 4) !== 'DIRC') return undefined
   const version = buffer.readUInt32BE(4)
   if (version !== 2 && version !== 3) return undefined
   const count = buffer.readUInt32BE(8)
-  const end = buffer.length - SHA1_BYTES
+  const end = buffer.length - HASH
   // More entries than bytes allow is a lie: refuse before allocating for it.
-  if (count > (end - HEADER) / (STAT_BYTES + SHA1_BYTES + 2)) return undefined
+  if (count > (end - HEADER) / (STAT_BYTES + HASH + 2)) return undefined
   const offsets = new Uint32Array(count)
   const nameStarts = new Uint32Array(count)
   const nameEnds = new Uint32Array(count)
   let offset = HEADER
   for (let index = 0; index < count; index++) {
-    if (offset + STAT_BYTES + SHA1_BYTES + 2 > end) return undefined
-    const flags = buffer.readUInt16BE(offset + STAT_BYTES + SHA1_BYTES)
-    let nameStart = offset + STAT_BYTES + SHA1_BYTES + 2
+    if (offset + STAT_BYTES + HASH + 2 > end) return undefined
+    const flags = buffer.readUInt16BE(offset + STAT_BYTES + HASH)
+    let nameStart = offset + STAT_BYTES + HASH + 2
     if (flags & FLAG_EXTENDED) {
       if (version < 3) return undefined
       nameStart += 2
@@ -158,7 +165,7 @@ export function parseIndex(buffer: Buffer): ParsedIndex | undefined {
     // Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
     offset += (nameEnd - offset + 8) & ~7
   }
-  return new ParsedIndex(buffer, offsets, nameStarts, nameEnds, offset)
+  return new ParsedIndex(buffer, offsets, nameStarts, nameEnds, offset, format)
 }
 
 /**
@@ -169,7 +176,7 @@ export function parseIndex(buffer: Buffer): ParsedIndex | undefined {
  */
 function keptExtensions(parsed: ParsedIndex): Buffer[] | undefined {
   const {buffer} = parsed
-  const end = buffer.length - SHA1_BYTES
+  const end = buffer.length - HASH_BYTES[parsed.format]
   const kept: Buffer[] = []
   for (let offset = parsed.extensionsOffset; offset < end; ) {
     if (offset + 8 > end) return undefined
@@ -193,11 +200,11 @@ export function rewriteIndex(parsed: ParsedIndex, edit: (entries: Buffer) => voi
   const extensions = keptExtensions(parsed)
   if (!extensions) return undefined
   const length = parsed.extensionsOffset + extensions.reduce((sum, extension) => sum + extension.length, 0)
-  const rewritten = Buffer.allocUnsafe(length + SHA1_BYTES)
+  const rewritten = Buffer.allocUnsafe(length + HASH_BYTES[parsed.format])
   let at = parsed.buffer.copy(rewritten, 0, 0, parsed.extensionsOffset)
   for (const extension of extensions) at += extension.copy(rewritten, at)
   edit(rewritten)
-  createHash('sha1').update(rewritten.subarray(0, length)).digest().copy(rewritten, length)
+  createHash(parsed.format).update(rewritten.subarray(0, length)).digest().copy(rewritten, length)
   return rewritten
 }
 

@@ -19,10 +19,11 @@
 // Rewrites follow git's lock protocol (<index>.lock, created exclusively,
 // renamed into place), so a concurrent git or hmm never sees half an index.
 import {closeSync, constants, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync} from 'node:fs'
+import {dirname, join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {statPairs} from '../native/helper.js'
 import {debug, HmmError} from '../ui/errors.js'
-import {compareStat, distrustCurrentSecond, distrustEntries, namesOf, parseIndex, type ParsedIndex} from './index-file.js'
+import {compareStat, distrustCurrentSecond, distrustEntries, namesOf, parseIndex, type ObjectFormat, type ParsedIndex} from './index-file.js'
 
 const LOCK_TRIES = 20
 const LOCK_WAIT_MS = 100
@@ -40,30 +41,38 @@ async function lock(path: string): Promise<number> {
   }
 }
 
+/** The private repository's object format, from the config git init wrote in it (beside the index). */
+function objectFormatOf(indexPath: string): ObjectFormat {
+  const config = readFileSync(join(dirname(indexPath), 'config'), 'utf8')
+  return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? 'sha256' : 'sha1'
+}
+
 /**
  * Rewrites the index with `change`, which returns the new bytes (the same
  * buffer: no change) or undefined when it cannot rewrite this index (a
- * SHA-256 or version 4 one): then the index is removed, and git reads every
- * file next time, slow but never wrong. No index: nothing to do.
+ * version 4 one, copied from the origin): then the index is removed and the
+ * answer is 'removed' — the caller must have git make a new one, reading
+ * every file (slow, never wrong). No index: nothing to do.
  */
-async function rewriteLocked(indexPath: string, change: (parsed: ParsedIndex) => Buffer | undefined): Promise<void> {
+async function rewriteLocked(indexPath: string, change: (parsed: ParsedIndex) => Buffer | undefined): Promise<'kept' | 'removed'> {
   const fd = await lock(indexPath)
   try {
     let current: Buffer
     try {
       current = readFileSync(indexPath)
     } catch {
-      return
+      return 'kept'
     }
-    const parsed = parseIndex(current)
+    const parsed = parseIndex(current, objectFormatOf(indexPath))
     const rewritten = parsed && change(parsed)
-    if (rewritten === current) return
+    if (rewritten === current) return 'kept'
     if (!rewritten) {
       rmSync(indexPath, {force: true})
-      return
+      return 'removed'
     }
     writeSync(fd, rewritten)
     renameSync(`${indexPath}.lock`, indexPath)
+    return 'kept'
   } finally {
     closeSync(fd)
     rmSync(`${indexPath}.lock`, {force: true})
@@ -75,8 +84,8 @@ async function rewriteLocked(indexPath: string, change: (parsed: ParsedIndex) =>
  * taken in the second `sinceMs` falls in or later (pass the time before git
  * started looking at the files).
  */
-export async function distrustRecentEntries(indexPath: string, sinceMs: number): Promise<void> {
-  await rewriteLocked(indexPath, parsed => distrustCurrentSecond(parsed, Math.floor(sinceMs / 1000)))
+export async function distrustRecentEntries(indexPath: string, sinceMs: number): Promise<'kept' | 'removed'> {
+  return rewriteLocked(indexPath, parsed => distrustCurrentSecond(parsed, Math.floor(sinceMs / 1000)))
 }
 
 const markerOf = (indexPath: string) => `${indexPath}.check-from`

@@ -133,7 +133,7 @@ const ADOPTED = STAT_WORDS.map((_, n) => n).filter(n => n !== MODE)
  */
 export interface FirstIndexPlan {
   gitDir: string
-  /** The fork index; undefined when it cannot be rewritten (SHA-256, unknown version): then it is copied as it is. */
+  /** The fork index; undefined when it cannot be rewritten (version 4, an unknown object format): then it is copied as it is. */
   parsed?: ParsedIndex
   candidates: IndexEntry[]
   /** The candidates' paths, NUL-terminated, for the helper. */
@@ -143,8 +143,7 @@ export interface FirstIndexPlan {
 export function planFirstIndex(gitDir: string, objectFormat: string): FirstIndexPlan | undefined {
   const forkIndex = join(gitDir, 'index.fork')
   if (!existsSync(forkIndex)) return undefined
-  // index-file.ts reads SHA-1 indexes only.
-  const parsed = objectFormat === 'sha1' ? parseIndex(readFileSync(forkIndex)) : undefined
+  const parsed = objectFormat === 'sha1' || objectFormat === 'sha256' ? parseIndex(readFileSync(forkIndex), objectFormat) : undefined
   if (!parsed) return {gitDir, candidates: [], paths: {names: Buffer.alloc(0), count: 0}}
   const written = lstatSync(forkIndex, {bigint: true}).mtimeNs
   const writtenSec = Number(written / NS)

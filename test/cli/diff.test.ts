@@ -59,6 +59,24 @@ describe('hmm diff', () => {
     expect(result.stdout).toBe(' kept.txt | 1 +\n 1 file changed, 1 insertion(+)\n')
   })
 
+  it.each([
+    ['a SHA-256 repository', ['init', '-q', '--object-format=sha256'], []],
+    ['a repository whose index is version 4', ['init', '-q'], ['update-index', '--index-version', '4']],
+  ])('shows and applies the right changes for %s, diff after diff', async (_, init, after) => {
+    world = new World('diff-index-kinds')
+    await world.git(init)
+    world.file('a.txt', 'a\n')
+    world.file('keep.txt', 'keep\n')
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'first'])
+    if (after.length > 0) await world.git(after)
+    const ws = await made(world, 'echo b >> a.txt && echo new > new.txt')
+    const expected = ' a.txt   | 1 +\n new.txt | 1 +\n 2 files changed, 2 insertions(+)\n'
+    for (let round = 0; round < 2; round++) expect((await hmm(world, ['diff', '--stat', ws.id])).stdout).toBe(expected)
+    expect((await hmm(world, ['apply', ws.id])).exitCode).toBe(0)
+    expect(await world.sh('cat a.txt new.txt keep.txt')).toBe('a\nb\nnew\nkeep')
+  })
+
   it('leaves out what changed in the origin since', async () => {
     world = new World('diff-origin-moved')
     await world.gitRepo()

@@ -8,7 +8,7 @@ import {PROJECT} from '../world.js'
 const dirs: string[] = []
 afterEach(() => dirs.splice(0).forEach(dir => rmSync(dir, {recursive: true, force: true})))
 
-async function repoWithIndex(): Promise<string> {
+async function repoWithIndex(format: 'sha1' | 'sha256' = 'sha1'): Promise<string> {
   mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
   const dir = mkdtempSync(join(PROJECT, '.test-worlds', 'index-'))
   dirs.push(dir)
@@ -16,7 +16,7 @@ async function repoWithIndex(): Promise<string> {
     mkdirSync(join(dir, name, '..'), {recursive: true})
     writeFileSync(join(dir, name), name)
   }
-  await execa('git', ['init', '-q'], {cwd: dir})
+  await execa('git', ['init', '-q', `--object-format=${format}`], {cwd: dir})
   await execa('git', ['add', '-A'], {cwd: dir})
   await execa('git', ['write-tree'], {cwd: dir}) // adds a TREE extension
   return dir
@@ -25,14 +25,14 @@ async function repoWithIndex(): Promise<string> {
 describe('the index file', () => {
   it('parses every entry of a real index, long and non-ASCII names included', async () => {
     const dir = await repoWithIndex()
-    const parsed = parseIndex(readFileSync(join(dir, '.git/index')))!
+    const parsed = parseIndex(readFileSync(join(dir, '.git/index')), 'sha1')!
     expect(parsed.entries.map(entry => entry.path).sort()).toEqual(['a.txt', 'dir/b with space.txt', 'héllo', `${'x'.repeat(150)}/${'y'.repeat(150)}`].sort())
     expect(parsed.entries.find(entry => entry.path === 'a.txt')!.stat.size).toBe(5)
   })
 
   it('writes back an index git accepts, with the new stat data', async () => {
     const dir = await repoWithIndex()
-    const parsed = parseIndex(readFileSync(join(dir, '.git/index')))!
+    const parsed = parseIndex(readFileSync(join(dir, '.git/index')), 'sha1')!
     const entry = parsed.entries.find(e => e.path === 'a.txt')!
     const rewritten = rewriteIndex(parsed, entries => {
       entries.writeUInt32BE(12345, entry.offset + 20) // ino
@@ -49,32 +49,45 @@ describe('the index file', () => {
 
   it('lists entries\' names as the helper reads them, each ended by a NUL', async () => {
     const dir = await repoWithIndex()
-    const parsed = parseIndex(readFileSync(join(dir, '.git/index')))!
+    const parsed = parseIndex(readFileSync(join(dir, '.git/index')), 'sha1')!
     const chosen = parsed.entries.filter(entry => entry.path !== 'a.txt')
     expect(namesOf(parsed, chosen).toString('utf8')).toBe(chosen.map(entry => `${entry.path}\0`).join(''))
   })
 
+  it("reads and writes a SHA-256 repository's index (longer object names and checksum), and refuses to read it as SHA-1", async () => {
+    const dir = await repoWithIndex('sha256')
+    const buffer = readFileSync(join(dir, '.git/index'))
+    expect(parseIndex(buffer, 'sha1')).toBeUndefined()
+    const parsed = parseIndex(buffer, 'sha256')!
+    expect(parsed.entries.map(entry => entry.path)).toContain('dir/b with space.txt')
+    const entry = parsed.entries.find(e => e.path === 'a.txt')!
+    writeFileSync(join(dir, '.git/index'), rewriteIndex(parsed, entries => entries.writeUInt32BE(12345, entry.offset + 20))!)
+    expect((await execa('git', ['ls-files', '--debug', 'a.txt'], {cwd: dir})).stdout).toMatch(/ino: 12345/)
+    expect((await execa('git', ['status', '--porcelain'], {cwd: dir})).stdout).toContain('A  a.txt')
+  })
+
   it('refuses what it does not understand rather than guess', () => {
-    expect(parseIndex(Buffer.from('not an index at all, not at all'))).toBeUndefined()
+    expect(parseIndex(Buffer.from('not an index at all, not at all'), 'sha1')).toBeUndefined()
     const v4 = Buffer.alloc(40)
     v4.write('DIRC')
     v4.writeUInt32BE(4, 4)
-    expect(parseIndex(v4)).toBeUndefined()
+    expect(parseIndex(v4, 'sha1')).toBeUndefined()
   })
 })
 
 describe('distrusting the current second', () => {
   it('makes entries whose ctime is in or after the given second mismatch, and keeps the rest', async () => {
     const dir = await repoWithIndex()
-    const parsed = parseIndex(readFileSync(join(dir, '.git/index')))!
+    const parsed = parseIndex(readFileSync(join(dir, '.git/index')), 'sha1')!
     const [old, recent] = parsed.entries
     const staged = parseIndex(
       rewriteIndex(parsed, entries => {
         entries.writeUInt32BE(100, old.offset)
         entries.writeUInt32BE(200, recent.offset)
       })!,
+      'sha1',
     )!
-    const result = parseIndex(distrustCurrentSecond(staged, 200)!)!
+    const result = parseIndex(distrustCurrentSecond(staged, 200)!, 'sha1')!
     expect(result.entries[0].stat.ctimeSec).toBe(100)
     expect(result.entries[1].stat).toMatchObject({ctimeSec: 0, ctimeNsec: 0, mtimeSec: recent.stat.mtimeSec, ino: recent.stat.ino})
     expect(distrustCurrentSecond(staged, 4_000_000_000)).toBe(staged.buffer)

@@ -53,7 +53,7 @@ async function forkAndClone(how: (typeof CLONES)[number], beforeClone = (_origin
 }
 
 function entries(gitDir: string) {
-  return parseIndex(readFileSync(join(gitDir, 'index')))!.entries
+  return parseIndex(readFileSync(join(gitDir, 'index')), 'sha1')!.entries
 }
 
 describe.each(CLONES)("the workspace's first index (clone by %s)", how => {
