@@ -13,25 +13,20 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {HmmError, stopwatch} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {git, gitBytes, gitLine} from './git.js'
-
-import {checkMarkedEntries, distrustRecentEntries} from './index-trust.js'
+import {checkMarkedEntries, distrustRecentEntries, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS} from './index-trust.js'
 import {ensureBaseBlobs} from './origin.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
 /*
- * Stat checks are git's defaults (mtime with nanoseconds, ctime, inode,
- * size), never core.checkStat=minimal as DESIGN first suggested: with it a
- * file the command rewrites at the same size, then resets its mtime, is
- * never seen as changed — not shown, not applied, counted by rm as no work.
- * ctime and inode cannot be forged that way. The first diff is still cheap:
- * the workspace index starts with the clone's own stat data for every file
- * the origin provably did not change (origin.ts, startWorkspaceIndex), so
- * git reads only what the command touched.
+ * Stat checks are git's defaults (mtime, ctime, inode, size), never
+ * core.checkStat=minimal as DESIGN first suggested: with it a file the
+ * command rewrites at the same size, then resets its mtime, is never seen as
+ * changed — not shown, not applied, counted by rm as no work. ctime and
+ * inode cannot be forged that way (within one second, index-trust.ts sees
+ * to it). The first diff is still cheap: the workspace index starts with the
+ * clone's own stat data for every file the origin provably did not change
+ * (origin.ts, writeFirstIndex), so git reads only what the command touched.
  */
-
-/** How often to wait for another hmm holding the private index (a diff while a diff runs). */
-const INDEX_LOCK_TRIES = 20
-const INDEX_LOCK_WAIT_MS = 100
 
 /**
  * Brings the private index up to date with the workspace's files (committed

@@ -8,16 +8,18 @@
 // bytes, and the entry can take the clone's stat data instead: then only
 // files the command touches are read. The command cannot forge what git
 // checks (ctime and inode change with every write or replacement, whatever
-// it does to mtime and size).
+// it does to mtime and size) — except within one second, git comparing
+// times to the second: index-trust.ts sees to that.
 import {createHash} from 'node:crypto'
-import type {StatKind} from '../native/helper.js'
+import {STAT_WORDS, type StatKind} from '../native/helper.js'
 
 const HEADER = 12
-/** Word numbers of the stat data (see IndexStat). */
-export const [CTIME_SEC, MTIME_SEC, MTIME_NSEC, MODE, SIZE] = [0, 2, 3, 6, 9]
+/** Word numbers of the stat data, whose layout the helper's stat records share (STAT_WORDS). */
+const wordOf = (name: StatWord) => STAT_WORDS.indexOf(name)
+export const [CTIME_SEC, MTIME_SEC, MTIME_NSEC, MODE, SIZE] = (['ctimeSec', 'mtimeSec', 'mtimeNsec', 'mode', 'size'] as const).map(wordOf)
 /** What git compares to decide a file is unchanged: all but dev (as git does) and mode; nanoseconds apart. */
-const UNCHANGED_WHEN = [0, 2, 5, 7, 8, 9]
-const NANOSECONDS = [1, 3]
+const UNCHANGED_WHEN = (['ctimeSec', 'mtimeSec', 'ino', 'uid', 'gid', 'size'] as const).map(wordOf)
+const NANOSECONDS = (['ctimeNsec', 'mtimeNsec'] as const).map(wordOf)
 const FILE_TYPE = 0o170000
 const REGULAR = 0o100000
 const SYMLINK = 0o120000
@@ -29,18 +31,8 @@ const HASH_BYTES: Record<ObjectFormat, number> = {sha1: 20, sha256: 32}
 const FLAG_EXTENDED = 0x4000
 const NAME_MASK = 0x0fff
 
-export interface IndexStat {
-  ctimeSec: number
-  ctimeNsec: number
-  mtimeSec: number
-  mtimeNsec: number
-  dev: number
-  ino: number
-  mode: number
-  uid: number
-  gid: number
-  size: number
-}
+type StatWord = (typeof STAT_WORDS)[number]
+export type IndexStat = Record<StatWord, number>
 
 export class IndexEntry {
   constructor(
@@ -51,18 +43,14 @@ export class IndexEntry {
     readonly nameEnd: number,
   ) {}
 
-  /** The n-th 32-bit word of the stat data (in IndexStat's order, which is the file's). */
+  /** The n-th 32-bit word of the stat data (in STAT_WORDS's order, which is the file's). */
   word(n: number): number {
     return this.buffer.readUInt32BE(this.offset + 4 * n)
   }
 
-  /** All ten fields at once; passes over every entry read single words instead. */
+  /** All ten fields at once (tests, debugging); passes over every entry read single words instead. */
   get stat(): IndexStat {
-    return readStat(this.buffer, this.offset)
-  }
-
-  get ctimeSec(): number {
-    return this.buffer.readUInt32BE(this.offset)
+    return Object.fromEntries(STAT_WORDS.map((name, n) => [name, this.word(n)])) as IndexStat
   }
 
   /** What git recorded: a regular file, a symbolic link, or something else (a submodule). */
@@ -112,22 +100,6 @@ export class ParsedIndex {
 
   private entry(index: number): IndexEntry {
     return new IndexEntry(this.buffer, this.offsets[index], this.nameStarts[index], this.nameEnds[index])
-  }
-}
-
-/** All ten fields, for IndexEntry.stat (tests, debugging); passes over the whole index read words. */
-function readStat(buffer: Buffer, offset: number): IndexStat {
-  return {
-    ctimeSec: buffer.readUInt32BE(offset),
-    ctimeNsec: buffer.readUInt32BE(offset + 4),
-    mtimeSec: buffer.readUInt32BE(offset + 8),
-    mtimeNsec: buffer.readUInt32BE(offset + 12),
-    dev: buffer.readUInt32BE(offset + 16),
-    ino: buffer.readUInt32BE(offset + 20),
-    mode: buffer.readUInt32BE(offset + 24),
-    uid: buffer.readUInt32BE(offset + 28),
-    gid: buffer.readUInt32BE(offset + 32),
-    size: buffer.readUInt32BE(offset + 36),
   }
 }
 

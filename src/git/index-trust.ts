@@ -25,18 +25,19 @@ import {statPairs} from '../native/helper.js'
 import {debug, HmmError} from '../ui/errors.js'
 import {compareStat, distrustCurrentSecond, distrustEntries, namesOf, parseIndex, type ObjectFormat, type ParsedIndex} from './index-file.js'
 
-const LOCK_TRIES = 20
-const LOCK_WAIT_MS = 100
+/** How often, and how long, to wait for another git or hmm holding the private index (a diff while a diff runs). */
+export const INDEX_LOCK_TRIES = 20
+export const INDEX_LOCK_WAIT_MS = 100
 
 async function lock(path: string): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     try {
       return openSync(`${path}.lock`, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600)
     } catch (error) {
-      if ((error as {code?: string}).code !== 'EEXIST' || attempt >= LOCK_TRIES) {
+      if ((error as {code?: string}).code !== 'EEXIST' || attempt >= INDEX_LOCK_TRIES) {
         throw new HmmError(`could not lock ${path}: ${(error as Error).message}`)
       }
-      await sleep(LOCK_WAIT_MS)
+      await sleep(INDEX_LOCK_WAIT_MS)
     }
   }
 }
@@ -103,8 +104,8 @@ export function markForCheck(indexPath: string, second: number): void {
  * The check markForCheck asked for: entries from the marked second on whose
  * file git would take as recorded, comparing times to the second, but is
  * not exactly (ctime or mtime differ in their nanoseconds) are made to
- * mismatch. The mark goes once that second is
- * over: any later change gets a later second, which git sees itself.
+ * mismatch. The mark goes once that second is over: any later change gets a
+ * later second, which git sees itself.
  */
 export async function checkMarkedEntries(indexPath: string, tree: string): Promise<void> {
   const marker = markerOf(indexPath)

@@ -84,8 +84,12 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
   }
 }
 
+/** Whether `path` is `dir` or beneath it (both canonical). */
+export function isWithin(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`)
+}
+
 /** The writable path that holds `path`, if any (the tree aside: it is new, in hmm's data directory). */
 export function writableHolding(policy: SandboxPolicy, path: string): string | undefined {
-  const within = (dir: string) => path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`)
-  return [...policy.writable, ...policy.devices].find(within)
+  return [...policy.writable, ...policy.devices].find(dir => isWithin(path, dir))
 }

@@ -9,7 +9,7 @@ import {gitOriginOf, planFirstIndex, recordGitOrigin, recordPlainOrigin, writeFi
 import {HELPER_PATH, lockedFiles, statPairs, type StatPairs} from '../native/helper.js'
 import {launch, type Launch, type Outcome} from '../sandbox/launch.js'
 import {checkSandboxAvailable, currentPlatform, policyFor} from '../sandbox/platform.js'
-import {canonical, writableHolding, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
+import {canonical, isWithin, writableHolding, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError, say, stopwatch} from '../ui/errors.js'
 import {progressLine} from '../ui/progress.js'
 import {Context} from './context.js'
@@ -24,10 +24,6 @@ export interface RunRequest {
   removeAfter: boolean
   /** The command and its arguments; empty: the user's shell. */
   command: string[]
-}
-
-function isWithin(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith('/') ? dir : dir + '/')
 }
 
 /** Everything that can be checked before anything is made. */
@@ -45,6 +41,7 @@ function checkRequest(context: Context, request: RunRequest, platform: Platform)
     throw new HmmError(`${context.origin} holds hmm's data directory ${data}, so it cannot be cloned; run hmm in a project directory or set HMM_HOME`)
   }
   checkSandboxAvailable(platform)
+  // The tree is not known yet; it does not matter here (writableHolding leaves it aside).
   checkOwnFilesOutOfReach(policyFor(platform, {tree: context.data, dataDir: context.data, writable}))
   return writable
 }
