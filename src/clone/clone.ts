@@ -50,7 +50,10 @@ export async function cloneTree(source: string, destination: string, options: Cl
     reject: false,
     stdio: [stats ? 'pipe' : 'ignore', stats ? 'pipe' : 'ignore', 'pipe', ...(options.onProgress ? ['pipe' as const] : [])],
     input: stats?.names,
+    // The stat pairs are binary: a last record ending in 0x0a (a size of 10)
+    // is not a final newline.
     encoding: 'buffer',
+    stripFinalNewline: false,
     maxBuffer: (stats?.count ?? 0) * 2 * StatPairs.RECORD + 1024 * 1024,
     cancelSignal: options.signal,
   })

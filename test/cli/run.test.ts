@@ -103,6 +103,26 @@ describe('hmm run', () => {
     expect(await world.git(['status', '--porcelain'], tree)).toBe(await world.git(['status', '--porcelain']))
   })
 
+  it('runs in a repository whose last file asked about is 10 bytes long (a stat answer ending in a newline byte)', async () => {
+    // The stat pairs are binary: a record ending in 0x0a (a size of 10) must
+    // not be taken for a final newline and stripped.
+    world = new World('run-stat-newline')
+    await world.git(['init', '-q'])
+    world.file('a', 'one\n')
+    await world.git(['add', 'a'])
+    await world.git(['commit', '-qm', 'one'])
+    world.file('a', 'uncommitted\n')
+    world.file('untracked', 'untracked\n')
+    const result = await world.hmm(['run', 'true'])
+    expect(result.stderr).not.toMatch(/stat pairs/)
+    expect(result.exitCode).toBe(0)
+    world.file('.gitignore', 'target/\n')
+    world.file('target/out', 'build out\n')
+    const again = await world.hmm(['run', 'true'])
+    expect(again.stderr).not.toMatch(/stat pairs/)
+    expect(again.exitCode).toBe(0)
+  })
+
   it("leaves the origin's index, refs, stash and objects byte-for-byte unchanged", async () => {
     world = new World('run-origin-unchanged')
     await world.gitRepo()
