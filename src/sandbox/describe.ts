@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {HmmError} from '../ui/errors.js'
 import {dataDir} from '../workspaces/datadir.js'
 import {workingOrigin} from '../workspaces/context.js'
+import {loadConfig, settingsFor} from './config.js'
 import {SANDBOX_EXEC, seatbelt} from './darwin.js'
 import {policyFor, sandboxedArgv} from './platform.js'
 import {canonical, type Platform} from './policy.js'
@@ -15,11 +16,12 @@ function quote(arg: string): string {
 
 export function describeSandbox(options: {platform: Platform; writable: string[]}): string {
   for (const path of options.writable) if (!existsSync(path)) throw new HmmError(`${path} does not exist`)
+  const settings = settingsFor(loadConfig(), [])
   const origin = workingOrigin()
   const data = canonical(dataDir(process.env, options.platform))
   const tree = join(data, '<id>', 'tree', origin.split('/').pop() || 'root')
   // On macOS /tmp, /var and /etc resolve into /private: the paths are shown as a Mac sees them.
-  const policy = policyFor(options.platform, {tree, dataDir: data, writable: options.writable})
+  const policy = policyFor(options.platform, {tree, dataDir: data, writable: [...options.writable, ...settings.write]})
   const lines = [
     `origin: ${origin}`,
     `workspace tree: ${policy.tree}`,

@@ -8,6 +8,7 @@ import {cloneTree} from '../clone/clone.js'
 import {gitOriginOf, planFirstIndex, recordGitOrigin, recordPlainOrigin, writeFirstIndex, type OriginRecord} from '../git/origin.js'
 import {HELPER_PATH, lockedFiles, statPairs, type StatPairs} from '../native/helper.js'
 import {launch, type Launch, type Outcome} from '../sandbox/launch.js'
+import {loadConfig, settingsFor, type Effective} from '../sandbox/config.js'
 import {checkSandboxAvailable, currentPlatform, policyFor} from '../sandbox/platform.js'
 import {canonical, isWithin, writableHolding, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError, say, stopwatch} from '../ui/errors.js'
@@ -27,12 +28,14 @@ export interface RunRequest {
 }
 
 /** Everything that can be checked before anything is made. */
-function checkRequest(context: Context, request: RunRequest, platform: Platform): string[] {
+function checkRequest(context: Context, request: RunRequest, platform: Platform, settings: Effective): string[] {
   if (request.name !== undefined) checkName(request.name)
   const writable = request.writable.map(path => {
     if (!existsSync(path)) throw new HmmError(`${path} does not exist`)
     return canonical(path)
   })
+  // The config file's paths need not exist on every machine it is used on: a missing one grants nothing.
+  writable.push(...settings.write.map(canonical))
   const data = canonical(context.data)
   if (isWithin(context.origin, data)) {
     throw new HmmError(`${context.origin} is inside hmm's data directory ${data}; run hmm in a project directory`)
@@ -136,8 +139,9 @@ const ABORTING = new Set<NodeJS.Signals>(['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUI
 export async function runWorkspace(request: RunRequest): Promise<number> {
   const context = new Context()
   const platform = currentPlatform()
-  const writable = checkRequest(context, request, platform)
   const command = request.command.length > 0 ? request.command : [process.env.SHELL || '/bin/sh']
+  const settings = settingsFor(loadConfig(), command)
+  const writable = checkRequest(context, request, platform, settings)
   const store = context.store
   const workspace = new Workspace(store.reserve({name: request.name ?? null, origin: context.origin, command}, newId), context.data)
   mkdirSync(workspace.root, {recursive: true, mode: 0o700})

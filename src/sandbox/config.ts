@@ -1,0 +1,171 @@
+// The config file (SPEC "Sandbox", Config file): what the user adds to the
+// sandbox, validated once here at the edge, so everything past this module
+// works with typed, complete settings. `hmm run`/`exec`/`sandbox` read it;
+// a bad file stops them with one line naming the file and the key.
+//
+// Security: the file is the user's (outside every writable place of the
+// sandbox), so it is trusted; it can only widen what the user could widen
+// with -w anyway, or hide more.
+import {readFileSync} from 'node:fs'
+import {homedir} from 'node:os'
+import {basename, isAbsolute, join} from 'node:path'
+import {parse, TomlError} from 'smol-toml'
+import {HmmError} from '../ui/errors.js'
+import {tildify} from '../ui/format.js'
+
+/** "full": namespaces, mounts and seccomp with Landlock; "landlock-only": the user's opt-out where namespaces cannot be had. */
+export type Isolation = 'full' | 'landlock-only'
+/** "none": no network; a list: only HTTP(S) to those hosts. Absent: the user's network. */
+export type Net = 'none' | string[]
+
+/** What one table of the file says; a key left out says nothing. */
+export interface Settings {
+  write?: string[]
+  hide?: string[]
+  unhide?: string[]
+  env?: {keep?: string[]; remove?: string[]}
+  isolation?: Isolation
+  net?: Net
+}
+
+export interface Config {
+  /** Where it was looked for (it need not exist). */
+  file: string
+  /** The top-level keys: for every command. */
+  all: Settings
+  /** `[agent.<command base name>]` tables. */
+  agents: Record<string, Settings>
+}
+
+/** What applies to one command: the file's top level, then its agent's table. */
+export interface Effective {
+  write: string[]
+  hide: string[]
+  unhide: string[]
+  env: {keep: string[]; remove: string[]}
+  isolation: Isolation
+  net?: Net
+  /** The agent profile that applied, if the command is an agent's. */
+  agent?: {name: string; from: 'config file'}
+}
+
+const KEYS = ['write', 'hide', 'unhide', 'env', 'isolation', 'net']
+const ENV_KEYS = ['keep', 'remove']
+
+export function configPath(env: NodeJS.ProcessEnv = process.env, home = env.HOME || homedir()): string {
+  // XDG Base Directory: a relative value is invalid and ignored.
+  const base = env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(home, '.config')
+  return join(base, 'hmm', 'config.toml')
+}
+
+/** The config file, or an empty one where there is none. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, home = env.HOME || homedir()): Config {
+  const file = configPath(env, home)
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {file, all: {}, agents: {}}
+    throw new HmmError(`${tildify(file, home)}: cannot be read: ${(error as Error).message}`)
+  }
+  return parseConfig(text, file, home)
+}
+
+export function parseConfig(text: string, file: string, home: string): Config {
+  const bad = (key: string, what: string) => new HmmError(`${tildify(file, home)}: ${key}: ${what}`)
+  let table: Record<string, unknown>
+  try {
+    table = parse(text)
+  } catch (error) {
+    if (!(error instanceof TomlError)) throw error
+    // smol-toml's message is the reason, then a code frame: the reason is the line.
+    throw new HmmError(`${tildify(file, home)}: line ${error.line}: ${error.message.split('\n')[0]}`)
+  }
+  const {agent, ...rest} = table
+  const agents: Record<string, Settings> = {}
+  if (agent !== undefined) {
+    if (!isTable(agent)) throw bad('agent', 'expected tables [agent.<command name>]')
+    for (const [name, settings] of Object.entries(agent)) {
+      if (!isTable(settings)) throw bad(`agent.${name}`, 'expected a table')
+      agents[name] = readSettings(settings, `agent.${name}.`, KEYS, home, bad)
+    }
+  }
+  return {file, all: readSettings(rest, '', [...KEYS, 'agent'], home, bad), agents}
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date)
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every(item => typeof item === 'string')
+}
+
+type Bad = (key: string, what: string) => HmmError
+
+function readSettings(table: Record<string, unknown>, prefix: string, keys: string[], home: string, bad: Bad): Settings {
+  const settings: Settings = {}
+  for (const [key, value] of Object.entries(table)) {
+    const name = prefix + key
+    switch (key) {
+      case 'write':
+      case 'hide':
+      case 'unhide':
+        settings[key] = readPaths(value, name, home, bad)
+        break
+      case 'env':
+        settings.env = readEnv(value, name, bad)
+        break
+      case 'isolation':
+        if (value !== 'full' && value !== 'landlock-only') throw bad(name, 'expected "full" or "landlock-only"')
+        settings.isolation = value
+        break
+      case 'net':
+        if (value !== 'none' && !isStringList(value)) throw bad(name, 'expected "none" or a list of hosts')
+        settings.net = value
+        break
+      default:
+        if (!keys.includes(key)) throw bad(name, `unknown key (keys: ${keys.join(', ')})`)
+    }
+  }
+  return settings
+}
+
+/** Paths with ~ expanded; relative ones mean nothing in a file read from any directory, so they are refused. */
+function readPaths(value: unknown, name: string, home: string, bad: Bad): string[] {
+  if (!isStringList(value)) throw bad(name, 'expected a list of paths')
+  return value.map(path => {
+    if (path === '~') return home
+    if (path.startsWith('~/')) return join(home, path.slice(2))
+    if (isAbsolute(path)) return path
+    throw bad(name, `expected a list of paths (absolute or starting with ~/): ${path}`)
+  })
+}
+
+function readEnv(value: unknown, name: string, bad: Bad): Settings['env'] {
+  if (!isTable(value)) throw bad(name, 'expected a table (keep = [...], remove = [...])')
+  const env: Settings['env'] = {}
+  for (const [key, names] of Object.entries(value)) {
+    if (!ENV_KEYS.includes(key)) throw bad(`${name}.${key}`, `unknown key (keys: ${ENV_KEYS.join(', ')})`)
+    if (!isStringList(names)) throw bad(`${name}.${key}`, 'expected a list of variable names')
+    env[key as 'keep' | 'remove'] = names
+  }
+  return env
+}
+
+/** The settings for one command: the top level, and its agent's table added (lists joined; single values replaced). */
+export function settingsFor(config: Config, command: string[]): Effective {
+  const name = command.length > 0 ? basename(command[0]) : ''
+  const agent = Object.hasOwn(config.agents, name) ? config.agents[name] : undefined
+  const layers = [config.all, ...(agent ? [agent] : [])]
+  const joined = (pick: (settings: Settings) => string[] | undefined) => layers.flatMap(settings => pick(settings) ?? [])
+  return {
+    write: joined(settings => settings.write),
+    hide: joined(settings => settings.hide),
+    unhide: joined(settings => settings.unhide),
+    env: {keep: joined(settings => settings.env?.keep), remove: joined(settings => settings.env?.remove)},
+    isolation: agent?.isolation ?? config.all.isolation ?? 'full',
+    net: agent?.net ?? config.all.net,
+    ...(agent ? {agent: {name, from: 'config file' as const}} : {}),
+  }
+}
