@@ -4,7 +4,7 @@
 // errors of usage — goes through oclif (bin/run.js decides).
 import {writeSync} from 'node:fs'
 import {reportError} from './ui/errors.js'
-import {listing} from './workspaces/listing.js'
+import {listing} from './app/ls.js'
 
 /**
  * Straight to descriptor 1: making process.stdout (a stream) would cost a

@@ -13,7 +13,7 @@ export default class Apply extends HmmCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Apply)
-    const {applyWorkspace} = await import('../git/apply.js')
+    const {applyWorkspace} = await import('../app/apply.js')
     process.exitCode = await applyWorkspace(args.workspace, {check: flags.check})
   }
 }

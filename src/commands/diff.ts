@@ -13,7 +13,7 @@ export default class Diff extends HmmCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Diff)
-    const {diffWorkspace} = await import('../git/diff.js')
+    const {diffWorkspace} = await import('../app/diff.js')
     await diffWorkspace(args.workspace, {stat: flags.stat})
   }
 }

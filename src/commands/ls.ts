@@ -1,6 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import {HmmCommand} from '../ui/command.js'
-import {listing} from '../workspaces/listing.js'
+import {listing} from '../app/ls.js'
 
 export default class Ls extends HmmCommand {
   static override summary = "List the working directory's workspaces (bare `hmm` does the same)"

@@ -9,7 +9,7 @@ export default class Merge extends HmmCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(Merge)
-    const {mergeWorkspace} = await import('../git/merge.js')
+    const {mergeWorkspace} = await import('../app/merge.js')
     process.exitCode = await mergeWorkspace(args.workspace)
   }
 }

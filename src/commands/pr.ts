@@ -13,7 +13,7 @@ export default class Pr extends HmmCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Pr)
-    const {prWorkspace} = await import('../git/pr.js')
+    const {prWorkspace} = await import('../app/pr.js')
     process.exitCode = await prWorkspace(args.workspace, {draft: flags.draft})
   }
 }

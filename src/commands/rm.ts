@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {HmmCommand} from '../ui/command.js'
-import {HmmError, reportError} from '../ui/errors.js'
+import {HmmError} from '../ui/errors.js'
 
 export default class Rm extends HmmCommand {
   static override summary = 'Remove workspaces'
@@ -17,19 +17,7 @@ export default class Rm extends HmmCommand {
     const {argv, flags} = await this.parse(Rm)
     const keys = argv as string[]
     if (keys.length === 0) throw new HmmError('rm needs the workspaces to remove')
-    const {Context} = await import('../workspaces/context.js')
-    const {removeChecked} = await import('../workspaces/remove-checked.js')
-    const context = new Context()
-    let failed = false
-    for (const key of keys) {
-      try {
-        await removeChecked(context, key, flags.force)
-      } catch (error) {
-        reportError(error)
-        failed = true
-      }
-    }
-    context.close()
-    if (failed) process.exitCode = 1
+    const {removeWorkspaces} = await import('../app/rm.js')
+    if (!(await removeWorkspaces(keys, flags.force))) process.exitCode = 1
   }
 }

@@ -17,7 +17,7 @@ export default class Run extends HmmCommand {
   async run(): Promise<void> {
     const {own, command} = splitAtCommand(this.argv, RUN_FLAGS_WITH_VALUE)
     const {flags} = await this.parse(Run, own)
-    const {runWorkspace} = await import('../workspaces/run.js')
+    const {runWorkspace} = await import('../app/run.js')
     process.exitCode = await runWorkspace({name: flags.name, writable: flags.write ?? [], removeAfter: flags.rm, command})
   }
 }

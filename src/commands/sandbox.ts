@@ -12,7 +12,7 @@ export default class Sandbox extends HmmCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Sandbox)
-    const {describeSandbox} = await import('../sandbox/describe.js')
+    const {describeSandbox} = await import('../app/sandbox.js')
     const platform = (flags.platform ?? (process.platform === 'darwin' ? 'darwin' : 'linux')) as 'linux' | 'darwin'
     process.stdout.write(describeSandbox({platform, writable: flags.write ?? []}))
   }

@@ -20,7 +20,7 @@
 import {closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, rmSync, writeSync} from 'node:fs'
 import {homedir, tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {runConfined} from '../sandbox/confined.js'
+import {runConfined} from '../platform/confined.js'
 import {buildPolicy, canonical, type SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'

@@ -32,7 +32,7 @@ import {privateEnv, privateRepo} from './private-repo.js'
  * Brings the private index up to date with the workspace's files (committed
  * or not, ignored files left out): git re-reads only files whose stat data
  * changed. Returns the environment for git on that index. Callers check
- * first that the tree is a directory (taking.ts).
+ * first that the tree is a directory (app/taking.ts).
  */
 async function indexFilesNow(workspace: Workspace): Promise<Record<string, string>> {
   const repo = privateRepo(workspace.gitDir)

@@ -9,7 +9,7 @@
 import {execa} from 'execa'
 import {rmSync} from 'node:fs'
 import {debug, debugEnabled, HmmError} from '../ui/errors.js'
-import {watchFifoWaits} from './fifo-watch.js'
+import {watchFifoWaits} from '../platform/fifo-watch.js'
 
 /** Environment variables git may keep: identity, credentials and transport for pushes. */
 const KEPT_GIT_VARIABLES = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$|^GIT_(SSH|SSH_COMMAND|SSH_VARIANT|ASKPASS|TERMINAL_PROMPT|HTTP_.*|SSL_.*)$/
@@ -32,7 +32,7 @@ export interface GitOptions {
   okStatuses?: number[]
   /**
    * The files git reads are a workspace's (this names it): git is stopped,
-   * and this fails, if a FIFO there keeps it waiting (fifo-watch.ts).
+   * and this fails, if a FIFO there keeps it waiting (platform/fifo-watch.ts).
    */
   readsWorkspace?: string
 }

@@ -11,7 +11,7 @@
 //   second it was written on are kept, and checked to the nanosecond against
 //   the files before git next uses the index (markForCheck,
 //   checkMarkedEntries). That is sound because hmm starts the command at
-//   least one clock tick after the tree was made (run.ts): whatever the
+//   least one clock tick after the tree was made (app/run.ts): whatever the
 //   command changes gets a ctime no file of the clone had. Zeroing them
 //   instead would make the first diff re-read every file cloned in the last
 //   second: a third of a big tree.

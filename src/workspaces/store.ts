@@ -7,7 +7,7 @@ import {existsSync, mkdirSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'
 import {HmmError} from '../ui/errors.js'
-import {registryPath} from './datadir.js'
+import {registryPath} from '../platform/datadir.js'
 
 export type CreationState = 'creating' | 'ready'
 /** How the origin was recorded: a git top-level (HEAD + fork tree) or a base clone. */

@@ -6,7 +6,7 @@ import {mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {bundleDir, bundlePolicy, copyRegularFile} from '../../src/git/bundle.js'
-import {runConfined} from '../../src/sandbox/confined.js'
+import {runConfined} from '../../src/platform/confined.js'
 import {Store} from '../../src/workspaces/store.js'
 import {Workspace} from '../../src/workspaces/workspace.js'
 import {BIN, World} from '../world.js'

@@ -277,7 +277,7 @@ describe('hmm pr, its pure parts', () => {
   })
 
   it('titles and describes pull requests from the commits, oldest first', async () => {
-    const {pullRequestText} = await import('../../src/git/pr.js')
+    const {pullRequestText} = await import('../../src/app/pr.js')
     expect(pullRequestText([{subject: 'Fix it', body: 'Because.\n\nDetails.\n'}])).toEqual({title: 'Fix it', body: 'Because.\n\nDetails.'})
     expect(pullRequestText([{subject: 'a', body: 'x'}, {subject: 'b', body: ''}])).toEqual({title: 'a', body: '- a\n- b'})
   })

@@ -1,5 +1,5 @@
 // The Seatbelt profile run for real: commands under /usr/bin/sandbox-exec,
-// with exactly the argv src/sandbox/darwin.ts builds, try every way out.
+// with exactly the argv src/platform/darwin.ts builds, try every way out.
 // Only macOS has sandbox-exec: elsewhere each test is skipped, and says so.
 //
 // Worlds live under <repo>/.test-worlds, not in a temp directory: the command
@@ -10,7 +10,7 @@ import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {onTestFinished, describe, expect, it} from 'vitest'
-import {seatbelt, seatbeltArgv} from '../../src/sandbox/darwin.js'
+import {seatbelt, seatbeltArgv} from '../../src/platform/darwin.js'
 import {buildPolicy, type SandboxPolicy} from '../../src/sandbox/policy.js'
 import {PROJECT} from '../world.js'
 

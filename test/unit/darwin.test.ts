@@ -4,7 +4,7 @@
 import {mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {darwinPath, darwinPolicy, SANDBOX_EXEC, seatbelt, seatbeltArgs, seatbeltArgv, seatbeltProfile} from '../../src/sandbox/darwin.js'
+import {darwinPath, darwinPolicy, SANDBOX_EXEC, seatbelt, seatbeltArgs, seatbeltArgv, seatbeltProfile} from '../../src/platform/darwin.js'
 import {buildPolicy, type SandboxPolicy} from '../../src/sandbox/policy.js'
 import {PROJECT} from '../world.js'
 import {head, lists, parse, tokenize, type Sexpr} from './sexpr.js'

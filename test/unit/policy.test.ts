@@ -1,9 +1,9 @@
 import {mkdirSync, mkdtempSync, rmSync, symlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {landlockArgs} from '../../src/sandbox/linux.js'
-import {sandboxedArgv} from '../../src/sandbox/platform.js'
-import {seatbeltArgv} from '../../src/sandbox/darwin.js'
+import {landlockArgs} from '../../src/platform/linux.js'
+import {sandboxedArgv} from '../../src/platform/index.js'
+import {seatbeltArgv} from '../../src/platform/darwin.js'
 import {buildPolicy, canonical} from '../../src/sandbox/policy.js'
 import {PROJECT} from '../world.js'
 

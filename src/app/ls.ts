@@ -1,11 +1,11 @@
 // `hmm ls`: the workspaces of the working directory (or all), as a table or JSON.
 // Kept free of oclif so bare `hmm` can list without loading the CLI framework.
 import {formatAge, formatTable, tildify} from '../ui/format.js'
-import {dataDir} from './datadir.js'
-import {workingOrigin} from './context.js'
-import {statuses} from './status.js'
-import {Store} from './store.js'
-import {Workspace} from './workspace.js'
+import {dataDir} from '../platform/datadir.js'
+import {workingOrigin} from '../workspaces/context.js'
+import {statuses} from '../workspaces/status.js'
+import {Store} from '../workspaces/store.js'
+import {Workspace} from '../workspaces/workspace.js'
 
 export interface ListOptions {
   all: boolean

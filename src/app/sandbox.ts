@@ -2,12 +2,12 @@
 import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 import {HmmError} from '../ui/errors.js'
-import {dataDir} from '../workspaces/datadir.js'
+import {dataDir} from '../platform/datadir.js'
 import {workingOrigin} from '../workspaces/context.js'
-import {loadConfig, settingsFor} from './config.js'
-import {SANDBOX_EXEC, seatbelt} from './darwin.js'
-import {policyFor, sandboxedArgv} from './platform.js'
-import {canonical, type Platform} from './policy.js'
+import {loadConfig, settingsFor} from '../sandbox/config.js'
+import {SANDBOX_EXEC, seatbelt} from '../platform/darwin.js'
+import {policyFor, sandboxedArgv} from '../platform/index.js'
+import {canonical, type Platform} from '../sandbox/policy.js'
 
 /** Shell-style quoting, only for display: the real argv is passed without a shell. */
 function quote(arg: string): string {

@@ -3,15 +3,15 @@
 // else a merge commit `Merge workspace <label>`; conflicts left to resolve).
 // Only commits: uncommitted changes stay in the workspace, with a warning.
 //
-// Security: the commits come out through bundle.ts (git runs on the
+// Security: the commits come out through git/bundle.ts (git runs on the
 // workspace's repository only inside the sandbox; every object is checked
 // on its way into the origin). `git merge` then runs in the origin, the
 // user's own repository, with the user's own config and hooks.
 import {say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
-import {hmmRef} from './bundle.js'
+import {hmmRef} from '../git/bundle.js'
 import {takeForGit, takenState, warnUncommitted} from './commits.js'
-import {git} from './git.js'
+import {git} from '../git/git.js'
 
 async function headOf(origin: string): Promise<string | undefined> {
   const head = await git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {cwd: origin, okStatuses: [1]})

@@ -1,15 +1,15 @@
 // The commits of a workspace as merge and pr take them: the checks both
 // make (a git top-level origin, commits since the workspace was made), the
-// commits fetched into refs/hmm/<id> (bundle.ts), what rm may then count as
+// commits fetched into refs/hmm/<id> (git/bundle.ts), what rm may then count as
 // taken back, and the warning about changes that were not committed.
 //
-// Security: see bundle.ts; nothing here runs git on the workspace's `.git`.
+// Security: see git/bundle.ts; nothing here runs git on the workspace's `.git`.
 import {HmmError, say} from '../ui/errors.js'
 import type {Context} from '../workspaces/context.js'
 import {stateKey} from '../workspaces/work.js'
 import type {Workspace} from '../workspaces/workspace.js'
-import {takeCommits, workspaceCommits, type TakenCommits} from './bundle.js'
-import {gitOriginOf} from './origin.js'
+import {takeCommits, workspaceCommits, type TakenCommits} from '../git/bundle.js'
+import {gitOriginOf} from '../git/origin.js'
 import {checkTakeable} from './taking.js'
 
 /**

@@ -31,7 +31,7 @@
 //   ask a service outside the sandbox (launchd, another application) to act
 //   for it. The file rules bind this process tree, not those services.
 import {posix} from 'node:path'
-import type {SandboxPolicy} from './policy.js'
+import type {SandboxPolicy} from '../sandbox/policy.js'
 
 /** Only this sandbox-exec is run, never one found on PATH. */
 export const SANDBOX_EXEC = '/usr/bin/sandbox-exec'

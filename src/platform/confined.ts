@@ -10,11 +10,11 @@
 import {spawn} from 'node:child_process'
 import type {Readable, Writable} from 'node:stream'
 import {helperPath} from '../native/helper.js'
-import {watchFifoWaits} from '../git/fifo-watch.js'
+import {watchFifoWaits} from './fifo-watch.js'
 import {debug, HmmError} from '../ui/errors.js'
 import {interpretReport, type Outcome} from './launch.js'
-import {currentPlatform, sandboxedArgv} from './platform.js'
-import type {SandboxPolicy} from './policy.js'
+import {currentPlatform, sandboxedArgv} from './index.js'
+import type {SandboxPolicy} from '../sandbox/policy.js'
 
 const REPORT_FD = 3
 const WAIT_FD = 4
@@ -36,7 +36,7 @@ export interface ConfinedResult {
   outcome: Outcome
   stdout: string
   stderr: string
-  /** The program was stopped: it stayed waiting to open a FIFO (see git/fifo-watch.ts). */
+  /** The program was stopped: it stayed waiting to open a FIFO (see platform/fifo-watch.ts). */
   stuckOnFifo: boolean
 }
 

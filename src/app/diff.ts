@@ -2,11 +2,11 @@
 // committed or not, as a git patch (or git's stat summary). Allowed while
 // the command runs: it only reads the tree.
 //
-// Security: see changes.ts (the patch never comes from the workspace's
-// `.git`) and pager.ts (colours and pager are the user's own settings).
+// Security: see git/changes.ts (the patch never comes from the workspace's
+// `.git`) and git/pager.ts (colours and pager are the user's own settings).
 import {Context} from '../workspaces/context.js'
-import {changesNow} from './changes.js'
-import {colourSettings, onTerminal, show} from './pager.js'
+import {changesNow} from '../git/changes.js'
+import {colourSettings, onTerminal, show} from '../git/pager.js'
 import {checkUsable} from './taking.js'
 
 export async function diffWorkspace(key: string | undefined, options: {stat: boolean}): Promise<void> {

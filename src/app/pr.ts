@@ -4,16 +4,16 @@
 // the existing one found); without gh, the compare URL; for a remote not on
 // GitHub, only the push. The origin's branch and files are not touched.
 //
-// Security: commits come out through bundle.ts; their messages are read
+// Security: commits come out through git/bundle.ts; their messages are read
 // from the origin's repository after every object was checked (trusted git,
-// untrusted text) and reach gh only as argv values (github.ts).
+// untrusted text) and reach gh only as argv values (git/github.ts).
 import {HmmError, say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
-import {hmmRef} from './bundle.js'
-import {git} from './git.js'
-import {compareUrl, ensurePullRequest, githubRepo, hasGh} from './github.js'
+import {hmmRef} from '../git/bundle.js'
+import {git} from '../git/git.js'
+import {compareUrl, ensurePullRequest, githubRepo, hasGh} from '../git/github.js'
 import {takeForGit, takenState, warnUncommitted} from './commits.js'
-import {checkBranchName, pushTarget, pushWithLease, type PushTarget} from './push.js'
+import {checkBranchName, pushTarget, pushWithLease, type PushTarget} from '../git/push.js'
 import type {Workspace} from '../workspaces/workspace.js'
 
 export interface PullRequestText {

@@ -7,7 +7,7 @@ import {execa} from 'execa'
 import {existsSync} from 'node:fs'
 import {HmmError, debug} from '../ui/errors.js'
 import {HELPER_PATH, StatPairs} from '../native/helper.js'
-import {removeDirectory} from '../workspaces/remove.js'
+import {removeDirectory} from './remove-directory.js'
 
 export interface CloneOptions {
   /** Called with cumulative counts while cloning (for progress display). */

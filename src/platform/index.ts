@@ -8,7 +8,7 @@ import {HmmError} from '../ui/errors.js'
 import {landlockAbi} from '../native/helper.js'
 import {SANDBOX_EXEC, darwinPolicy, seatbeltArgv} from './darwin.js'
 import {helperExecArgv, landlockArgs, type HelperControl} from './linux.js'
-import {buildPolicy, type Platform, type SandboxPolicy} from './policy.js'
+import {buildPolicy, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
 
 /** Landlock ABI 2 brought REFER: without it a sandboxed rename across directories fails. */
 const MIN_LANDLOCK_ABI = 2

@@ -1,0 +1,33 @@
+// `hmm rm WS...`: refuse what is running or holds work, else remove.
+import {HmmError, reportError, say} from '../ui/errors.js'
+import {Context} from '../workspaces/context.js'
+import {removeWorkspace} from '../workspaces/remove.js'
+import {status} from '../workspaces/status.js'
+import {hasUntakenWork} from '../workspaces/work.js'
+
+async function removeChecked(context: Context, key: string, force: boolean): Promise<void> {
+  const workspace = context.workspace(key)
+  const state = status(workspace)
+  if (state === 'running') throw new HmmError(`workspace ${workspace.label} is running`)
+  if (state === 'done' && !force && (await hasUntakenWork(workspace))) {
+    throw new HmmError(`workspace ${workspace.label} has work that was not merged, applied or pushed (hmm rm -f removes it anyway)`)
+  }
+  await removeWorkspace(context.store, workspace)
+  say(`removed workspace ${workspace.label}`)
+}
+
+/** Removes each workspace it can; a refusal is reported and the others are still removed. Returns whether all went. */
+export async function removeWorkspaces(keys: string[], force: boolean): Promise<boolean> {
+  const context = new Context()
+  let failed = false
+  for (const key of keys) {
+    try {
+      await removeChecked(context, key, force)
+    } catch (error) {
+      reportError(error)
+      failed = true
+    }
+  }
+  context.close()
+  return !failed
+}
