@@ -750,6 +750,33 @@ static const char *errno_name(int e)
 	}
 }
 
+/* execvp's EACCES for a name looked up in PATH also comes from a directory
+ * of PATH that may not be searched (root's ~/.cargo/bin in a plain user's
+ * PATH). A shell says "not found" (127) then: EACCES only counts where a
+ * file of that name exists in some directory of PATH. */
+static int found_on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin"; /* execvp's own default */
+	size_t len = strlen(name);
+	for (const char *dir = path;; dir++) {
+		const char *end = strchr(dir, ':');
+		size_t dlen = end ? (size_t)(end - dir) : strlen(dir);
+		char *file = xmalloc(dlen + len + 3);
+		/* An empty entry is the working directory, as for execvp. */
+		snprintf(file, dlen + len + 3, "%.*s/%s", (int)(dlen ? dlen : 1), dlen ? dir : ".", name);
+		struct stat st;
+		int found = stat(file, &st) == 0;
+		free(file);
+		if (found)
+			return 1;
+		if (!end)
+			return 0;
+		dir = end;
+	}
+}
+
 static int cmd_exec(int argc, char **argv)
 {
 	/* Step 1, first, so that even a usage error is reported where hmm
@@ -836,6 +863,8 @@ static int cmd_exec(int argc, char **argv)
 	 * descriptor closes with the exec and hmm reads EOF: "started". */
 	execvp(o.cmd[0], o.cmd);
 	int e = errno;
+	if (e == EACCES && !strchr(o.cmd[0], '/') && !found_on_path(o.cmd[0]))
+		e = ENOENT;
 	signal(SIGPIPE, SIG_IGN);
 	char line[512];
 	int n;

@@ -4,7 +4,7 @@
 // would); a sandbox that cannot be set up as `setup ...` with status 125.
 
 import { spawn } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { abi, collect, ensureBuilt, execArgs, helper, isLocked, run, sleep, until, world } from './support.js';
@@ -43,6 +43,24 @@ describe('hmm-helper exec', () => {
   it('reports a command that does not exist as exec ENOENT, status 127', async () => {
     const w = world('exec-enoent');
     const r = await run(execArgs(join(w, 'lock'), policy(w), ['hmm-no-such-command-here']));
+    expect(r.code).toBe(127);
+    expect(r.report).toMatch(/^exec ENOENT .+\n$/);
+  });
+
+  it('reports a command as ENOENT, 127, when PATH holds a directory it may not search, as a shell would', async () => {
+    // E.g. root's ~/.cargo/bin left in a plain user's PATH: it holds no
+    // command the user could have meant. Root searches every directory, so
+    // as root the helper runs as nobody here.
+    const w = world('exec-path-unsearchable');
+    const blocked = join(w, 'blocked');
+    mkdirSync(blocked, { mode: 0o700 });
+    const user = process.getuid!() === 0 ? { uid: 65534, gid: 65534 } : {};
+    if (process.getuid!() === 0) chmodSync(w, 0o777);
+    else chmodSync(blocked, 0);
+    const r = await run(execArgs(join(w, 'lock'), policy(w), ['hmm-no-such-command-here']), {
+      env: { ...process.env, PATH: `${blocked}:/usr/bin:/bin` },
+      ...user,
+    });
     expect(r.code).toBe(127);
     expect(r.report).toMatch(/^exec ENOENT .+\n$/);
   });

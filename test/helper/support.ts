@@ -54,6 +54,10 @@ export interface RunOptions {
   /** Give fd 3 as a pipe (default true). */
   reportPipe?: boolean;
   input?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Run as this user (root's tests of what a plain user meets). */
+  uid?: number;
+  gid?: number;
 }
 
 /** Runs the helper to the end and collects everything it and its command said. */
@@ -65,7 +69,7 @@ export function run(args: string[], opts: RunOptions = {}): Promise<Outcome> {
     opts.reportPipe === false ? 'ignore' : 'pipe',
     ...(opts.extra ?? []),
   ];
-  const child = spawn(helper, args, { cwd: opts.cwd, stdio });
+  const child = spawn(helper, args, { cwd: opts.cwd, env: opts.env, uid: opts.uid, gid: opts.gid, stdio });
   if (opts.input !== undefined) child.stdin!.end(opts.input);
   return collect(child);
 }
