@@ -2,7 +2,7 @@
 // which the sandboxed command may write), git configured by the world only,
 // GIT_*/XDG_*/HMM_* scrubbed. Kept on failure for a look, removed otherwise.
 import {execa, type Options, type Result} from 'execa'
-import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {onTestFailed} from 'vitest'
@@ -19,6 +19,28 @@ function cleanEnv(home: string): Record<string, string> {
     env[key] = value
   }
   return {...env, HOME: home, LANG: 'C.UTF-8', NO_COLOR: '1', TMPDIR: '/tmp', SHELL: '/bin/sh'}
+}
+
+/**
+ * Gives the owner back every directory of a world (tests make 0555
+ * directories, the kernel makes overlay work directories 0000), so that the
+ * world can be removed, by the test or later by hand with `rm -rf`, by a
+ * plain user too. Links are not followed.
+ */
+export function makeRemovable(root: string): void {
+  const walk = (path: string) => {
+    const stat = lstatSync(path, {throwIfNoEntry: false})
+    if (!stat?.isDirectory()) return
+    if ((stat.mode & 0o700) !== 0o700) chmodSync(path, (stat.mode & 0o7777) | 0o700)
+    for (const name of readdirSync(path)) walk(join(path, name))
+  }
+  walk(root)
+}
+
+/** Removes a world, read-only directories and all. */
+export function removeWorld(root: string): void {
+  makeRemovable(root)
+  rmSync(root, {recursive: true, force: true})
 }
 
 export interface HmmResult {
@@ -55,7 +77,8 @@ export class World {
   }
 
   dispose(): void {
-    if (!this.keep) rmSync(this.root, {recursive: true, force: true})
+    if (this.keep) makeRemovable(this.root)
+    else removeWorld(this.root)
   }
 
   /** Secrets the sandboxed command must not read. */

@@ -3,14 +3,16 @@
 //
 // Worlds live under <repo>/.test-worlds/, not /tmp: the sandboxed command may
 // write /tmp, so a test proving "cannot write X" keeps X outside it. A world
-// is removed when its test passes and kept, for a look, when it fails.
+// is removed when its test passes and kept, for a look, when it fails (its
+// directories made writable by their owner, so that rm -rf removes it).
 
 import { spawn, spawnSync, type StdioOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
+import { makeRemovable, removeWorld } from '../world.js';
 
 export const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const helper = join(repo, 'native-helpers', 'build', 'hmm-helper');
@@ -32,8 +34,9 @@ export function world(name: string): string {
   const dir = join(realpathSync(base), `${name}-${randomBytes(4).toString('hex')}`);
   mkdirSync(dir);
   onTestFinished((ctx) => {
-    if (ctx.task.result?.state === 'pass') rmSync(dir, { recursive: true, force: true });
-    else process.stderr.write(`kept the world of "${ctx.task.name}": ${dir}\n`);
+    if (ctx.task.result?.state === 'pass') return removeWorld(dir);
+    makeRemovable(dir);
+    process.stderr.write(`kept the world of "${ctx.task.name}": ${dir}\n`);
   });
   return dir;
 }
