@@ -25,7 +25,7 @@ import {buildPolicy, canonical, type SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {lastLine, treeNow} from './changes.js'
-import {git, gitLine} from './git.js'
+import {ALLOW_LOCAL_TRANSPORT, git, gitLine, protectiveEnv} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 import {readWorkspaceHead} from './workspace-head.js'
 
@@ -76,6 +76,7 @@ function bundleEnv(workspace: Workspace): Record<string, string> {
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_TERMINAL_PROMPT: '0',
     GIT_OPTIONAL_LOCKS: '0',
+    ...protectiveEnv(),
   }
 }
 
@@ -216,7 +217,7 @@ export async function takeCommits(workspace: Workspace, data: string, origin: st
 
   const env = privateEnv(privateRepo(workspace.gitDir))
   const intoPrivate = await git(
-    ['-c', 'maintenance.auto=false', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', incoming, `+HEAD:${INCOMING_REF}`],
+    [...ALLOW_LOCAL_TRANSPORT, '-c', 'maintenance.auto=false', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', incoming, `+HEAD:${INCOMING_REF}`],
     {cwd: workspace.gitDir, env, okStatuses: [1, 128]},
   )
   rmSync(incoming, {force: true})
@@ -229,6 +230,7 @@ export async function takeCommits(workspace: Workspace, data: string, origin: st
   // The second hop, with every object checked, into the user's repository.
   const intoOrigin = await git(
     [
+      ...ALLOW_LOCAL_TRANSPORT,
       '-c', 'fetch.fsckObjects=true',
       '-c', 'transfer.fsckObjects=true',
       'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '--no-prune', '--no-auto-gc',

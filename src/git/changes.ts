@@ -14,6 +14,7 @@ import {HmmError, stopwatch} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {git, gitBytes, gitLine} from './git.js'
 import {checkMarkedEntries, distrustRecentEntries, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS} from './index-trust.js'
+import {restoreGitlinks, takeOutGitlinks} from './nested.js'
 import {ensureBaseBlobs} from './origin.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
@@ -40,6 +41,8 @@ async function indexFilesNow(workspace: Workspace): Promise<Record<string, strin
   const timing = stopwatch()
   await checkMarkedEntries(repo.index, workspace.tree)
   timing.lap('checked the entries cloned last')
+  const on = {index: repo.index, cwd: workspace.tree, env}
+  const gitlinks = await takeOutGitlinks(on)
   // Twice at most: an index hmm cannot rewrite (version 4, from the origin) is removed, and git makes a new one.
   for (let pass = 1; ; pass++) {
     const looked = Date.now()
@@ -49,6 +52,7 @@ async function indexFilesNow(workspace: Workspace): Promise<Record<string, strin
     if (pass === 2) throw new HmmError(`could not read the files of workspace ${workspace.label}: git keeps an index hmm cannot read`)
   }
   timing.lap('distrusted the entries of this second')
+  await restoreGitlinks(on, workspace.tree, gitlinks)
   return env
 }
 

@@ -11,6 +11,41 @@ import {rmSync} from 'node:fs'
 import {debug, debugEnabled, HmmError} from '../ui/errors.js'
 import {watchFifoWaits} from '../platform/fifo-watch.js'
 
+/**
+ * Settings for every git hmm runs, and every git that git starts (they
+ * travel in GIT_CONFIG_PARAMETERS, which git passes on to its children,
+ * submodule ones included, and which outranks every config file): nothing
+ * a repository's config names as a program runs (fsmonitor, hooks), git
+ * does not look into nested repositories or fetch for them, keeps no cache
+ * of the tree, and takes nothing from a local path unless hmm asks
+ * (ALLOW_LOCAL_TRANSPORT). Filters, diff drivers and a nested repository's
+ * own config cannot be switched off by name: those are kept out by never
+ * entering a nested repository (changes.ts) and by hmm's private config.
+ */
+export const PROTECTIVE_SETTINGS: Record<string, string> = {
+  'core.fsmonitor': 'false',
+  'core.hooksPath': '/dev/null',
+  'core.untrackedCache': 'false',
+  'diff.ignoreSubmodules': 'all',
+  'status.submoduleSummary': 'false',
+  'submodule.recurse': 'false',
+  'fetch.recurseSubmodules': 'false',
+  'push.recurseSubmodules': 'no',
+  'protocol.file.allow': 'never',
+  'safe.bareRepository': 'explicit',
+}
+
+/** For the fetches and pushes hmm makes on purpose from a local path (a bundle, its private repository, a local remote). */
+export const ALLOW_LOCAL_TRANSPORT = ['-c', 'protocol.file.allow=always']
+
+const shellQuoted = (text: string) => `'${text.replace(/'/g, "'\\''")}'`
+
+/** The protective settings as git reads them from its environment. */
+export function protectiveEnv(): Record<string, string> {
+  const parameters = Object.entries(PROTECTIVE_SETTINGS).map(([key, value]) => `${shellQuoted(key)}=${shellQuoted(value)}`)
+  return {GIT_CONFIG_PARAMETERS: parameters.join(' ')}
+}
+
 /** Environment variables git may keep: identity, credentials and transport for pushes. */
 const KEPT_GIT_VARIABLES = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$|^GIT_(SSH|SSH_COMMAND|SSH_VARIANT|ASKPASS|TERMINAL_PROMPT|HTTP_.*|SSL_.*)$/
 
@@ -21,7 +56,7 @@ export function scrubbedEnv(extra: Record<string, string> = {}): Record<string, 
     if (key.startsWith('GIT_') && !KEPT_GIT_VARIABLES.test(key)) continue
     env[key] = value
   }
-  return {...env, ...extra}
+  return {...env, ...protectiveEnv(), ...extra}
 }
 
 export interface GitOptions {

@@ -23,6 +23,7 @@ const NANOSECONDS = (['ctimeNsec', 'mtimeNsec'] as const).map(wordOf)
 const FILE_TYPE = 0o170000
 const REGULAR = 0o100000
 const SYMLINK = 0o120000
+const GITLINK = 0o160000
 /** ctime, mtime (s + ns each), dev, ino, mode, uid, gid, size: ten 32-bit fields. */
 const STAT_BYTES = 40
 /** Object names and the file's checksum are of the repository's hash. */
@@ -90,6 +91,18 @@ export class ParsedIndex {
     const found: IndexEntry[] = []
     for (let index = 0; index < this.offsets.length; index++) {
       if (this.buffer.readUInt32BE(this.offsets[index]) >= sinceSec) found.push(this.entry(index))
+    }
+    return found
+  }
+
+  /** The gitlinks (nested repositories, submodules): path and the commit recorded. */
+  gitlinks(): Array<{path: string; id: string}> {
+    const found: Array<{path: string; id: string}> = []
+    for (let index = 0; index < this.offsets.length; index++) {
+      const offset = this.offsets[index]
+      if ((this.buffer.readUInt32BE(offset + 4 * MODE) & FILE_TYPE) !== GITLINK) continue
+      const id = this.buffer.toString('hex', offset + STAT_BYTES, offset + STAT_BYTES + HASH_BYTES[this.format])
+      found.push({path: this.buffer.toString('utf8', this.nameStarts[index], this.nameEnds[index]), id})
     }
     return found
   }

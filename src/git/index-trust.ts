@@ -43,7 +43,7 @@ async function lock(path: string): Promise<number> {
 }
 
 /** The private repository's object format, from the config git init wrote in it (beside the index). */
-function objectFormatOf(indexPath: string): ObjectFormat {
+export function objectFormatOf(indexPath: string): ObjectFormat {
   const config = readFileSync(join(dirname(indexPath), 'config'), 'utf8')
   return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? 'sha256' : 'sha1'
 }

@@ -6,7 +6,7 @@
 // someone else moved is never lost. Runs in the origin, the user's own
 // repository (their pre-push hook, their credential helpers).
 import {HmmError} from '../ui/errors.js'
-import {git} from './git.js'
+import {ALLOW_LOCAL_TRANSPORT, git} from './git.js'
 
 export interface PushTarget {
   /** The origin's branch the work is based on. */
@@ -55,7 +55,8 @@ export async function pushWithLease(
   const {ref, remoteBranch, lease} = push
   const remoteRef = `refs/heads/${remoteBranch}`
   const pushed = await git(
-    ['push', '--quiet', '--no-recurse-submodules', `--force-with-lease=${remoteRef}:${lease ?? ''}`, target.remote, `${ref}:${remoteRef}`],
+    // The user's own remote, wherever it is (a path too).
+    [...ALLOW_LOCAL_TRANSPORT, 'push', '--quiet', '--no-recurse-submodules', `--force-with-lease=${remoteRef}:${lease ?? ''}`, target.remote, `${ref}:${remoteRef}`],
     {cwd: origin, okStatuses: [1, 128]},
   )
   if (pushed.exitCode !== 0) {

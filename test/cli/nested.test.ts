@@ -1,0 +1,112 @@
+// Nested repositories (issue 11, item 1): a repository inside the workspace
+// (at any depth, a submodule, one behind a `.git` file, one whose
+// core.worktree points elsewhere) is the command's as much as the
+// workspace's own. Git outside the sandbox records it as a gitlink and
+// never enters it, so nothing its config, hooks or attributes name runs.
+import {execa} from 'execa'
+import {readdirSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {World} from '../world.js'
+import {hmm, made} from './taking.js'
+
+let world: World
+afterEach(() => world?.dispose())
+
+const HOOKS = ['pre-commit', 'post-commit', 'post-checkout', 'post-merge', 'pre-push', 'reference-transaction', 'post-index-change', 'fsmonitor-watchman']
+
+/**
+ * The command's script. `arm R W` arms repository R (work tree W): every
+ * program its config or attributes can make git run leaves
+ * $HOME/marker-<what>-<repo>, which the sandboxed command itself cannot
+ * write. Then each repository is left with a tracked file changed (so a git
+ * status there would hash it), and the workspace with a commit.
+ */
+const SCRIPT = String.raw`
+set -e
+T=$PWD
+mkdir -p store .git/modules
+printf '#!/bin/sh\ntouch "$HOME/marker-$1"\ncat\n' > evil.sh && chmod +x evil.sh
+mkdir hooks && for h in ${HOOKS.join(' ')}; do printf '#!/bin/sh\ntouch "$HOME/marker-hook-%s"\n' "$h" > hooks/$h; done && chmod +x hooks/*
+repo() { mkdir -p "$1" && git -C "$1" -c init.defaultBranch=main init -q $2 && echo one > "$1/f.txt" && git -C "$1" add f.txt && git -C "$1" commit -qm one; }
+arm() {
+  git -C "$1" config core.fsmonitor "$T/evil.sh fsmonitor-$2"
+  git -C "$1" config core.hooksPath "$T/hooks"
+  git -C "$1" config filter.evil.clean "$T/evil.sh clean-$2"
+  git -C "$1" config filter.evil.smudge "$T/evil.sh smudge-$2"
+  git -C "$1" config filter.evil.process "$T/evil.sh process-$2"
+  git -C "$1" config diff.evil.textconv "$T/evil.sh textconv-$2"
+  git -C "$1" config core.pager "$T/evil.sh pager-$2"
+  git -C "$1" config core.untrackedCache true
+  printf '* filter=evil diff=evil\n' > "$1/.gitattributes"
+  echo two >> "$1/f.txt" && echo new > "$1/new.txt"
+}
+repo nested && arm nested nested
+repo a/b/deep && arm a/b/deep deep
+repo gitfile --separate-git-dir="$T/store/real.git" && arm gitfile gitfile
+repo wt && mkdir elsewhere && echo one > elsewhere/f.txt && git -C wt config core.worktree "$T/elsewhere" && arm wt worktree && printf '* filter=evil\n' > elsewhere/.gitattributes && echo two >> elsewhere/f.txt
+repo sub --separate-git-dir="$T/.git/modules/sub"
+printf '[submodule "sub"]\n\tpath = sub\n\turl = ./sub\n' > .gitmodules
+echo top > top.txt && git add top.txt .gitmodules sub && git commit -qm 'top and a submodule'
+arm sub sub
+echo change >> README.md
+`
+
+function markers(): string[] {
+  return readdirSync(world.home).filter(name => name.startsWith('marker-'))
+}
+
+describe('nested repositories', () => {
+  it('are recorded, never entered: nothing their config, hooks or attributes name runs outside', async () => {
+    world = new World('nested')
+    await world.gitRepo()
+    const bare = join(world.root, 'remote.git')
+    await world.git(['init', '-q', '--bare', bare])
+    await world.git(['remote', 'add', 'origin', bare])
+    await world.git(['push', '-q', '-u', 'origin', 'main'])
+    const ws = await made(world, SCRIPT, 'nest')
+    expect(markers()).toEqual([])
+
+    const diff = await hmm(world, ['diff'])
+    expect(diff.exitCode).toBe(0)
+    expect(diff.stdout).toContain('+change\n')
+    expect(diff.stdout.match(/^\+Subproject commit /gm)).toHaveLength(5)
+    for (let round = 0; round < 2; round++) {
+      const stat = await hmm(world, ['diff', '--stat'])
+      expect(stat.exitCode).toBe(0)
+      for (const path of ['nested', 'a/b/deep', 'gitfile', 'wt', 'sub', 'README.md']) expect(stat.stdout).toContain(` ${path} `)
+    }
+    expect(markers()).toEqual([])
+    expect((await hmm(world, ['apply', '--check'])).exitCode).toBe(0)
+    expect((await hmm(world, ['apply'])).exitCode).toBe(0)
+    await world.git(['reset', '-q', '--hard'])
+    await world.git(['clean', '-qffd'])
+    expect(await hmm(world, ['merge'])).toMatchObject({exitCode: 0})
+    expect(await world.git(['log', '-1', '--format=%s'])).toBe('top and a submodule')
+    expect(await hmm(world, ['pr'])).toMatchObject({exitCode: 0, stderr: expect.stringContaining('(not on GitHub)')})
+    expect(await world.git(['log', '-1', '--format=%s', 'hmm/nest'], bare)).toBe('top and a submodule')
+    expect((await hmm(world, ['rm', ws.id])).exitCode).toBe(1)
+    expect(markers()).toEqual([])
+
+    // The traps are real: git run outside the sandbox in those repositories springs them.
+    for (const dir of ['nested', 'a/b/deep', 'gitfile', 'wt', 'sub']) {
+      await execa('git', ['status'], {cwd: join(ws.tree, dir), env: world.env, extendEnv: false, reject: false, stdin: 'ignore'})
+    }
+    expect(markers()).toEqual(expect.arrayContaining(['marker-fsmonitor-nested', 'marker-fsmonitor-deep', 'marker-fsmonitor-gitfile', 'marker-fsmonitor-worktree', 'marker-fsmonitor-sub']))
+  }, 60_000)
+
+  it('keeps a submodule that is not checked out (an empty directory) as the origin recorded it', async () => {
+    world = new World('nested-unpopulated')
+    await world.gitRepo()
+    const head = await world.git(['rev-parse', 'HEAD'])
+    await world.git(['update-index', '--add', '--cacheinfo', `160000,${head},lib`])
+    await world.git(['commit', '-qm', 'a submodule'])
+    world.file('lib/.keep', '')
+    await world.sh('rm lib/.keep')
+    await made(world, 'echo change >> README.md')
+    const stat = await hmm(world, ['diff', '--stat'])
+    expect(stat).toMatchObject({exitCode: 0, stdout: expect.stringContaining('README.md')})
+    expect(stat.stdout).not.toContain('lib')
+    expect((await hmm(world, ['diff', '--stat'])).stdout).toBe(stat.stdout)
+  })
+})
