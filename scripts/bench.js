@@ -36,7 +36,7 @@
 // Usage: node scripts/bench.js [--runs N] [--dir D] [--fresh] [--only TEXT] [--no-xfs]
 import {spawnSync} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statfsSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -101,10 +101,6 @@ function timed(file, args, options) {
   const start = process.hrtime.bigint()
   const result = run(file, args, options)
   return {seconds: Number(process.hrtime.bigint() - start) / 1e9, result}
-}
-
-function sh(script, options) {
-  return run('sh', ['-c', script], options).stdout.trim()
 }
 
 function commandExists(name) {

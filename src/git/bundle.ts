@@ -229,6 +229,8 @@ export async function takeCommits(workspace: Workspace, data: string, origin: st
 
   // The second hop, with every object checked, into the user's repository.
   const intoOrigin = await git(
+    // Options and their values in pairs.
+    // prettier-ignore
     [
       ...ALLOW_LOCAL_TRANSPORT,
       '-c', 'fetch.fsckObjects=true',

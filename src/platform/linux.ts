@@ -24,6 +24,8 @@ export function landlockArgs(policy: SandboxPolicy): string[] {
 
 /** `hmm-helper exec` with its control flags, then the confinement rules, then the command. */
 export function helperExecArgv(control: HelperControl, rules: string[], command: string[]): string[] {
+  // Flags and their values in pairs.
+  // prettier-ignore
   return [
     'exec',
     '--lock', control.lock,

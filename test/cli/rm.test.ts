@@ -1,6 +1,6 @@
 // `hmm rm`, line by line of SPEC.
 import {execa} from 'execa'
-import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import Database from 'better-sqlite3'
 import {afterEach, describe, expect, it} from 'vitest'

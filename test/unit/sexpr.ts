@@ -43,7 +43,7 @@ export function tokenize(text: string): Token[] {
       at++
       tokens.push({kind: 'string', value})
     } else {
-      const match = /^[A-Za-z0-9*_\-]+/.exec(text.slice(at))
+      const match = /^[A-Za-z0-9*_-]+/.exec(text.slice(at))
       if (!match) throw new Error(`unexpected ${JSON.stringify(char)} at ${at}`)
       const name = match[0]
       at += name.length
