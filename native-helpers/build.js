@@ -9,41 +9,33 @@
 // it says what to install in one line; on a compile error it shows the
 // compiler's own output. Either way it exits 1.
 
-import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import {spawnSync} from 'node:child_process'
+import {mkdirSync} from 'node:fs'
+import {dirname, join, relative} from 'node:path'
+import {fileURLToPath} from 'node:url'
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = dirname(here);
-const source = relative(root, join(here, 'hmm-helper.c'));
-const output = relative(root, join(here, 'build', 'hmm-helper'));
+const here = dirname(fileURLToPath(import.meta.url))
+const root = dirname(here)
+const source = relative(root, join(here, 'hmm-helper.c'))
+const output = relative(root, join(here, 'build', 'hmm-helper'))
 
 // CC may carry words of its own ("ccache gcc"), as it may for make.
-const [cc, ...ccArgs] = (process.env.CC || 'cc').trim().split(/\s+/);
+const [cc, ...ccArgs] = (process.env.CC || 'cc').trim().split(/\s+/)
 
-mkdirSync(join(here, 'build'), { recursive: true });
+mkdirSync(join(here, 'build'), {recursive: true})
 
-const result = spawnSync(
-  cc,
-  [...ccArgs, '-O2', '-Wall', '-Wextra', '-std=gnu11', '-o', output, source, '-lpthread'],
-  { cwd: root, stdio: 'inherit' },
-);
+const result = spawnSync(cc, [...ccArgs, '-O2', '-Wall', '-Wextra', '-std=gnu11', '-o', output, source, '-lpthread'], {cwd: root, stdio: 'inherit'})
 
 if (result.error) {
   if (result.error.code === 'ENOENT') {
-    process.stderr.write(
-      'hmm: building the sandbox helper needs a C compiler (cc); install one (e.g. apt install gcc) and run npm install again\n',
-    );
+    process.stderr.write('hmm: building the sandbox helper needs a C compiler (cc); install one (e.g. apt install gcc) and run npm install again\n')
   } else {
-    process.stderr.write(`hmm: building the sandbox helper: ${cc}: ${result.error.message}\n`);
+    process.stderr.write(`hmm: building the sandbox helper: ${cc}: ${result.error.message}\n`)
   }
-  process.exit(1);
+  process.exit(1)
 }
 if (result.status !== 0) {
   // The compiler's output went straight to the terminal (stdio: inherit).
-  process.stderr.write(
-    `hmm: building the sandbox helper failed (${cc} ${result.signal ? `was killed by ${result.signal}` : `exited ${result.status}`})\n`,
-  );
-  process.exit(1);
+  process.stderr.write(`hmm: building the sandbox helper failed (${cc} ${result.signal ? `was killed by ${result.signal}` : `exited ${result.status}`})\n`)
+  process.exit(1)
 }

@@ -99,7 +99,10 @@ async function tickAfter(treeMade: number): Promise<void> {
  * above them): the next hmm, run outside any sandbox, would run its code.
  */
 function checkOwnFilesOutOfReach(policy: SandboxPolicy): void {
-  const own = [['hmm', canonical(join(dirname(HELPER_PATH), '..', '..'))], ['node', canonical(process.execPath)]]
+  const own = [
+    ['hmm', canonical(join(dirname(HELPER_PATH), '..', '..'))],
+    ['node', canonical(process.execPath)],
+  ]
   for (const [what, path] of own) {
     const writable = writableHolding(policy, path)
     if (writable) throw new HmmError(`${what} is installed in ${path}, which the sandboxed command could write (${writable}); install ${what} elsewhere`)

@@ -42,7 +42,10 @@ export function describeSandbox(options: {platform: Platform; writable: string[]
       'parameters (NAME=VALUE):',
       ...parameters.map(({name, value}) => `  ${quote(`${name}=${value}`)}`),
       'PROFILE:',
-      ...profile.trimEnd().split('\n').map(line => (line ? `  ${line}` : '')),
+      ...profile
+        .trimEnd()
+        .split('\n')
+        .map(line => (line ? `  ${line}` : '')),
     )
   }
   return lines.join('\n') + '\n'

@@ -217,7 +217,18 @@ export async function takeCommits(workspace: Workspace, data: string, origin: st
 
   const env = privateEnv(privateRepo(workspace.gitDir))
   const intoPrivate = await git(
-    [...ALLOW_LOCAL_TRANSPORT, '-c', 'maintenance.auto=false', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', incoming, `+HEAD:${INCOMING_REF}`],
+    [
+      ...ALLOW_LOCAL_TRANSPORT,
+      '-c',
+      'maintenance.auto=false',
+      'fetch',
+      '--quiet',
+      '--no-tags',
+      '--no-write-fetch-head',
+      '--no-recurse-submodules',
+      incoming,
+      `+HEAD:${INCOMING_REF}`,
+    ],
     {cwd: workspace.gitDir, env, okStatuses: [1, 128]},
   )
   rmSync(incoming, {force: true})

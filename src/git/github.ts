@@ -91,7 +91,9 @@ export async function ensurePullRequest(request: PullRequest, cwd: string): Prom
   if (found) return found
   const created = await gh(
     [
-      'pr', 'create', repoArg,
+      'pr',
+      'create',
+      repoArg,
       `--base=${request.base}`,
       `--head=${request.head}`,
       `--title=${request.title}`,

@@ -163,7 +163,7 @@ function keptExtensions(parsed: ParsedIndex): Buffer[] | undefined {
   const {buffer} = parsed
   const end = buffer.length - HASH_BYTES[parsed.format]
   const kept: Buffer[] = []
-  for (let offset = parsed.extensionsOffset; offset < end; ) {
+  for (let offset = parsed.extensionsOffset; offset < end;) {
     if (offset + 8 > end) return undefined
     const signature = buffer.toString('latin1', offset, offset + 4)
     const size = buffer.readUInt32BE(offset + 4)

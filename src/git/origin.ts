@@ -82,7 +82,12 @@ export async function recordGitOrigin(origin: string, repoOfOrigin: GitOrigin, g
  * copy-on-write clone, `base`, out of the command's reach, from which the
  * contents a diff needs are taken later (ensureBaseBlobs).
  */
-export async function recordPlainOrigin(gitDir: string, tree: string, base: string, clone: (from: string, to: string) => Promise<unknown>): Promise<OriginRecord> {
+export async function recordPlainOrigin(
+  gitDir: string,
+  tree: string,
+  base: string,
+  clone: (from: string, to: string) => Promise<unknown>,
+): Promise<OriginRecord> {
   const repo = await createPrivateRepo(gitDir)
   const forkTree = await hashTreeOf(repo, tree)
   await clone(tree, base)

@@ -93,7 +93,10 @@ export async function hashTreeOf(repo: PrivateRepo, workTree: string): Promise<s
   const env = {...privateEnv(repo), GIT_WORK_TREE: workTree}
   const listed = await git(['ls-files', '-z', '--others', '--exclude-standard'], {cwd: workTree, env})
   // A nested repository is listed as "dir/"; it is recorded as git records it, by its HEAD.
-  const paths = listed.stdout.split('\0').filter(Boolean).map(path => path.replace(/\/$/, ''))
+  const paths = listed.stdout
+    .split('\0')
+    .filter(Boolean)
+    .map(path => path.replace(/\/$/, ''))
   if (paths.length > 0) {
     await git(['update-index', '--add', '--info-only', '-z', '--stdin'], {cwd: workTree, env, input: paths.join('\0') + '\0'})
   }

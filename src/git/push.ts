@@ -56,14 +56,25 @@ export async function pushWithLease(
   const remoteRef = `refs/heads/${remoteBranch}`
   const pushed = await git(
     // The user's own remote, wherever it is (a path too).
-    [...ALLOW_LOCAL_TRANSPORT, 'push', '--quiet', '--no-recurse-submodules', `--force-with-lease=${remoteRef}:${lease ?? ''}`, target.remote, `${ref}:${remoteRef}`],
+    [
+      ...ALLOW_LOCAL_TRANSPORT,
+      'push',
+      '--quiet',
+      '--no-recurse-submodules',
+      `--force-with-lease=${remoteRef}:${lease ?? ''}`,
+      target.remote,
+      `${ref}:${remoteRef}`,
+    ],
     {cwd: origin, okStatuses: [1, 128]},
   )
   if (pushed.exitCode !== 0) {
     const lines = pushed.stderr.split('\n').map(line => line.trim())
     const reason =
       lines.find(line => /\[(remote )?rejected\]/.test(line))?.replace(/\s+/g, ' ') ??
-      lines.filter(Boolean).at(-1)?.replace(/^(error|fatal): /, '') ??
+      lines
+        .filter(Boolean)
+        .at(-1)
+        ?.replace(/^(error|fatal): /, '') ??
       `exit status ${pushed.exitCode}`
     throw new HmmError(`could not push workspace ${push.label} to ${target.remote} ${remoteBranch}: ${reason}`)
   }

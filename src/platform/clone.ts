@@ -77,6 +77,11 @@ export async function cloneTree(source: string, destination: string, options: Cl
     if (stderr) process.stderr.write(stderr.endsWith('\n') ? stderr : stderr + '\n')
     return stats && StatPairs.of(Buffer.from(result.stdout ?? []), stats.count)
   }
-  const reason = stderr.trim().split('\n').at(-1)?.replace(/^hmm: (clone: )?/, '') || `exit status ${result.exitCode}`
+  const reason =
+    stderr
+      .trim()
+      .split('\n')
+      .at(-1)
+      ?.replace(/^hmm: (clone: )?/, '') || `exit status ${result.exitCode}`
   throw new HmmError(`could not clone ${source}: ${reason}`)
 }

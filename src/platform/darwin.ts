@@ -110,19 +110,13 @@ function rule(comment: string[], head: string, lines: string[]): string[] {
 /** The profile text. It depends only on the shape, never on a path. */
 export function seatbeltProfile(shape: SeatbeltShape): string {
   const sections: string[][] = [
-    [
-      '(version 1)',
-    ],
+    ['(version 1)'],
     [
       '; hmm run: the Seatbelt form of the policy Linux enforces with Landlock.',
       '; Every path is a parameter given to sandbox-exec with -D, never text here.',
       '; Where rules overlap the later one wins, so the order below is the policy.',
     ],
-    [
-      '; Everything not denied below is allowed: reading the system, running',
-      '; programs, the network.',
-      '(allow default)',
-    ],
+    ['; Everything not denied below is allowed: reading the system, running', '; programs, the network.', '(allow default)'],
     [
       '; Writing is denied everywhere, and so is making hard links: Seatbelt',
       '; judges a file by the path it is reached through, so a new name in a',
@@ -135,15 +129,11 @@ export function seatbeltProfile(shape: SeatbeltShape): string {
       'allow file-write* file-link',
       filters('subpath', 'WRITABLE', shape.writable),
     ),
-    rule(
-      ['Devices: terminals and /dev/null are written by almost every program.'],
-      'allow file-write*',
-      filters('subpath', 'DEVICE', shape.devices),
-    ),
+    rule(['Devices: terminals and /dev/null are written by almost every program.'], 'allow file-write*', filters('subpath', 'DEVICE', shape.devices)),
     rule(
       [
-        'Secrets (~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh) and hmm\'s data directory',
-        '(other workspaces, the registry, this workspace\'s own bookkeeping): not',
+        "Secrets (~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh) and hmm's data directory",
+        "(other workspaces, the registry, this workspace's own bookkeeping): not",
         'read, not listed, not written, not linked or cloned elsewhere, not run.',
         'After the writable paths, so a hidden path inside one (a data directory',
         'under /tmp) stays hidden. The path itself too, even before it exists.',
@@ -173,7 +163,7 @@ export function seatbeltProfile(shape: SeatbeltShape): string {
     ],
     [
       '; But its root stays where hmm made it: it cannot be renamed or removed',
-      '; (nor can it under Landlock, whose tree\'s parent is not writable).',
+      "; (nor can it under Landlock, whose tree's parent is not writable).",
       '(deny file-write-unlink',
       '  (literal (param "TREE")))',
     ],
@@ -184,7 +174,12 @@ export function seatbeltProfile(shape: SeatbeltShape): string {
       '(deny file-write-setugid)',
     ],
   ]
-  return sections.filter(section => section.length > 0).map(section => section.join('\n')).join('\n\n') + '\n'
+  return (
+    sections
+      .filter(section => section.length > 0)
+      .map(section => section.join('\n'))
+      .join('\n\n') + '\n'
+  )
 }
 
 /**

@@ -38,9 +38,7 @@ export function platformPolicy(platform: Platform, policy: SandboxPolicy): Sandb
 
 /** The helper's whole argv for running the command confined. */
 export function sandboxedArgv(platform: Platform, policy: SandboxPolicy, control: HelperControl, command: string[]): string[] {
-  return platform === 'darwin'
-    ? helperExecArgv(control, [], seatbeltArgv(policy, command))
-    : helperExecArgv(control, landlockArgs(policy), command)
+  return platform === 'darwin' ? helperExecArgv(control, [], seatbeltArgv(policy, command)) : helperExecArgv(control, landlockArgs(policy), command)
 }
 
 /** The policy for a command in `tree`, from this process's environment (HOME, TMPDIR). */

@@ -4,7 +4,10 @@
 // the same way, with the stack only under HMM_DEBUG=1.
 
 export class HmmError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
     super(message)
     this.name = 'HmmError'
   }

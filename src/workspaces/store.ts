@@ -130,12 +130,14 @@ export class Store {
       throw new HmmError(`the registry ${this.db.name} is from a newer hmm (schema ${version}); upgrade hmm`)
     }
     if (version === MIGRATIONS.length) return
-    this.db.transaction(() => {
-      // Re-read inside the write transaction: another process may have migrated meanwhile.
-      const current = this.db.pragma('user_version', {simple: true}) as number
-      for (let step = current; step < MIGRATIONS.length; step++) this.db.exec(MIGRATIONS[step])
-      this.db.pragma(`user_version = ${MIGRATIONS.length}`)
-    }).immediate()
+    this.db
+      .transaction(() => {
+        // Re-read inside the write transaction: another process may have migrated meanwhile.
+        const current = this.db.pragma('user_version', {simple: true}) as number
+        for (let step = current; step < MIGRATIONS.length; step++) this.db.exec(MIGRATIONS[step])
+        this.db.pragma(`user_version = ${MIGRATIONS.length}`)
+      })
+      .immediate()
   }
 
   close(): void {

@@ -81,7 +81,10 @@ describe('hmm apply', () => {
     const changed = Buffer.concat([old.subarray(0, 20_000), randomBytes(100), old.subarray(20_000)])
     world.write(join(world.home, 'changed.bin'), changed)
     // The sandboxed command may read the home directory's files, not write it.
-    await made(world, `cp ~/fresh.bin data/fresh.bin && cp ~/changed.bin data/old.bin && printf '\\0\\r\\n\\377' > data/tiny.bin && git add -A && git commit -qm bins`)
+    await made(
+      world,
+      `cp ~/fresh.bin data/fresh.bin && cp ~/changed.bin data/old.bin && printf '\\0\\r\\n\\377' > data/tiny.bin && git add -A && git commit -qm bins`,
+    )
     expect((await hmm(world, ['apply'])).exitCode).toBe(0)
     expect(readFileSync(join(world.origin, 'data/fresh.bin')).equals(fresh)).toBe(true)
     expect(readFileSync(join(world.origin, 'data/old.bin')).equals(changed)).toBe(true)
@@ -166,7 +169,10 @@ describe('hmm apply', () => {
     world = new World('apply-running')
     const go = join(world.home, 'go')
     const child = execa(process.execPath, [BIN, 'run', '-n', 'busy', 'sh', '-c', `echo x > x.txt; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`], {
-      cwd: world.origin, env: world.env, extendEnv: false, reject: false,
+      cwd: world.origin,
+      env: world.env,
+      extendEnv: false,
+      reject: false,
     })
     await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
     const result = await hmm(world, ['apply', 'busy'])
@@ -188,7 +194,7 @@ describe('hmm apply', () => {
     expect(await hmm(world, ['rm', ws.id])).toMatchObject({exitCode: 0, stderr: `hmm: removed workspace ${ws.id}\n`})
   })
 
-  it('never turns a tree deleted by hand into deleting the origin\'s files', async () => {
+  it("never turns a tree deleted by hand into deleting the origin's files", async () => {
     world = new World('apply-gone')
     world.file('a.txt', 'a\n')
     mkdirSync(join(world.origin, 'dir'))
@@ -197,7 +203,11 @@ describe('hmm apply', () => {
     rmSync(ws.tree, {recursive: true, force: true})
     const before = snapshot(world.origin)
     for (const args of [['apply'], ['apply', '--check'], ['diff']]) {
-      expect(await hmm(world, args)).toEqual({exitCode: 1, stdout: '', stderr: `hmm: workspace ${ws.label} has no tree any more (${ws.tree} is gone); hmm rm removes it\n`})
+      expect(await hmm(world, args)).toEqual({
+        exitCode: 1,
+        stdout: '',
+        stderr: `hmm: workspace ${ws.label} has no tree any more (${ws.tree} is gone); hmm rm removes it\n`,
+      })
     }
     expect(snapshot(world.origin)).toEqual(before)
     // Emptied by the command itself, it is a real change, shown and applied as such.

@@ -11,7 +11,8 @@ import {BIN, PROJECT} from '../world.js'
 function whyNoXfs(): string | undefined {
   if (process.env.HMM_TEST_XFS) return existsSync(process.env.HMM_TEST_XFS) ? undefined : `HMM_TEST_XFS=${process.env.HMM_TEST_XFS} does not exist`
   if (process.getuid?.() !== 0) return 'mounting a loop XFS needs root'
-  if (execaSync('sh', ['-c', 'command -v mkfs.xfs && command -v losetup'], {reject: false}).exitCode !== 0) return 'mkfs.xfs or losetup is missing (apt install xfsprogs)'
+  if (execaSync('sh', ['-c', 'command -v mkfs.xfs && command -v losetup'], {reject: false}).exitCode !== 0)
+    return 'mkfs.xfs or losetup is missing (apt install xfsprogs)'
   if (!existsSync('/dev/loop-control')) return 'no loop devices'
   return undefined
 }

@@ -17,7 +17,10 @@ describe('hmm diff', () => {
     world.file('gone.txt', 'to be deleted\n')
     await world.git(['add', 'gone.txt'])
     await world.git(['commit', '-qm', 'gone'])
-    const ws = await made(world, 'echo committed > c.txt && git add c.txt && git commit -qm c && echo more >> README.md && rm gone.txt && echo new > untracked.txt')
+    const ws = await made(
+      world,
+      'echo committed > c.txt && git add c.txt && git commit -qm c && echo more >> README.md && rm gone.txt && echo new > untracked.txt',
+    )
     const result = await hmm(world, ['diff'])
     expect(result).toMatchObject({exitCode: 0, stderr: ''})
     const patch = result.stdout
@@ -33,7 +36,7 @@ describe('hmm diff', () => {
     expect((await hmm(world, ['diff', ws.id])).stdout).toBe(patch)
   })
 
-  it('leaves out what git ignores, by the origin\'s rules and the user\'s excludes file', async () => {
+  it("leaves out what git ignores, by the origin's rules and the user's excludes file", async () => {
     world = new World('diff-ignored')
     world.write(join(world.home, '.gitignore_global'), '*.log\n')
     writeFileSync(join(world.home, '.gitconfig'), '[user]\n\tname = World\n\temail = world@example.com\n[core]\n\texcludesFile = ~/.gitignore_global\n')
@@ -45,7 +48,7 @@ describe('hmm diff', () => {
     expect(result.stdout).not.toMatch(/build|debug\.log|local-only/)
   })
 
-  it("keeps to the excludes file the workspace was made with, whatever characters its path holds", async () => {
+  it('keeps to the excludes file the workspace was made with, whatever characters its path holds', async () => {
     world = new World('diff-excludes-file')
     const odd = join(world.home, 'odd "dir\\ name', 'ignore')
     world.write(odd, '*.log\n')
@@ -105,7 +108,13 @@ describe('hmm diff', () => {
     const result = await hmm(world, ['diff', '--stat'])
     expect(result.exitCode).toBe(0)
     expect(result.stdout).toBe(
-      [' README.md               |   1 +', ' bin.dat                 | Bin 4 -> 3 bytes', ' src/{main.c => entry.c} |   0', ' 3 files changed, 1 insertion(+)', ''].join('\n'),
+      [
+        ' README.md               |   1 +',
+        ' bin.dat                 | Bin 4 -> 3 bytes',
+        ' src/{main.c => entry.c} |   0',
+        ' 3 files changed, 1 insertion(+)',
+        '',
+      ].join('\n'),
     )
   })
 
@@ -139,7 +148,10 @@ describe('hmm diff', () => {
     await world.gitRepo()
     const go = join(world.home, 'go')
     const child = execa(process.execPath, [BIN, 'run', 'sh', '-c', `echo during > during.txt; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`], {
-      cwd: world.origin, env: world.env, extendEnv: false, reject: false,
+      cwd: world.origin,
+      env: world.env,
+      extendEnv: false,
+      reject: false,
     })
     await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
     const result = await hmm(world, ['diff', '--stat'])
@@ -152,15 +164,26 @@ describe('hmm diff', () => {
     world = new World('diff-same-size')
     world.file('same.txt', 'aaa\n')
     const go = join(world.home, 'go')
-    const child = execa(process.execPath, [BIN, 'run', 'sh', '-c', `echo bbb > same.txt; echo ready; while [ ! -e '${go}' ]; do sleep 0.01; done; echo ccc > same.txt; echo again`], {
-      cwd: world.origin, env: world.env, extendEnv: false, reject: false,
-    })
+    const child = execa(
+      process.execPath,
+      [BIN, 'run', 'sh', '-c', `echo bbb > same.txt; echo ready; while [ ! -e '${go}' ]; do sleep 0.01; done; echo ccc > same.txt; echo again`],
+      {
+        cwd: world.origin,
+        env: world.env,
+        extendEnv: false,
+        reject: false,
+      },
+    )
     let output = ''
-    const seen = (text: string) => new Promise<void>(resolve => {
-      const check = () => output.includes(text) && resolve()
-      child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString(); check() })
-      check()
-    })
+    const seen = (text: string) =>
+      new Promise<void>(resolve => {
+        const check = () => output.includes(text) && resolve()
+        child.stdout!.on('data', (chunk: Buffer) => {
+          output += chunk.toString()
+          check()
+        })
+        check()
+      })
     await seen('ready')
     expect((await hmm(world, ['diff'])).stdout).toContain('-aaa\n+bbb\n')
     writeFileSync(go, '')
@@ -169,25 +192,28 @@ describe('hmm diff', () => {
     expect((await hmm(world, ['diff'])).stdout).toContain('-aaa\n+ccc\n')
   })
 
-  it.each(['git repository', 'plain directory'])('cannot be fooled by a file rewritten at the same size with its old mtime put back: diff shows it, apply applies it (%s)', async kind => {
-    world = new World('diff-forged-mtime')
-    if (kind === 'git repository') await world.gitRepo()
-    else world.file('src/main.c', 'int main(void) { return 0; }\n')
-    // An mtime of long ago, as most files have: git's racy-file rule (a file
-    // changed in the second its index was written is re-read) does not help.
-    await world.sh("touch -d '2001-02-03 04:05:06.123456789' src/main.c")
-    if (kind === 'git repository') await world.git(['add', 'src/main.c'])
-    // Same size as 'int main(void) { return 0; }\n', then the old mtime (to the nanosecond) restored.
-    const script = `old=$(stat -c %y src/main.c); printf 'int main(void) { return 1; }\\n' > src/main.c; touch -d "$old" src/main.c`
-    const run = await world.hmm(['run', 'sh', '-c', script])
-    expect(run.exitCode).toBe(0)
-    const diff = await hmm(world, ['diff'])
-    expect(diff.stdout).toContain('-int main(void) { return 0; }\n+int main(void) { return 1; }\n')
-    expect((await hmm(world, ['apply'])).exitCode).toBe(0)
-    expect(await world.sh('cat src/main.c')).toBe('int main(void) { return 1; }')
-  })
+  it.each(['git repository', 'plain directory'])(
+    'cannot be fooled by a file rewritten at the same size with its old mtime put back: diff shows it, apply applies it (%s)',
+    async kind => {
+      world = new World('diff-forged-mtime')
+      if (kind === 'git repository') await world.gitRepo()
+      else world.file('src/main.c', 'int main(void) { return 0; }\n')
+      // An mtime of long ago, as most files have: git's racy-file rule (a file
+      // changed in the second its index was written is re-read) does not help.
+      await world.sh("touch -d '2001-02-03 04:05:06.123456789' src/main.c")
+      if (kind === 'git repository') await world.git(['add', 'src/main.c'])
+      // Same size as 'int main(void) { return 0; }\n', then the old mtime (to the nanosecond) restored.
+      const script = `old=$(stat -c %y src/main.c); printf 'int main(void) { return 1; }\\n' > src/main.c; touch -d "$old" src/main.c`
+      const run = await world.hmm(['run', 'sh', '-c', script])
+      expect(run.exitCode).toBe(0)
+      const diff = await hmm(world, ['diff'])
+      expect(diff.stdout).toContain('-int main(void) { return 0; }\n+int main(void) { return 1; }\n')
+      expect((await hmm(world, ['apply'])).exitCode).toBe(0)
+      expect(await world.sh('cat src/main.c')).toBe('int main(void) { return 1; }')
+    },
+  )
 
-  it('pages and colours on a terminal as the user\'s git would, and not with NO_COLOR', async () => {
+  it("pages and colours on a terminal as the user's git would, and not with NO_COLOR", async () => {
     world = new World('diff-terminal')
     writeFileSync(join(world.home, '.gitconfig'), "[user]\n\tname = World\n\temail = world@example.com\n[core]\n\tpager = sed 's/^/PAGED:/'\n")
     await world.gitRepo()
@@ -195,7 +221,12 @@ describe('hmm diff', () => {
     const onTerminal = async (noColor: boolean) => {
       const env = {...world.env}
       if (!noColor) delete env.NO_COLOR
-      const result = await execa('script', ['-qec', `${process.execPath} ${BIN} diff`, '/dev/null'], {cwd: world.origin, env: {...env, TERM: 'xterm'}, extendEnv: false, reject: false})
+      const result = await execa('script', ['-qec', `${process.execPath} ${BIN} diff`, '/dev/null'], {
+        cwd: world.origin,
+        env: {...env, TERM: 'xterm'},
+        extendEnv: false,
+        reject: false,
+      })
       return String(result.stdout)
     }
     const coloured = await onTerminal(false)
@@ -223,9 +254,7 @@ describe('hmm diff', () => {
     expect(await hmm(world, ['diff', 'nope'])).toMatchObject({exitCode: 1, stderr: 'hmm: no workspace nope\n'})
     await made(world, 'true')
     const db = new Database(join(world.dataDir, 'registry.sqlite'))
-    const insert = db.prepare(
-      "INSERT INTO workspaces (id, origin, created_at, state, command, origin_kind) VALUES (?, ?, ?, 'ready', '[]', 'plain')",
-    )
+    const insert = db.prepare("INSERT INTO workspaces (id, origin, created_at, state, command, origin_kind) VALUES (?, ?, ?, 'ready', '[]', 'plain')")
     insert.run('zzzza1', world.origin, Date.now())
     insert.run('zzzzb2', world.origin, Date.now())
     db.close()

@@ -53,7 +53,9 @@ describe('the sandboxed command', () => {
 
   it('cannot write the origin via /proc/self/cwd/..', async () => {
     // The tree is <home>/.local/share/hmm/<id>/tree/proj: six levels up is the home directory.
-    const result = await inSandbox(`echo pwned > /proc/self/cwd/../../../../../../src/proj/precious.txt; echo pwned > "/proc/$$/root${world.origin}/precious.txt"; echo pwned > /proc/self/cwd/../escaped && echo wrote`)
+    const result = await inSandbox(
+      `echo pwned > /proc/self/cwd/../../../../../../src/proj/precious.txt; echo pwned > "/proc/$$/root${world.origin}/precious.txt"; echo pwned > /proc/self/cwd/../escaped && echo wrote`,
+    )
     expect(result.stdout).not.toContain('wrote')
     expect(precious()).toBe('precious\n')
   })
@@ -79,7 +81,9 @@ describe('the sandboxed command', () => {
   })
 
   it('writes its own tree, /tmp and /dev/null', async () => {
-    const result = await inSandbox('echo ok > own && cat own && echo t > /tmp/hmm-escape-test-$$ && rm /tmp/hmm-escape-test-$$ && echo x > /dev/null && echo done')
+    const result = await inSandbox(
+      'echo ok > own && cat own && echo t > /tmp/hmm-escape-test-$$ && rm /tmp/hmm-escape-test-$$ && echo x > /dev/null && echo done',
+    )
     expect(result.stdout).toBe('ok\ndone\n')
   })
 
@@ -121,7 +125,13 @@ describe('the sandboxed command', () => {
   it('inherits no descriptor of hmm other than stdin, stdout, stderr and the lock', async () => {
     const result = await inSandbox('ls /proc/self/fd | sort -n | tr "\\n" " "')
     // 0 1 2, the lock, and the descriptor ls itself opened to list the directory.
-    expect(result.stdout.trim().split(' ').map(Number).filter(fd => fd > 2)).toHaveLength(2)
+    expect(
+      result.stdout
+        .trim()
+        .split(' ')
+        .map(Number)
+        .filter(fd => fd > 2),
+    ).toHaveLength(2)
   })
 })
 

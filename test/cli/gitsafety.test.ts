@@ -16,8 +16,19 @@ let world: World
 afterEach(() => world?.dispose())
 
 const HOOKS = [
-  'pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'post-checkout', 'post-merge', 'pre-merge-commit',
-  'reference-transaction', 'pre-push', 'post-rewrite', 'pre-auto-gc', 'post-index-change', 'fsmonitor-watchman',
+  'pre-commit',
+  'prepare-commit-msg',
+  'commit-msg',
+  'post-commit',
+  'post-checkout',
+  'post-merge',
+  'pre-merge-commit',
+  'reference-transaction',
+  'pre-push',
+  'post-rewrite',
+  'pre-auto-gc',
+  'post-index-change',
+  'fsmonitor-watchman',
 ]
 
 /**
@@ -57,7 +68,10 @@ const FAKE_GH = '#!/bin/sh\ncase "$1 $2" in "pr view") exit 1;; "pr create") ech
 describe('taking work back safely', () => {
   it("runs nothing the workspace's repository configures: fsmonitor, pager, hooks, external diff, textconv, filters", async () => {
     world = new World('safety-traps')
-    writeFileSync(join(world.home, '.gitconfig'), "[user]\n\tname = World\n\temail = world@example.com\n[init]\n\tdefaultBranch = main\n[core]\n\tpager = sed 's/^/PAGED:/'\n")
+    writeFileSync(
+      join(world.home, '.gitconfig'),
+      "[user]\n\tname = World\n\temail = world@example.com\n[init]\n\tdefaultBranch = main\n[core]\n\tpager = sed 's/^/PAGED:/'\n",
+    )
     await world.gitRepo()
     const bare = join(world.root, 'remote.git')
     await world.git(['init', '-q', '--bare', bare])
@@ -76,7 +90,10 @@ describe('taking work back safely', () => {
     expect(diff.stdout).toContain('+change\n')
     expect((await hmm(world, ['diff', '--stat'])).stdout).toContain('evil.sh')
     const onTerminal = await execa('script', ['-qec', `${process.execPath} ${BIN} diff`, '/dev/null'], {
-      cwd: world.origin, env: {...world.env, TERM: 'xterm'}, extendEnv: false, reject: false,
+      cwd: world.origin,
+      env: {...world.env, TERM: 'xterm'},
+      extendEnv: false,
+      reject: false,
     })
     expect(String(onTerminal.stdout)).toContain('PAGED:')
     expect((await hmm(world, ['apply', '--check'])).exitCode).toBe(0)
@@ -84,7 +101,10 @@ describe('taking work back safely', () => {
     expect(readFileSync(join(world.origin, 'README.md'), 'utf8')).toContain('change\n')
     await world.git(['reset', '-q', '--hard'])
     await world.git(['clean', '-qfd'])
-    expect(await hmm(world, ['merge'])).toMatchObject({exitCode: 0, stderr: `hmm: merged workspace ${ws.label} into ${world.origin} (fast-forward)\nhmm: workspace ${ws.label} has changes it did not commit, which are not merged\n`})
+    expect(await hmm(world, ['merge'])).toMatchObject({
+      exitCode: 0,
+      stderr: `hmm: merged workspace ${ws.label} into ${world.origin} (fast-forward)\nhmm: workspace ${ws.label} has changes it did not commit, which are not merged\n`,
+    })
     expect(await hmm(world, ['pr'])).toMatchObject({exitCode: 0, stdout: 'https://github.com/owner/name/pull/1\n'})
     expect((await hmm(world, ['rm', ws.id])).exitCode).toBe(1)
     expect(markers()).toEqual([])
@@ -153,30 +173,40 @@ describe('taking work back safely', () => {
     expect(await world.git(['log', '--format=%s'])).toBe('first')
   })
 
-  it.skipIf(process.platform !== 'linux')('is not kept waiting for ever by a FIFO where git reads a file (a nested repository\'s HEAD, its own HEAD)', async () => {
-    world = new World('safety-fifo')
-    await world.gitRepo()
-    // A nested repository whose HEAD is a FIFO, which git opens without looking; and the workspace's own HEAD.
-    const ws = await made(world, 'mkdir -p sub/.git/objects sub/.git/refs && mkfifo sub/.git/HEAD && echo x > x.txt && git add x.txt && git commit -qm x && rm .git/HEAD && mkfifo .git/HEAD')
-    const before = snapshot(world.origin)
-    const started = Date.now()
-    const stuck = `hmm: could not read the files of workspace ${ws.label}: git was left waiting on a FIFO in it (a named pipe where git reads a file, such as a nested repository's HEAD)\n`
-    for (const command of ['diff', 'apply']) {
-      expect(await hmm(world, [command, ws.id])).toEqual({exitCode: 1, stdout: '', stderr: stuck})
-    }
-    expect(await hmm(world, ['merge', ws.id])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: cannot read the HEAD of workspace ${ws.label}'s repository\n`})
-    // A FIFO where the sandboxed `git bundle create` (its pack-objects) reads an object.
-    const blob = await made(world, "echo y > y.txt && git add y.txt && git commit -qm y && b=$(git rev-parse HEAD:y.txt) && f=.git/objects/$(echo $b | cut -c1-2)/$(echo $b | cut -c3-) && rm -f $f && mkfifo $f")
-    expect(await hmm(world, ['merge', blob.id])).toEqual({
-      exitCode: 1,
-      stdout: '',
-      stderr: `hmm: could not take the commits out of workspace ${blob.label}: git was left waiting on a FIFO in its repository\n`,
-    })
-    expect(Date.now() - started).toBeLessThan(30_000)
-    expect(snapshot(world.origin)).toEqual(before)
-    // And they can still be removed.
-    expect((await hmm(world, ['rm', '-f', ws.id, blob.id])).exitCode).toBe(0)
-  }, 60_000)
+  it.skipIf(process.platform !== 'linux')(
+    "is not kept waiting for ever by a FIFO where git reads a file (a nested repository's HEAD, its own HEAD)",
+    async () => {
+      world = new World('safety-fifo')
+      await world.gitRepo()
+      // A nested repository whose HEAD is a FIFO, which git opens without looking; and the workspace's own HEAD.
+      const ws = await made(
+        world,
+        'mkdir -p sub/.git/objects sub/.git/refs && mkfifo sub/.git/HEAD && echo x > x.txt && git add x.txt && git commit -qm x && rm .git/HEAD && mkfifo .git/HEAD',
+      )
+      const before = snapshot(world.origin)
+      const started = Date.now()
+      const stuck = `hmm: could not read the files of workspace ${ws.label}: git was left waiting on a FIFO in it (a named pipe where git reads a file, such as a nested repository's HEAD)\n`
+      for (const command of ['diff', 'apply']) {
+        expect(await hmm(world, [command, ws.id])).toEqual({exitCode: 1, stdout: '', stderr: stuck})
+      }
+      expect(await hmm(world, ['merge', ws.id])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: cannot read the HEAD of workspace ${ws.label}'s repository\n`})
+      // A FIFO where the sandboxed `git bundle create` (its pack-objects) reads an object.
+      const blob = await made(
+        world,
+        'echo y > y.txt && git add y.txt && git commit -qm y && b=$(git rev-parse HEAD:y.txt) && f=.git/objects/$(echo $b | cut -c1-2)/$(echo $b | cut -c3-) && rm -f $f && mkfifo $f',
+      )
+      expect(await hmm(world, ['merge', blob.id])).toEqual({
+        exitCode: 1,
+        stdout: '',
+        stderr: `hmm: could not take the commits out of workspace ${blob.label}: git was left waiting on a FIFO in its repository\n`,
+      })
+      expect(Date.now() - started).toBeLessThan(30_000)
+      expect(snapshot(world.origin)).toEqual(before)
+      // And they can still be removed.
+      expect((await hmm(world, ['rm', '-f', ws.id, blob.id])).exitCode).toBe(0)
+    },
+    60_000,
+  )
 
   it('says so for a workspace whose tree was deleted by hand, and leaves the origin untouched', async () => {
     world = new World('safety-gone')
@@ -185,7 +215,11 @@ describe('taking work back safely', () => {
     rmSync(ws.tree, {recursive: true, force: true})
     const before = snapshot(world.origin)
     for (const args of [['diff'], ['diff', '--stat'], ['apply'], ['apply', '--check'], ['merge'], ['pr']]) {
-      expect(await hmm(world, args)).toEqual({exitCode: 1, stdout: '', stderr: `hmm: workspace ${ws.label} has no tree any more (${ws.tree} is gone); hmm rm removes it\n`})
+      expect(await hmm(world, args)).toEqual({
+        exitCode: 1,
+        stdout: '',
+        stderr: `hmm: workspace ${ws.label} has no tree any more (${ws.tree} is gone); hmm rm removes it\n`,
+      })
     }
     expect(snapshot(world.origin)).toEqual(before)
   })
@@ -220,7 +254,6 @@ describe('the bundle made in the sandbox', () => {
     expect(result.stdout).toBe('in the tree\nregistry-hidden\nbundle-written\ntree-read-only\nhome-read-only\ntmp-read-only\ndev-null\n')
     expect(markers()).toEqual([])
   })
-
 
   function scratch(): string {
     world = new World('safety-bundle')

@@ -22,9 +22,7 @@ describe('hmm ls', () => {
     expect(listing.stderr).toBe('')
     const ages = (text: string) => text.replace(/ \d+s  ~/g, ' Ns  ~')
     expect(ages(listing.stdout)).toBe(
-      'ID      NAME    STATE  AGE  ORIGIN\n' +
-        `${first.id}  parser  done    Ns  ~/src/proj\n` +
-        `${second.id}  -       done    Ns  ~/src/proj\n`,
+      'ID      NAME    STATE  AGE  ORIGIN\n' + `${first.id}  parser  done    Ns  ~/src/proj\n` + `${second.id}  -       done    Ns  ~/src/proj\n`,
     )
     expect(ages((await world.hmm([])).stdout)).toBe(ages(listing.stdout))
   })

@@ -93,22 +93,37 @@ describe('hmm merge', () => {
     world = new World('merge-not-top')
     world.file('a.txt', 'a\n')
     const plain = await made(world, 'echo b > b.txt')
-    expect(await hmm(world, ['merge'])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: workspace ${plain.label} was not made from the top of a git repository\n`})
+    expect(await hmm(world, ['merge'])).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `hmm: workspace ${plain.label} was not made from the top of a git repository\n`,
+    })
     const repo = join(world.home, 'src')
     await world.git(['init', '-q'], repo)
     await world.git(['add', '-A'], repo)
     await world.git(['commit', '-qm', 'first'], repo)
     const sub = await made(world, 'echo c > c.txt')
-    expect(await hmm(world, ['merge', sub.id])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: workspace ${sub.label} was not made from the top of a git repository\n`})
+    expect(await hmm(world, ['merge', sub.id])).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `hmm: workspace ${sub.label} was not made from the top of a git repository\n`,
+    })
   })
 
   it('refuses a running workspace', async () => {
     world = new World('merge-running')
     await world.gitRepo()
     const go = join(world.home, 'go')
-    const child = execa(process.execPath, [BIN, 'run', '-n', 'busy', 'sh', '-c', `git commit -q --allow-empty -m x; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`], {
-      cwd: world.origin, env: world.env, extendEnv: false, reject: false,
-    })
+    const child = execa(
+      process.execPath,
+      [BIN, 'run', '-n', 'busy', 'sh', '-c', `git commit -q --allow-empty -m x; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`],
+      {
+        cwd: world.origin,
+        env: world.env,
+        extendEnv: false,
+        reject: false,
+      },
+    )
     await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
     const result = await hmm(world, ['merge', 'busy'])
     writeFileSync(go, '')
@@ -146,7 +161,9 @@ describe('hmm merge', () => {
     const before = snapshot(world.origin)
     const result = await hmm(world, ['merge'])
     expect(result.exitCode).toBe(1)
-    expect(result.stderr).toMatch(new RegExp(`^hmm: could not merge workspace ${ws.id} into ${world.origin}:\nhmm: .*would be overwritten by merge.*\nhmm: notes.txt\n`))
+    expect(result.stderr).toMatch(
+      new RegExp(`^hmm: could not merge workspace ${ws.id} into ${world.origin}:\nhmm: .*would be overwritten by merge.*\nhmm: notes.txt\n`),
+    )
     const after = snapshot(world.origin)
     expect(Object.keys(after).filter(path => !path.startsWith('.git'))).toEqual(Object.keys(before).filter(path => !path.startsWith('.git')))
     expect(readFileSync(join(world.origin, 'notes.txt'), 'utf8')).toBe('untracked\n')
@@ -155,7 +172,10 @@ describe('hmm merge', () => {
   it('keeps the commits made on another branch of the workspace out: it merges what HEAD points at', async () => {
     world = new World('merge-branch')
     await world.gitRepo()
-    const ws = await made(world, 'git checkout -qb side && echo s > s.txt && git add s.txt && git commit -qm side && git checkout -q main && git checkout -qb topic && echo t > t.txt && git add t.txt && git commit -qm topic')
+    const ws = await made(
+      world,
+      'git checkout -qb side && echo s > s.txt && git add s.txt && git commit -qm side && git checkout -q main && git checkout -qb topic && echo t > t.txt && git add t.txt && git commit -qm topic',
+    )
     expect((await hmm(world, ['merge', ws.id])).exitCode).toBe(0)
     expect(await world.git(['log', '--format=%s'])).toBe('topic\nfirst')
   })

@@ -92,7 +92,15 @@ describe('nested repositories', () => {
     for (const dir of ['nested', 'a/b/deep', 'gitfile', 'wt', 'sub']) {
       await execa('git', ['status'], {cwd: join(ws.tree, dir), env: world.env, extendEnv: false, reject: false, stdin: 'ignore'})
     }
-    expect(markers()).toEqual(expect.arrayContaining(['marker-fsmonitor-nested', 'marker-fsmonitor-deep', 'marker-fsmonitor-gitfile', 'marker-fsmonitor-worktree', 'marker-fsmonitor-sub']))
+    expect(markers()).toEqual(
+      expect.arrayContaining([
+        'marker-fsmonitor-nested',
+        'marker-fsmonitor-deep',
+        'marker-fsmonitor-gitfile',
+        'marker-fsmonitor-worktree',
+        'marker-fsmonitor-sub',
+      ]),
+    )
   }, 60_000)
 
   it('keeps a submodule that is not checked out (an empty directory) as the origin recorded it', async () => {

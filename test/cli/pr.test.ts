@@ -69,7 +69,12 @@ const COMMIT_TWO = 'echo one > one.txt && git add one.txt && git commit -qm "one
 /** The origin's branch, index and files, which pr leaves as they are. */
 async function originState(): Promise<unknown> {
   const files = Object.entries(snapshot(world.origin)).filter(([path]) => path !== '.git' && !path.startsWith('.git/'))
-  return {files, head: await world.git(['rev-parse', 'HEAD']), branch: await world.git(['symbolic-ref', 'HEAD']), index: readFileSync(join(world.origin, '.git', 'index')).toString('hex')}
+  return {
+    files,
+    head: await world.git(['rev-parse', 'HEAD']),
+    branch: await world.git(['symbolic-ref', 'HEAD']),
+    index: readFileSync(join(world.origin, '.git', 'index')).toString('hex'),
+  }
 }
 
 describe('hmm pr', () => {
@@ -97,7 +102,16 @@ describe('hmm pr', () => {
     const bare = await withRemote()
     const ws = await made(world, 'echo x > x.txt && git add x.txt && git commit -q -m "-leading dash subject" -m "line one" -m "line two"')
     expect(await hmm(world, ['pr', '--draft'])).toMatchObject({exitCode: 0, stdout: `${PR_URL}\n`})
-    expect(ghCalls()[1]).toEqual(['pr', 'create', '--repo=owner/name', '--base=main', `--head=hmm/${ws.id}`, '--title=-leading dash subject', '--body=line one\n\nline two', '--draft'])
+    expect(ghCalls()[1]).toEqual([
+      'pr',
+      'create',
+      '--repo=owner/name',
+      '--base=main',
+      `--head=hmm/${ws.id}`,
+      '--title=-leading dash subject',
+      '--body=line one\n\nline two',
+      '--draft',
+    ])
     expect(await remoteBranch(bare, `hmm/${ws.id}`)).not.toBe('')
   })
 
@@ -241,9 +255,16 @@ describe('hmm pr', () => {
     installGh()
     const bare = await withRemote()
     const go = join(world.home, 'go')
-    const child = execa(process.execPath, [BIN, 'run', '-n', 'busy', 'sh', '-c', `git commit -q --allow-empty -m x; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`], {
-      cwd: world.origin, env: world.env, extendEnv: false, reject: false,
-    })
+    const child = execa(
+      process.execPath,
+      [BIN, 'run', '-n', 'busy', 'sh', '-c', `git commit -q --allow-empty -m x; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`],
+      {
+        cwd: world.origin,
+        env: world.env,
+        extendEnv: false,
+        reject: false,
+      },
+    )
     await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
     const result = await hmm(world, ['pr', 'busy'])
     writeFileSync(go, '')
@@ -270,7 +291,13 @@ describe('hmm pr, its pure parts', () => {
     ]) {
       expect(githubRepo(url), url).toEqual({owner: 'owner', name: 'name'})
     }
-    for (const url of ['https://gitlab.com/owner/name', 'https://github.com.evil.example/owner/name', '/srv/git/name.git', 'https://github.com/owner', 'https://github.com/o/n/extra']) {
+    for (const url of [
+      'https://gitlab.com/owner/name',
+      'https://github.com.evil.example/owner/name',
+      '/srv/git/name.git',
+      'https://github.com/owner',
+      'https://github.com/o/n/extra',
+    ]) {
       expect(githubRepo(url), url).toBeUndefined()
     }
     expect(compareUrl({owner: 'o', name: 'n'}, 'release/1.x', 'hmm/k3xq9a')).toBe('https://github.com/o/n/compare/release/1.x...hmm/k3xq9a?expand=1')
@@ -279,6 +306,11 @@ describe('hmm pr, its pure parts', () => {
   it('titles and describes pull requests from the commits, oldest first', async () => {
     const {pullRequestText} = await import('../../src/app/pr.js')
     expect(pullRequestText([{subject: 'Fix it', body: 'Because.\n\nDetails.\n'}])).toEqual({title: 'Fix it', body: 'Because.\n\nDetails.'})
-    expect(pullRequestText([{subject: 'a', body: 'x'}, {subject: 'b', body: ''}])).toEqual({title: 'a', body: '- a\n- b'})
+    expect(
+      pullRequestText([
+        {subject: 'a', body: 'x'},
+        {subject: 'b', body: ''},
+      ]),
+    ).toEqual({title: 'a', body: '- a\n- b'})
   })
 })

@@ -36,7 +36,10 @@ describe('reliability', () => {
     world = new World('sigkill')
     const marker = join(world.home, 'finish')
     const child = execa(process.execPath, [BIN, 'run', 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`], {
-      cwd: world.origin, env: world.env, extendEnv: false, reject: false,
+      cwd: world.origin,
+      env: world.env,
+      extendEnv: false,
+      reject: false,
     })
     let stderr = ''
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
@@ -66,7 +69,10 @@ describe('reliability', () => {
   it('gives a terminal program a working terminal (under a pty)', async () => {
     world = new World('pty')
     const result = await execa('script', ['-qec', `stty cols 91 rows 37; '${process.execPath}' '${BIN}' run stty size`, '/dev/null'], {
-      cwd: world.origin, env: world.env, extendEnv: false, reject: false,
+      cwd: world.origin,
+      env: world.env,
+      extendEnv: false,
+      reject: false,
     })
     expect(result.exitCode).toBe(0)
     expect(String(result.stdout)).toContain('37 91')

@@ -89,9 +89,16 @@ describe('hmm rm', () => {
   it('refuses a running workspace', async () => {
     world = new World('rm-running')
     const marker = join(world.home, 'go')
-    const child = execa(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'run.js'), 'run', '-n', 'busy', 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`], {
-      cwd: world.origin, env: world.env, extendEnv: false, reject: false,
-    })
+    const child = execa(
+      process.execPath,
+      [join(import.meta.dirname, '..', '..', 'bin', 'run.js'), 'run', '-n', 'busy', 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`],
+      {
+        cwd: world.origin,
+        env: world.env,
+        extendEnv: false,
+        reject: false,
+      },
+    )
     await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
     const result = await world.hmm(['rm', '-f', 'busy'])
     expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6} \(busy\) is running$/m)

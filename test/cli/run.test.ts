@@ -181,7 +181,11 @@ describe('hmm run', () => {
     const project = realpathSync(PROJECT)
     const above = dirname(project)
     const viaW = await world.hmm(['run', '-w', above, 'true'])
-    expect(viaW).toEqual({exitCode: 1, stdout: '', stderr: `hmm: hmm is installed in ${project}, which the sandboxed command could write (${above}); install hmm elsewhere\n`})
+    expect(viaW).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `hmm: hmm is installed in ${project}, which the sandboxed command could write (${above}); install hmm elsewhere\n`,
+    })
     const viaTmpdir = await world.hmm(['run', 'true'], {env: {...world.env, TMPDIR: above}})
     expect(viaTmpdir.stderr).toBe(`hmm: hmm is installed in ${project}, which the sandboxed command could write (${above}); install hmm elsewhere\n`)
     const node = realpathSync(process.execPath)
@@ -228,7 +232,10 @@ describe('hmm run', () => {
   it('forwards SIGTERM to the command and waits for it', async () => {
     world = new World('run-forward')
     const child = execa(process.execPath, [BIN, 'run', 'sh', '-c', 'trap "echo got-term; exit 7" TERM; echo ready; while :; do sleep 0.05; done'], {
-      cwd: world.origin, env: world.env, extendEnv: false, reject: false,
+      cwd: world.origin,
+      env: world.env,
+      extendEnv: false,
+      reject: false,
     })
     await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
     child.kill('SIGTERM')

@@ -3,120 +3,131 @@
 // hard links kept as hard links, whatever the number of threads. Sockets are
 // the one difference: the helper leaves them out and says so.
 
-import { spawn, spawnSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { collect, ensureBuilt, helper, run, world } from './support.js';
+import {spawn, spawnSync} from 'node:child_process'
+import {createHash, randomBytes} from 'node:crypto'
+import {chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync} from 'node:fs'
+import {createServer, type Server} from 'node:net'
+import {join} from 'node:path'
+import {beforeAll, describe, expect, it} from 'vitest'
+import {collect, ensureBuilt, helper, run, world} from './support.js'
 
-beforeAll(ensureBuilt);
+beforeAll(ensureBuilt)
 
-const isRoot = process.getuid?.() === 0;
+const isRoot = process.getuid?.() === 0
 
 function sh(script: string, cwd: string): void {
-  const r = spawnSync('sh', ['-c', script], { cwd, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${script}: ${r.stderr}`);
+  const r = spawnSync('sh', ['-c', script], {cwd, encoding: 'utf8'})
+  if (r.status !== 0) throw new Error(`${script}: ${r.stderr}`)
 }
 
 /** Everything cp -a keeps about one entry, minus what no copy can keep
  * (inode numbers, ctime); hard links as the group of names of one inode. */
 interface Entry {
-  type: string;
-  mode: string;
-  uid: number;
-  gid: number;
-  mtime: string;
-  size?: number;
-  target?: string;
-  sha?: string;
-  rdev?: number;
-  links?: string[];
+  type: string
+  mode: string
+  uid: number
+  gid: number
+  mtime: string
+  size?: number
+  target?: string
+  sha?: string
+  rdev?: number
+  links?: string[]
 }
 
 function snapshot(root: string): Map<string, Entry> {
-  const out = new Map<string, Entry>();
-  const inodes = new Map<bigint, string[]>();
+  const out = new Map<string, Entry>()
+  const inodes = new Map<bigint, string[]>()
   const walk = (rel: string) => {
-    const p = rel ? join(root, rel) : root;
-    const st = lstatSync(p, { bigint: true });
-    const mode = Number(st.mode);
-    const type = st.isDirectory() ? 'dir' : st.isFile() ? 'file' : st.isSymbolicLink() ? 'link'
-      : st.isFIFO() ? 'fifo' : st.isSocket() ? 'socket' : st.isCharacterDevice() ? 'char' : 'block';
+    const p = rel ? join(root, rel) : root
+    const st = lstatSync(p, {bigint: true})
+    const mode = Number(st.mode)
+    const type = st.isDirectory()
+      ? 'dir'
+      : st.isFile()
+        ? 'file'
+        : st.isSymbolicLink()
+          ? 'link'
+          : st.isFIFO()
+            ? 'fifo'
+            : st.isSocket()
+              ? 'socket'
+              : st.isCharacterDevice()
+                ? 'char'
+                : 'block'
     const e: Entry = {
       type,
       mode: (mode & 0o7777).toString(8),
       uid: Number(st.uid),
       gid: Number(st.gid),
       mtime: st.mtimeNs.toString(),
-    };
+    }
     if (type === 'file') {
-      e.size = Number(st.size);
-      e.sha = createHash('sha256').update(readFileSync(p)).digest('hex');
+      e.size = Number(st.size)
+      e.sha = createHash('sha256').update(readFileSync(p)).digest('hex')
     }
-    if (type === 'link') e.target = readlinkSync(p);
-    if (type === 'char' || type === 'block') e.rdev = Number(st.rdev);
+    if (type === 'link') e.target = readlinkSync(p)
+    if (type === 'char' || type === 'block') e.rdev = Number(st.rdev)
     if (type !== 'dir' && st.nlink > 1n) {
-      const names = inodes.get(st.ino) ?? [];
-      names.push(rel);
-      inodes.set(st.ino, names);
+      const names = inodes.get(st.ino) ?? []
+      names.push(rel)
+      inodes.set(st.ino, names)
     }
-    out.set(rel || '.', e);
-    if (type === 'dir') for (const name of readdirSync(p).sort()) walk(rel ? join(rel, name) : name);
-  };
-  walk('');
-  for (const names of inodes.values()) for (const n of names) out.get(n)!.links = [...names].sort();
-  return out;
+    out.set(rel || '.', e)
+    if (type === 'dir') for (const name of readdirSync(p).sort()) walk(rel ? join(rel, name) : name)
+  }
+  walk('')
+  for (const names of inodes.values()) for (const n of names) out.get(n)!.links = [...names].sort()
+  return out
 }
 
 const without = (m: Map<string, Entry>, ...names: string[]) => {
-  const c = new Map(m);
-  for (const n of names) c.delete(n);
-  return c;
-};
-
-interface Source {
-  src: string;
-  root: string;
-  server: Server;
-  hasDevice: boolean;
-  /** non-directory entries the helper makes, and the bytes of distinct files */
-  files: number;
-  bytes: number;
+  const c = new Map(m)
+  for (const n of names) c.delete(n)
+  return c
 }
 
-const NAMES = ['with space', 'new\nline', '-dash', 'ünïcødé ☃', 'tab\there', '*star?', "quote'\""];
+interface Source {
+  src: string
+  root: string
+  server: Server
+  hasDevice: boolean
+  /** non-directory entries the helper makes, and the bytes of distinct files */
+  files: number
+  bytes: number
+}
+
+const NAMES = ['with space', 'new\nline', '-dash', 'ünïcødé ☃', 'tab\there', '*star?', 'quote\'"']
 
 async function makeSource(name: string): Promise<Source> {
-  const root = world(name);
-  const src = join(root, 'src');
-  mkdirSync(src);
+  const root = world(name)
+  const src = join(root, 'src')
+  mkdirSync(src)
   const file = (rel: string, content: Buffer | string, mode = 0o644) => {
-    writeFileSync(join(src, rel), content);
-    chmodSync(join(src, rel), mode);
-  };
+    writeFileSync(join(src, rel), content)
+    chmodSync(join(src, rel), mode)
+  }
   for (const d of ['a', 'b/c', 'deep/1/2/3/4/5/6', 'empty', 'many/sub1', 'many/sub2', 'readonly', 'sticky', 'setgid'])
-    mkdirSync(join(src, d), { recursive: true });
-  file('zero', '');
-  file('one', 'x');
-  file('a/4095', randomBytes(4095));
-  file('a/4096', randomBytes(4096));
-  file('a/65537', randomBytes(65537));
-  file('b/c/1mb-plus', randomBytes(1024 * 1024 + 17));
-  file('big', randomBytes(3 * 1024 * 1024 + 5));
-  file('tool.sh', '#!/bin/sh\necho tool\n', 0o755);
-  file('setuid', 'pretend binary', 0o4755);
-  file('setgid-file', 'pretend binary', 0o2711);
-  file('private', 'mine', 0o600);
-  file('deep/1/2/3/4/5/6/leaf', 'leaf\n');
-  file('readonly/inside', 'ro\n', 0o444);
-  for (const n of NAMES) file(n, `named ${n}\n`);
-  mkdirSync(join(src, 'a', NAMES[1]));
-  file(join('a', NAMES[1], NAMES[3]), 'nested odd names\n');
+    mkdirSync(join(src, d), {recursive: true})
+  file('zero', '')
+  file('one', 'x')
+  file('a/4095', randomBytes(4095))
+  file('a/4096', randomBytes(4096))
+  file('a/65537', randomBytes(65537))
+  file('b/c/1mb-plus', randomBytes(1024 * 1024 + 17))
+  file('big', randomBytes(3 * 1024 * 1024 + 5))
+  file('tool.sh', '#!/bin/sh\necho tool\n', 0o755)
+  file('setuid', 'pretend binary', 0o4755)
+  file('setgid-file', 'pretend binary', 0o2711)
+  file('private', 'mine', 0o600)
+  file('deep/1/2/3/4/5/6/leaf', 'leaf\n')
+  file('readonly/inside', 'ro\n', 0o444)
+  for (const n of NAMES) file(n, `named ${n}\n`)
+  mkdirSync(join(src, 'a', NAMES[1]))
+  file(join('a', NAMES[1], NAMES[3]), 'nested odd names\n')
   // enough entries for a directory to be split into chunks among workers
-  for (let i = 0; i < 300; i++) file(`many/f${i}`, `file ${i}\n`.repeat(i % 7));
-  for (let i = 0; i < 40; i++) file(`many/sub${1 + (i % 2)}/g${i}`, randomBytes(i * 37));
+  for (let i = 0; i < 300; i++) file(`many/f${i}`, `file ${i}\n`.repeat(i % 7))
+  for (let i = 0; i < 40; i++) file(`many/sub${1 + (i % 2)}/g${i}`, randomBytes(i * 37))
   sh(
     [
       'ln -s a/4096 rel-link',
@@ -131,202 +142,202 @@ async function makeSource(name: string): Promise<Source> {
       'mkfifo b/fifo2',
     ].join(' && '),
     src,
-  );
-  let hasDevice = false;
+  )
+  let hasDevice = false
   if (isRoot) {
-    sh('chown 1234:5678 private && chown -h 4321:8765 rel-link && chown 99:99 a', src);
-    hasDevice = spawnSync('mknod', [join(src, 'null-dev'), 'c', '1', '3']).status === 0;
+    sh('chown 1234:5678 private && chown -h 4321:8765 rel-link && chown 99:99 a', src)
+    hasDevice = spawnSync('mknod', [join(src, 'null-dev'), 'c', '1', '3']).status === 0
   }
-  const server = createServer();
-  await new Promise<void>((ok) => server.listen(join(src, 'sock'), ok));
+  const server = createServer()
+  await new Promise<void>(ok => server.listen(join(src, 'sock'), ok))
   // modes of directories last (a read-only directory would stop the rest)
-  chmodSync(join(src, 'sticky'), 0o1777);
-  chmodSync(join(src, 'setgid'), 0o2755);
-  chmodSync(join(src, 'readonly'), 0o555);
-  chmodSync(src, 0o750);
+  chmodSync(join(src, 'sticky'), 0o1777)
+  chmodSync(join(src, 'setgid'), 0o2755)
+  chmodSync(join(src, 'readonly'), 0o555)
+  chmodSync(src, 0o750)
   // a distinct old nanosecond mtime for every entry, directories included
-  const all = spawnSync('find', ['.', '-print0'], { cwd: src, encoding: 'utf8' }).stdout.split('\0').filter(Boolean);
+  const all = spawnSync('find', ['.', '-print0'], {cwd: src, encoding: 'utf8'}).stdout.split('\0').filter(Boolean)
   const script = all
     .map((p, i) => `touch -h -d @${1000000000 + i * 3607}.${String(123456789 - i * 1000).padStart(9, '0')} '${p.replaceAll("'", `'\\''`)}'`)
-    .join('\n');
-  sh(script, src);
+    .join('\n')
+  sh(script, src)
 
-  const snap = snapshot(src);
-  let files = 0;
-  let bytes = 0;
-  const seen = new Set<string>();
+  const snap = snapshot(src)
+  let files = 0
+  let bytes = 0
+  const seen = new Set<string>()
   for (const [rel, e] of snap) {
-    if (e.type === 'dir' || e.type === 'socket') continue;
-    files++;
-    if (e.type !== 'file') continue;
-    const key = e.links ? e.links[0] : rel;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    bytes += e.size!;
+    if (e.type === 'dir' || e.type === 'socket') continue
+    files++
+    if (e.type !== 'file') continue
+    const key = e.links ? e.links[0] : rel
+    if (seen.has(key)) continue
+    seen.add(key)
+    bytes += e.size!
   }
-  return { src, root, server, hasDevice, files, bytes };
+  return {src, root, server, hasDevice, files, bytes}
 }
 
 async function clone(src: string, dst: string, ...opts: string[]) {
-  return run(['clone', ...opts, src, dst]);
+  return run(['clone', ...opts, src, dst])
 }
 
 describe('hmm-helper clone', () => {
   it('makes what cp -a --reflink=auto makes, except sockets, which it reports', async () => {
-    const s = await makeSource('clone-cp');
+    const s = await makeSource('clone-cp')
     try {
-      const mine = join(s.root, 'by-helper');
-      const cps = join(s.root, 'by-cp');
-      const r = await clone(s.src, mine);
-      expect(r.stderr).toBe(`hmm: skipped socket ${join(s.src, 'sock')}\n`);
-      expect(r.code).toBe(0);
-      const cp = spawnSync('cp', ['-a', '--reflink=auto', s.src, cps], { encoding: 'utf8' });
-      expect(cp.stderr).toBe('');
+      const mine = join(s.root, 'by-helper')
+      const cps = join(s.root, 'by-cp')
+      const r = await clone(s.src, mine)
+      expect(r.stderr).toBe(`hmm: skipped socket ${join(s.src, 'sock')}\n`)
+      expect(r.code).toBe(0)
+      const cp = spawnSync('cp', ['-a', '--reflink=auto', s.src, cps], {encoding: 'utf8'})
+      expect(cp.stderr).toBe('')
 
-      const source = snapshot(s.src);
-      const helperResult = snapshot(mine);
-      const cpResult = snapshot(cps);
-      expect(source.get('sock')?.type).toBe('socket');
-      expect(cpResult.get('sock')?.type).toBe('socket');
-      expect(helperResult.has('sock')).toBe(false);
-      expect(helperResult).toEqual(without(cpResult, 'sock'));
-      expect(helperResult).toEqual(without(source, 'sock'));
+      const source = snapshot(s.src)
+      const helperResult = snapshot(mine)
+      const cpResult = snapshot(cps)
+      expect(source.get('sock')?.type).toBe('socket')
+      expect(cpResult.get('sock')?.type).toBe('socket')
+      expect(helperResult.has('sock')).toBe(false)
+      expect(helperResult).toEqual(without(cpResult, 'sock'))
+      expect(helperResult).toEqual(without(source, 'sock'))
 
       // spot checks, so a bug shared by the snapshot cannot hide everything
-      const get = (rel: string) => helperResult.get(rel)!;
-      expect(get('setuid').mode).toBe('4755');
-      expect(get('sticky').mode).toBe('1777');
-      expect(get('setgid').mode).toBe('2755');
-      expect(get('.').mode).toBe('750');
-      expect(get('loop')).toMatchObject({ type: 'link', target: 'loop' });
-      expect(get('dir-link')).toMatchObject({ type: 'link', target: 'a' });
-      expect(get('b/c/hard-2').links).toEqual(['a/65537', 'b/c/hard-2']);
-      expect(get('one').links).toEqual(['a/hard-one-2', 'hard-one', 'one']);
-      expect(get('hard-symlink').links).toEqual(['hard-symlink', 'rel-link']);
-      expect(get('hard-fifo')).toMatchObject({ type: 'fifo', mode: '640', links: ['fifo', 'hard-fifo'] });
-      expect(get(NAMES[1]).sha).toBe(source.get(NAMES[1])!.sha);
-      expect(get('deep/1/2/3/4/5/6/leaf').mtime).toBe(source.get('deep/1/2/3/4/5/6/leaf')!.mtime);
-      expect(get('a').mtime).toMatch(/\d{9}$/);
-      expect(get('a').mtime).not.toMatch(/000000$/);
+      const get = (rel: string) => helperResult.get(rel)!
+      expect(get('setuid').mode).toBe('4755')
+      expect(get('sticky').mode).toBe('1777')
+      expect(get('setgid').mode).toBe('2755')
+      expect(get('.').mode).toBe('750')
+      expect(get('loop')).toMatchObject({type: 'link', target: 'loop'})
+      expect(get('dir-link')).toMatchObject({type: 'link', target: 'a'})
+      expect(get('b/c/hard-2').links).toEqual(['a/65537', 'b/c/hard-2'])
+      expect(get('one').links).toEqual(['a/hard-one-2', 'hard-one', 'one'])
+      expect(get('hard-symlink').links).toEqual(['hard-symlink', 'rel-link'])
+      expect(get('hard-fifo')).toMatchObject({type: 'fifo', mode: '640', links: ['fifo', 'hard-fifo']})
+      expect(get(NAMES[1]).sha).toBe(source.get(NAMES[1])!.sha)
+      expect(get('deep/1/2/3/4/5/6/leaf').mtime).toBe(source.get('deep/1/2/3/4/5/6/leaf')!.mtime)
+      expect(get('a').mtime).toMatch(/\d{9}$/)
+      expect(get('a').mtime).not.toMatch(/000000$/)
       if (isRoot) {
-        expect(get('private')).toMatchObject({ uid: 1234, gid: 5678, mode: '600' });
-        expect(get('rel-link')).toMatchObject({ uid: 4321, gid: 8765 });
-        expect(get('a')).toMatchObject({ uid: 99, gid: 99 });
+        expect(get('private')).toMatchObject({uid: 1234, gid: 5678, mode: '600'})
+        expect(get('rel-link')).toMatchObject({uid: 4321, gid: 8765})
+        expect(get('a')).toMatchObject({uid: 99, gid: 99})
       }
-      if (s.hasDevice) expect(get('null-dev')).toMatchObject({ type: 'char', rdev: source.get('null-dev')!.rdev });
+      if (s.hasDevice) expect(get('null-dev')).toMatchObject({type: 'char', rdev: source.get('null-dev')!.rdev})
     } finally {
-      s.server.close();
+      s.server.close()
     }
-  }, 60_000);
+  }, 60_000)
 
   it('makes the same tree with 1 thread and with 4', async () => {
-    const s = await makeSource('clone-threads');
+    const s = await makeSource('clone-threads')
     try {
-      const results = [];
+      const results = []
       for (const threads of ['1', '4', '64']) {
-        const dst = join(s.root, `t${threads}`);
-        const r = await clone(s.src, dst, '--threads', threads);
-        expect(r.code, r.stderr).toBe(0);
-        results.push(snapshot(dst));
+        const dst = join(s.root, `t${threads}`)
+        const r = await clone(s.src, dst, '--threads', threads)
+        expect(r.code, r.stderr).toBe(0)
+        results.push(snapshot(dst))
       }
-      const expected = without(snapshot(s.src), 'sock');
-      for (const r of results) expect(r).toEqual(expected);
+      const expected = without(snapshot(s.src), 'sock')
+      for (const r of results) expect(r).toEqual(expected)
     } finally {
-      s.server.close();
+      s.server.close()
     }
-  }, 60_000);
+  }, 60_000)
 
   it('answers --stat-pairs as stat-pairs would right after, for files of one name; "missing" for the rest', async () => {
-    const s = await makeSource('clone-stat-pairs');
+    const s = await makeSource('clone-stat-pairs')
     try {
-      const dst = join(s.root, 'copy');
-      const source = snapshot(s.src);
-      const paths = [...source.keys()].filter((rel) => rel !== '.').concat(['no/such/file', join(s.src, 'one')]);
-      const input = Buffer.from(paths.map((p) => `${p}\0`).join(''));
-      const cloned = spawnSync(helper, ['clone', '--stat-pairs', s.src, dst], { input });
-      expect(cloned.status, cloned.stderr.toString()).toBe(0);
-      const after = spawnSync(helper, ['stat-pairs', s.src, dst], { input });
-      expect(after.status).toBe(0);
-      const RECORD = 2 * 41;
-      expect(cloned.stdout.length).toBe(paths.length * RECORD);
-      let answered = 0;
+      const dst = join(s.root, 'copy')
+      const source = snapshot(s.src)
+      const paths = [...source.keys()].filter(rel => rel !== '.').concat(['no/such/file', join(s.src, 'one')])
+      const input = Buffer.from(paths.map(p => `${p}\0`).join(''))
+      const cloned = spawnSync(helper, ['clone', '--stat-pairs', s.src, dst], {input})
+      expect(cloned.status, cloned.stderr.toString()).toBe(0)
+      const after = spawnSync(helper, ['stat-pairs', s.src, dst], {input})
+      expect(after.status).toBe(0)
+      const RECORD = 2 * 41
+      expect(cloned.stdout.length).toBe(paths.length * RECORD)
+      let answered = 0
       paths.forEach((rel, i) => {
-        const mine = cloned.stdout.subarray(i * RECORD, (i + 1) * RECORD);
-        const e = source.get(rel);
+        const mine = cloned.stdout.subarray(i * RECORD, (i + 1) * RECORD)
+        const e = source.get(rel)
         if (e?.type === 'file' && !e.links) {
-          expect(mine.equals(after.stdout.subarray(i * RECORD, (i + 1) * RECORD)), rel).toBe(true);
-          expect([mine[0], mine[41]], rel).toEqual([1, 1]);
-          answered++;
+          expect(mine.equals(after.stdout.subarray(i * RECORD, (i + 1) * RECORD)), rel).toBe(true)
+          expect([mine[0], mine[41]], rel).toEqual([1, 1])
+          answered++
         } else {
-          expect([mine[0], mine[41]], rel).toEqual([0, 0]);
+          expect([mine[0], mine[41]], rel).toEqual([0, 0])
         }
-      });
-      expect(answered).toBeGreaterThan(300);
+      })
+      expect(answered).toBeGreaterThan(300)
     } finally {
-      s.server.close();
+      s.server.close()
     }
-  }, 60_000);
+  }, 60_000)
 
   it('reports progress on --progress-fd, ending with every file and byte', async () => {
-    const s = await makeSource('clone-progress');
+    const s = await makeSource('clone-progress')
     try {
-      const dst = join(s.root, 'dst');
-      const child = spawn(helper, ['clone', '--progress-fd', '3', s.src, dst], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
-      const r = await collect(child);
-      expect(r.code).toBe(0);
-      const lines = r.report.split('\n');
-      expect(lines.pop()).toBe('');
-      expect(lines.length).toBeGreaterThan(0);
-      let last = [0, 0];
+      const dst = join(s.root, 'dst')
+      const child = spawn(helper, ['clone', '--progress-fd', '3', s.src, dst], {stdio: ['ignore', 'pipe', 'pipe', 'pipe']})
+      const r = await collect(child)
+      expect(r.code).toBe(0)
+      const lines = r.report.split('\n')
+      expect(lines.pop()).toBe('')
+      expect(lines.length).toBeGreaterThan(0)
+      let last = [0, 0]
       for (const line of lines) {
-        expect(line).toMatch(/^P \d+ \d+$/);
-        const now = line.split(' ').slice(1).map(Number);
-        expect(now[0]).toBeGreaterThanOrEqual(last[0]);
-        expect(now[1]).toBeGreaterThanOrEqual(last[1]);
-        last = now;
+        expect(line).toMatch(/^P \d+ \d+$/)
+        const now = line.split(' ').slice(1).map(Number)
+        expect(now[0]).toBeGreaterThanOrEqual(last[0])
+        expect(now[1]).toBeGreaterThanOrEqual(last[1])
+        last = now
       }
-      expect(last).toEqual([s.files, s.bytes]);
+      expect(last).toEqual([s.files, s.bytes])
     } finally {
-      s.server.close();
+      s.server.close()
     }
-  }, 60_000);
+  }, 60_000)
 
   it('refuses a destination that exists, and leaves it alone', async () => {
-    const w = world('clone-exists');
-    mkdirSync(join(w, 'src'));
-    writeFileSync(join(w, 'src', 'f'), 'f');
-    mkdirSync(join(w, 'dst'));
-    writeFileSync(join(w, 'dst', 'keep'), 'keep');
-    const r = await clone(join(w, 'src'), join(w, 'dst'));
-    expect(r).toMatchObject({ code: 1, stderr: `hmm: clone: ${join(w, 'dst')}: File exists\n` });
-    expect(readdirSync(join(w, 'dst'))).toEqual(['keep']);
-  });
+    const w = world('clone-exists')
+    mkdirSync(join(w, 'src'))
+    writeFileSync(join(w, 'src', 'f'), 'f')
+    mkdirSync(join(w, 'dst'))
+    writeFileSync(join(w, 'dst', 'keep'), 'keep')
+    const r = await clone(join(w, 'src'), join(w, 'dst'))
+    expect(r).toMatchObject({code: 1, stderr: `hmm: clone: ${join(w, 'dst')}: File exists\n`})
+    expect(readdirSync(join(w, 'dst'))).toEqual(['keep'])
+  })
 
   it('fails with the path and the reason when the source or the parent of the destination is missing', async () => {
-    const w = world('clone-missing');
-    mkdirSync(join(w, 'src'));
-    const noSrc = await clone(join(w, 'nope'), join(w, 'dst'));
-    expect(noSrc).toMatchObject({ code: 1, stderr: `hmm: clone: ${join(w, 'nope')}: No such file or directory\n` });
-    const noParent = await clone(join(w, 'src'), join(w, 'no', 'dst'));
-    expect(noParent).toMatchObject({ code: 1, stderr: `hmm: clone: ${join(w, 'no', 'dst')}: No such file or directory\n` });
-  });
+    const w = world('clone-missing')
+    mkdirSync(join(w, 'src'))
+    const noSrc = await clone(join(w, 'nope'), join(w, 'dst'))
+    expect(noSrc).toMatchObject({code: 1, stderr: `hmm: clone: ${join(w, 'nope')}: No such file or directory\n`})
+    const noParent = await clone(join(w, 'src'), join(w, 'no', 'dst'))
+    expect(noParent).toMatchObject({code: 1, stderr: `hmm: clone: ${join(w, 'no', 'dst')}: No such file or directory\n`})
+  })
 
   it('does not follow a source that is a symlink', async () => {
-    const w = world('clone-src-link');
-    mkdirSync(join(w, 'real'));
-    sh('ln -s real link', w);
-    const r = await clone(join(w, 'link'), join(w, 'dst'));
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^hmm: clone: .*link: /);
-  });
+    const w = world('clone-src-link')
+    mkdirSync(join(w, 'real'))
+    sh('ln -s real link', w)
+    const r = await clone(join(w, 'link'), join(w, 'dst'))
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^hmm: clone: .*link: /)
+  })
 
   it('refuses to clone a directory into itself', async () => {
-    const w = world('clone-into-self');
-    mkdirSync(join(w, 'src', 'sub'), { recursive: true });
-    const r = await clone(join(w, 'src'), join(w, 'src', 'sub', 'dst'));
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('cannot clone a directory into itself');
-  });
+    const w = world('clone-into-self')
+    mkdirSync(join(w, 'src', 'sub'), {recursive: true})
+    const r = await clone(join(w, 'src'), join(w, 'src', 'sub', 'dst'))
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('cannot clone a directory into itself')
+  })
 
   it.each([
     ['no arguments', []],
@@ -338,8 +349,8 @@ describe('hmm-helper clone', () => {
     ['an unknown flag', ['clone', '--fast', '/x', '/y']],
     ['an unknown mode', ['frobnicate']],
   ])('exits 2 with usage for %s', async (_, args) => {
-    const r = await run(args, { reportPipe: false });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/usage: hmm-helper/);
-  });
-});
+    const r = await run(args, {reportPipe: false})
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/usage: hmm-helper/)
+  })
+})

@@ -10,7 +10,7 @@ const dirs: string[] = []
 afterEach(() => dirs.splice(0).forEach(dir => rmSync(dir, {recursive: true, force: true})))
 
 describe('hmm-helper stat-pairs', () => {
-  it('answers, for each path, both sides: kind and the stat words of git\'s index, links not followed', () => {
+  it("answers, for each path, both sides: kind and the stat words of git's index, links not followed", () => {
     mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
     const dir = mkdtempSync(join(PROJECT, '.test-worlds', 'statpairs-'))
     dirs.push(dir)

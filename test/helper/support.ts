@@ -6,61 +6,61 @@
 // is removed when its test passes and kept, for a look, when it fails (its
 // directories made writable by their owner, so that rm -rf removes it).
 
-import { spawn, spawnSync, type StdioOptions } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, realpathSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { onTestFinished } from 'vitest';
-import { makeRemovable, removeWorld } from '../world.js';
+import {spawn, spawnSync, type StdioOptions} from 'node:child_process'
+import {randomBytes} from 'node:crypto'
+import {existsSync, mkdirSync, realpathSync} from 'node:fs'
+import {dirname, join, resolve} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {onTestFinished} from 'vitest'
+import {makeRemovable, removeWorld} from '../world.js'
 
-export const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const helper = join(repo, 'native-helpers', 'build', 'hmm-helper');
+export const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const helper = join(repo, 'native-helpers', 'build', 'hmm-helper')
 
 /** Builds the helper if it is not there yet, as `npm install` would. */
 export function ensureBuilt(): void {
-  if (existsSync(helper)) return;
+  if (existsSync(helper)) return
   const r = spawnSync(process.execPath, [join(repo, 'native-helpers', 'build.js')], {
     encoding: 'utf8',
-  });
-  if (r.status !== 0) throw new Error(`building the helper failed:\n${r.stderr}`);
+  })
+  if (r.status !== 0) throw new Error(`building the helper failed:\n${r.stderr}`)
 }
 
 /** A fresh directory for one test, canonical (the helper compares paths as
  * bytes), removed if the test passes. */
 export function world(name: string): string {
-  const base = join(repo, '.test-worlds');
-  mkdirSync(base, { recursive: true });
-  const dir = join(realpathSync(base), `${name}-${randomBytes(4).toString('hex')}`);
-  mkdirSync(dir);
-  onTestFinished((ctx) => {
-    if (ctx.task.result?.state === 'pass') return removeWorld(dir);
-    makeRemovable(dir);
-    process.stderr.write(`kept the world of "${ctx.task.name}": ${dir}\n`);
-  });
-  return dir;
+  const base = join(repo, '.test-worlds')
+  mkdirSync(base, {recursive: true})
+  const dir = join(realpathSync(base), `${name}-${randomBytes(4).toString('hex')}`)
+  mkdirSync(dir)
+  onTestFinished(ctx => {
+    if (ctx.task.result?.state === 'pass') return removeWorld(dir)
+    makeRemovable(dir)
+    process.stderr.write(`kept the world of "${ctx.task.name}": ${dir}\n`)
+  })
+  return dir
 }
 
 export interface Outcome {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
   /** What the helper wrote on its report descriptor (fd 3). */
-  report: string;
+  report: string
 }
 
 export interface RunOptions {
-  cwd?: string;
+  cwd?: string
   /** Extra descriptors from fd 4 on, as Node's stdio entries. */
-  extra?: Array<'pipe' | 'ignore' | 'inherit' | number>;
+  extra?: Array<'pipe' | 'ignore' | 'inherit' | number>
   /** Give fd 3 as a pipe (default true). */
-  reportPipe?: boolean;
-  input?: string;
-  env?: NodeJS.ProcessEnv;
+  reportPipe?: boolean
+  input?: string
+  env?: NodeJS.ProcessEnv
   /** Run as this user (root's tests of what a plain user meets). */
-  uid?: number;
-  gid?: number;
+  uid?: number
+  gid?: number
 }
 
 /** Runs the helper to the end and collects everything it and its command said. */
@@ -71,20 +71,20 @@ export function run(args: string[], opts: RunOptions = {}): Promise<Outcome> {
     'pipe',
     opts.reportPipe === false ? 'ignore' : 'pipe',
     ...(opts.extra ?? []),
-  ];
-  const child = spawn(helper, args, { cwd: opts.cwd, env: opts.env, uid: opts.uid, gid: opts.gid, stdio });
-  if (opts.input !== undefined) child.stdin!.end(opts.input);
-  return collect(child);
+  ]
+  const child = spawn(helper, args, {cwd: opts.cwd, env: opts.env, uid: opts.uid, gid: opts.gid, stdio})
+  if (opts.input !== undefined) child.stdin!.end(opts.input)
+  return collect(child)
 }
 
 export function collect(child: ReturnType<typeof spawn>): Promise<Outcome> {
-  const chunks: Record<string, Buffer[]> = { stdout: [], stderr: [], report: [] };
-  child.stdout?.on('data', (b: Buffer) => chunks.stdout.push(b));
-  child.stderr?.on('data', (b: Buffer) => chunks.stderr.push(b));
-  const report = child.stdio[3] as NodeJS.ReadableStream | null | undefined;
-  report?.on('data', (b: Buffer) => chunks.report.push(b));
+  const chunks: Record<string, Buffer[]> = {stdout: [], stderr: [], report: []}
+  child.stdout?.on('data', (b: Buffer) => chunks.stdout.push(b))
+  child.stderr?.on('data', (b: Buffer) => chunks.stderr.push(b))
+  const report = child.stdio[3] as NodeJS.ReadableStream | null | undefined
+  report?.on('data', (b: Buffer) => chunks.report.push(b))
   return new Promise((done, fail) => {
-    child.on('error', fail);
+    child.on('error', fail)
     child.on('close', (code, signal) =>
       done({
         code,
@@ -93,35 +93,35 @@ export function collect(child: ReturnType<typeof spawn>): Promise<Outcome> {
         stderr: Buffer.concat(chunks.stderr).toString(),
         report: Buffer.concat(chunks.report).toString(),
       }),
-    );
-  });
+    )
+  })
 }
 
 /** The helper's `exec` with a report pipe at fd 3. */
 export function execArgs(lock: string, policy: string[], command: string[]): string[] {
-  return ['exec', '--lock', lock, '--report-fd', '3', ...policy, '--', ...command];
+  return ['exec', '--lock', lock, '--report-fd', '3', ...policy, '--', ...command]
 }
 
 /** `hmm-helper locked FILE` as a boolean. */
 export function isLocked(file: string): boolean {
-  const r = spawnSync(helper, ['locked', file], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`locked exited ${r.status}: ${r.stderr}`);
-  return r.stdout === '1\n';
+  const r = spawnSync(helper, ['locked', file], {encoding: 'utf8'})
+  if (r.status !== 0) throw new Error(`locked exited ${r.status}: ${r.stderr}`)
+  return r.stdout === '1\n'
 }
 
 export function abi(): number {
-  ensureBuilt();
-  const r = spawnSync(helper, ['abi'], { encoding: 'utf8' });
-  return Number(r.stdout.trim());
+  ensureBuilt()
+  const r = spawnSync(helper, ['abi'], {encoding: 'utf8'})
+  return Number(r.stdout.trim())
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms: number) => new Promise(r => setTimeout(r, ms))
 
 /** Polls until check() is true, or fails after ms. */
 export async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
+  const end = Date.now() + ms
   while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await sleep(25)
   }
 }

@@ -88,7 +88,9 @@ keep = ["AIDER_KEY"]
   it('refuses a bad file with one line naming the file and the key', () => {
     expect(failure('write = "~/.m2"')).toBe('~/.config/hmm/config.toml: write: expected a list of paths')
     expect(failure('hide = [1]')).toBe('~/.config/hmm/config.toml: hide: expected a list of paths')
-    expect(failure('unhide = ["relative/path"]')).toBe('~/.config/hmm/config.toml: unhide: expected a list of paths (absolute or starting with ~/): relative/path')
+    expect(failure('unhide = ["relative/path"]')).toBe(
+      '~/.config/hmm/config.toml: unhide: expected a list of paths (absolute or starting with ~/): relative/path',
+    )
     expect(failure('isolation = "none"')).toBe('~/.config/hmm/config.toml: isolation: expected "full" or "landlock-only"')
     expect(failure('net = 3')).toBe('~/.config/hmm/config.toml: net: expected "none" or a list of hosts')
     expect(failure('env = ["A"]')).toBe('~/.config/hmm/config.toml: env: expected a table (keep = [...], remove = [...])')
@@ -97,7 +99,9 @@ keep = ["AIDER_KEY"]
     expect(failure('writable = []')).toBe('~/.config/hmm/config.toml: writable: unknown key (keys: write, hide, unhide, env, isolation, net, agent)')
     expect(failure('[agent.claude]\nwrite = 1')).toBe('~/.config/hmm/config.toml: agent.claude.write: expected a list of paths')
     expect(failure('agent = 1')).toBe('~/.config/hmm/config.toml: agent: expected tables [agent.<command name>]')
-    expect(failure('[agent.claude]\nagent = {}')).toBe('~/.config/hmm/config.toml: agent.claude.agent: unknown key (keys: write, hide, unhide, env, isolation, net)')
+    expect(failure('[agent.claude]\nagent = {}')).toBe(
+      '~/.config/hmm/config.toml: agent.claude.agent: unknown key (keys: write, hide, unhide, env, isolation, net)',
+    )
   })
 
   it('refuses a file that is not TOML with one line naming the file and the line', () => {

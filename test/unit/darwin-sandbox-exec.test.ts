@@ -62,7 +62,13 @@ function world(options: {name?: string; root?: string} = {}): World {
     expect(`${outside}/`.startsWith(`${value}/`), `${outside} lies in the writable ${value}: move the repository out of it`).toBe(false)
   }
   return {
-    root, home, data, tree, other, outside, policy,
+    root,
+    home,
+    data,
+    tree,
+    other,
+    outside,
+    policy,
     sh(script, ...args) {
       const argv = seatbeltArgv(policy, ['/bin/sh', '-c', `echo ran; ${script}`, 'sh', ...args])
       const result = spawnSync(argv[0]!, argv.slice(1), {cwd: tree, encoding: 'utf8'})
@@ -94,7 +100,10 @@ describe('under /usr/bin/sandbox-exec (macOS only: skipped elsewhere)', () => {
     const w = world()
     const tmp = mkdtempSync('/tmp/hmm-seatbelt-')
     onTestFinished(() => rmSync(tmp, {recursive: true, force: true}))
-    const r = w.sh('echo x > "$1/t" && echo x > "${TMPDIR:-/tmp}/hmm-seatbelt-$$" && rm "${TMPDIR:-/tmp}/hmm-seatbelt-$$" && echo x > /dev/null && echo WROTE', tmp)
+    const r = w.sh(
+      'echo x > "$1/t" && echo x > "${TMPDIR:-/tmp}/hmm-seatbelt-$$" && rm "${TMPDIR:-/tmp}/hmm-seatbelt-$$" && echo x > /dev/null && echo WROTE',
+      tmp,
+    )
     expect(r.stdout).toContain('WROTE')
   })
 
@@ -114,8 +123,13 @@ describe('under /usr/bin/sandbox-exec (macOS only: skipped elsewhere)', () => {
 
   it.skipIf(notDarwin)('cannot read or list the data directory, another workspace or the registry [needs macOS sandbox-exec]', () => {
     const w = world()
-    const r = w.sh('ls "$1" || echo DENIED; cat "$2" || echo DENIED; cat "$3" || echo DENIED; ls "$4" || echo DENIED',
-      w.data, join(w.other, 'secret.txt'), join(w.data, 'registry.sqlite'), join(w.data, 'k3xq9a'))
+    const r = w.sh(
+      'ls "$1" || echo DENIED; cat "$2" || echo DENIED; cat "$3" || echo DENIED; ls "$4" || echo DENIED',
+      w.data,
+      join(w.other, 'secret.txt'),
+      join(w.data, 'registry.sqlite'),
+      join(w.data, 'k3xq9a'),
+    )
     expect(r.stdout).not.toContain(SECRET)
     expect(r.stdout).not.toContain('registry')
     expect(r.stdout.match(/DENIED/g)).toHaveLength(4)
@@ -153,7 +167,7 @@ describe('under /usr/bin/sandbox-exec (macOS only: skipped elsewhere)', () => {
     expect(readFileSync(join(w.home, 'notes.txt'), 'utf8')).toBe('notes\n')
   })
 
-  it.skipIf(notDarwin)('makes hard links within the tree and within a writable path, as npm\'s cache does [needs macOS sandbox-exec]', () => {
+  it.skipIf(notDarwin)("makes hard links within the tree and within a writable path, as npm's cache does [needs macOS sandbox-exec]", () => {
     const w = world()
     const tmp = realpathSync(mkdtempSync('/tmp/hmm-seatbelt-'))
     onTestFinished(() => rmSync(tmp, {recursive: true, force: true}))
@@ -164,8 +178,12 @@ describe('under /usr/bin/sandbox-exec (macOS only: skipped elsewhere)', () => {
   it.skipIf(notDarwin)('clone bypass: cannot clone a hidden file (cp -c) [needs macOS sandbox-exec]', () => {
     const w = world()
     // cp -c clones with clonefile(2): it works on a readable file, so the denial is the sandbox's.
-    const r = w.sh('cp -c "$3" "$1/notes" && echo CLONED; cp -c "$2" "$1/key" || echo DENIED; cat "$1/key" || echo GONE',
-      w.tree, join(w.home, '.ssh', 'id_rsa'), join(w.home, 'notes.txt'))
+    const r = w.sh(
+      'cp -c "$3" "$1/notes" && echo CLONED; cp -c "$2" "$1/key" || echo DENIED; cat "$1/key" || echo GONE',
+      w.tree,
+      join(w.home, '.ssh', 'id_rsa'),
+      join(w.home, 'notes.txt'),
+    )
     expect(r.stdout).toContain('CLONED')
     expect(r.stdout).toContain('DENIED')
     expect(r.stdout).not.toContain(SECRET)
@@ -192,7 +210,10 @@ describe('under /usr/bin/sandbox-exec (macOS only: skipped elsewhere)', () => {
     expect(r.stdout).toContain('DENIED')
     expect(statSync(join(w.tree, 'prog')).mode & 0o6000).toBe(0)
     // Set-user-ID programs that succeed when run plainly: refused inside.
-    const programs = [['/usr/bin/sudo', '-V'], ['/bin/ps', '-p', String(process.pid)]].filter(([path]) => existsSync(path!) && statSync(path!).mode & 0o4000)
+    const programs = [
+      ['/usr/bin/sudo', '-V'],
+      ['/bin/ps', '-p', String(process.pid)],
+    ].filter(([path]) => existsSync(path!) && statSync(path!).mode & 0o4000)
     expect(programs.length, 'no set-user-ID program found to try').toBeGreaterThan(0)
     for (const program of programs) {
       expect(spawnSync(program[0]!, program.slice(1)).status, `${program[0]} outside the sandbox`).toBe(0)

@@ -65,7 +65,10 @@ function rules(profile: string): List[] {
 
 /** A rule as `allow file-write*: WRITABLE_0 WRITABLE_1`, for asserting the order of the policy. */
 function summary(rule: List): string {
-  const operations = rule.items.slice(1).filter(item => item.kind === 'symbol').map(item => (item as {name: string}).name)
+  const operations = rule.items
+    .slice(1)
+    .filter(item => item.kind === 'symbol')
+    .map(item => (item as {name: string}).name)
   const params = [...lists(rule.items)].filter(({list}) => head(list) === 'param').map(({list}) => (list.items[1] as {value: string}).value)
   return `${head(rule)} ${operations.join(' ')}${params.length ? `: ${params.join(' ')}` : ''}`
 }
@@ -94,7 +97,13 @@ describe('the Seatbelt profile', () => {
   it('is balanced s-expressions whose only strings are parameter names', () => {
     const profile = seatbelt(MAC).profile
     const forms = parse(profile)
-    expect(forms[0]).toEqual({kind: 'list', items: [{kind: 'symbol', name: 'version'}, {kind: 'symbol', name: '1'}]})
+    expect(forms[0]).toEqual({
+      kind: 'list',
+      items: [
+        {kind: 'symbol', name: 'version'},
+        {kind: 'symbol', name: '1'},
+      ],
+    })
     const strings = tokenize(profile).filter(token => token.kind === 'string')
     expect(strings.length).toBeGreaterThan(0)
     for (const token of strings) expect((token as {value: string}).value).toMatch(/^[A-Z]+(_[A-Z]+)*(_\d+)?$/)
@@ -114,14 +123,20 @@ describe('the Seatbelt profile', () => {
 
   it('names exactly the parameters it is given, each once', () => {
     const {profile, parameters} = seatbelt(MAC)
-    const named = new Set(tokenize(profile).filter(token => token.kind === 'string').map(token => (token as {value: string}).value))
+    const named = new Set(
+      tokenize(profile)
+        .filter(token => token.kind === 'string')
+        .map(token => (token as {value: string}).value),
+    )
     expect([...named].sort()).toEqual(parameters.map(({name}) => name).sort())
     expect(new Set(parameters.map(({name}) => name)).size).toBe(parameters.length)
   })
 
   it('never allows without a filter but by (allow default), even when a kind of path is missing', () => {
     for (const policy of [MAC, {...MAC, writable: [], devices: [], hidden: []}, {...MAC, hidden: ['/x']}]) {
-      const unfiltered = rules(seatbelt(policy).profile).filter(rule => rule.items.every(item => item.kind === 'symbol')).map(summary)
+      const unfiltered = rules(seatbelt(policy).profile)
+        .filter(rule => rule.items.every(item => item.kind === 'symbol'))
+        .map(summary)
       expect(unfiltered).toEqual(['allow default', 'deny file-write* file-link', 'deny file-write-setugid'])
     }
     expect(seatbelt({...MAC, writable: [], devices: [], hidden: []}).parameters.map(({name}) => name)).toEqual(['TREE'])
@@ -162,7 +177,8 @@ describe('paths that would break SBPL if pasted into it', () => {
     const home = `/Users/me${ODD}`
     const data = `${home}/Library/Application Support/hmm${ODD}`
     expect(seatbeltArgs(macPolicy(odd))).toEqual([
-      '-p', before.profile,
+      '-p',
+      before.profile,
       `-DTREE=${data}/k3xq9a/tree/proj${ODD}`,
       '-DWRITABLE_0=/private/tmp',
       '-DWRITABLE_1=/private/var/folders',
@@ -252,6 +268,14 @@ describe('the SBPL checker', () => {
     expect(() => parse('(allow file-write* (subpath "/a\\nb"))')).toThrow(/unknown escape/)
     expect(() => parse('(allow file-write* (subpath "/a\nb"))')).toThrow(/newline/)
     expect(() => parse('(allow file-write* (regex #"^/a"))')).toThrow(/unexpected/)
-    expect(parse('; (unbalanced " in a comment\n(version 1)')).toEqual([{kind: 'list', items: [{kind: 'symbol', name: 'version'}, {kind: 'symbol', name: '1'}]}])
+    expect(parse('; (unbalanced " in a comment\n(version 1)')).toEqual([
+      {
+        kind: 'list',
+        items: [
+          {kind: 'symbol', name: 'version'},
+          {kind: 'symbol', name: '1'},
+        ],
+      },
+    ])
   })
 })

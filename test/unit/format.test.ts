@@ -31,10 +31,6 @@ describe('formatTable', () => {
       ],
       ['left', 'left', 'left', 'right', 'left'],
     )
-    expect(table).toBe(
-      'ID      NAME    STATE    AGE  ORIGIN\n' +
-        'k3xq9a  parser  done      2h  ~/src/dwim\n' +
-        'p7mw2d  -       running   5m  ~/src/dwim\n',
-    )
+    expect(table).toBe('ID      NAME    STATE    AGE  ORIGIN\n' + 'k3xq9a  parser  done      2h  ~/src/dwim\n' + 'p7mw2d  -       running   5m  ~/src/dwim\n')
   })
 })

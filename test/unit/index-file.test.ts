@@ -47,7 +47,7 @@ describe('the index file', () => {
     expect((await execa('git', ['status', '--porcelain'], {cwd: dir})).stdout).toContain('A  a.txt')
   })
 
-  it('lists entries\' names as the helper reads them, each ended by a NUL', async () => {
+  it("lists entries' names as the helper reads them, each ended by a NUL", async () => {
     const dir = await repoWithIndex()
     const parsed = parseIndex(readFileSync(join(dir, '.git/index')), 'sha1')!
     const chosen = parsed.entries.filter(entry => entry.path !== 'a.txt')
@@ -61,7 +61,10 @@ describe('the index file', () => {
     const parsed = parseIndex(buffer, 'sha256')!
     expect(parsed.entries.map(entry => entry.path)).toContain('dir/b with space.txt')
     const entry = parsed.entries.find(e => e.path === 'a.txt')!
-    writeFileSync(join(dir, '.git/index'), rewriteIndex(parsed, entries => entries.writeUInt32BE(12345, entry.offset + 20))!)
+    writeFileSync(
+      join(dir, '.git/index'),
+      rewriteIndex(parsed, entries => entries.writeUInt32BE(12345, entry.offset + 20))!,
+    )
     expect((await execa('git', ['ls-files', '--debug', 'a.txt'], {cwd: dir})).stdout).toMatch(/ino: 12345/)
     expect((await execa('git', ['status', '--porcelain'], {cwd: dir})).stdout).toContain('A  a.txt')
   })

@@ -22,7 +22,14 @@ describe('the sandbox policy', () => {
     const home = scratch()
     const extra = join(home, 'm2')
     mkdirSync(extra)
-    const policy = buildPolicy({tree: join(home, 'data/ab/tree/p'), home, dataDir: join(home, 'data'), extraWritable: [extra], tmpdir: '/tmp', platform: 'linux'})
+    const policy = buildPolicy({
+      tree: join(home, 'data/ab/tree/p'),
+      home,
+      dataDir: join(home, 'data'),
+      extraWritable: [extra],
+      tmpdir: '/tmp',
+      platform: 'linux',
+    })
     expect(policy.readable).toEqual(['/'])
     expect(policy.tree).toBe(join(home, 'data/ab/tree/p'))
     expect(policy.writable).toEqual(['/tmp', ...['.cargo', '.rustup', '.cache', '.npm'].map(c => join(home, c)), extra])
