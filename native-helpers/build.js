@@ -1,5 +1,5 @@
-// Builds native-helpers/build/hmm-helper from hmm-helper.c with the system's
-// C compiler. Run by `npm install` (the prepare step), so that the helper
+// Builds native-helpers/build/hmm-helper from the *.c files beside this one
+// (one per job, sharing hmm-helper.h) with the system's C compiler. Run by `npm install` (the prepare step), so that the helper
 // that confines commands is compiled on the machine that runs it, from source
 // anyone can read, never downloaded prebuilt.
 //
@@ -10,13 +10,16 @@
 // compiler's own output. Either way it exits 1.
 
 import {spawnSync} from 'node:child_process'
-import {mkdirSync} from 'node:fs'
+import {mkdirSync, readdirSync} from 'node:fs'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = dirname(here)
-const source = relative(root, join(here, 'hmm-helper.c'))
+const sources = readdirSync(here)
+  .filter(name => name.endsWith('.c'))
+  .sort()
+  .map(name => relative(root, join(here, name)))
 const output = relative(root, join(here, 'build', 'hmm-helper'))
 
 // CC may carry words of its own ("ccache gcc"), as it may for make.
@@ -24,7 +27,7 @@ const [cc, ...ccArgs] = (process.env.CC || 'cc').trim().split(/\s+/)
 
 mkdirSync(join(here, 'build'), {recursive: true})
 
-const result = spawnSync(cc, [...ccArgs, '-O2', '-Wall', '-Wextra', '-std=gnu11', '-o', output, source, '-lpthread'], {cwd: root, stdio: 'inherit'})
+const result = spawnSync(cc, [...ccArgs, '-O2', '-Wall', '-Wextra', '-std=gnu11', '-o', output, ...sources, '-lpthread'], {cwd: root, stdio: 'inherit'})
 
 if (result.error) {
   if (result.error.code === 'ENOENT') {

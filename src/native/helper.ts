@@ -1,4 +1,4 @@
-// The C helper (native-helpers/hmm-helper.c), built by `npm install`: what
+// The C helper (native-helpers/, main.c lists its modes), built by `npm install`: what
 // Node cannot do itself — Landlock, flock held across exec, fast cloning.
 import type * as ChildProcess from 'node:child_process'
 import {existsSync} from 'node:fs'

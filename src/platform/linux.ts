@@ -1,5 +1,5 @@
 // The policy as the helper's arguments: Landlock rules it applies right
-// before exec (see native-helpers/hmm-helper.c). Pure: building the argv is
+// before exec (see native-helpers/exec.c and landlock.c). Pure: building the argv is
 // separate from running it, so `hmm sandbox` shows exactly what `hmm run` does.
 import type {SandboxPolicy} from '../sandbox/policy.js'
 

@@ -1,0 +1,392 @@
+/*
+ * exec: the sandbox's last steps before the command. It takes the lock that
+ * marks a workspace running, closes every descriptor hmm did not mean the
+ * command to have, confines itself (landlock.c), keeps only the
+ * capabilities that act on its own files, forbids gaining privileges, and
+ * replaces itself with the command, so no process of hmm's sits between the
+ * command and the kernel. The policy arrives only in argv; no environment
+ * variable changes what the helper does. Whatever goes wrong before the
+ * command starts is reported on the report descriptor and with its own exit
+ * status (125), never confused with the command's own.
+ *
+ * locked: is a workspace running (see is_locked).
+ */
+#include "hmm-helper.h"
+
+#ifdef __linux__
+#ifndef __NR_close_range
+#define __NR_close_range 436
+#endif
+#endif
+
+/* locked: is a workspace running? The command holds an flock on the
+ * workspace's lock file for as long as it (or anything it left running with
+ * the descriptor) lives, so probing the lock without blocking answers that
+ * even if the hmm that started it was killed. A shared probe is dropped at
+ * once, so it never keeps a lock from the helper for longer than a moment. */
+
+static int is_locked(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	int r;
+	do
+		r = flock(fd, LOCK_SH | LOCK_NB);
+	while (r < 0 && errno == EINTR);
+	int held = r < 0 && errno == EWOULDBLOCK;
+	close(fd); /* also drops our shared lock if we got it */
+	return held;
+}
+
+int cmd_locked(int argc, char **argv)
+{
+	for (int i = 2; i < argc; i++)
+		printf("%d\n", is_locked(argv[i]));
+	return 0;
+}
+
+#define EXEC_USAGE                                                                       \
+	"usage: hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] " \
+	"[--read PATH]... [--write PATH]... " \
+	"[--dev PATH]... [--hide PATH]... -- CMD [ARG...]"
+
+/* Paths must come absolute and canonical (the TS side resolves them), because
+ * hidden paths are compared with grant paths as byte strings: "/a/./b" or a
+ * trailing slash would silently fail to hide. So anything else is refused. */
+static void check_canonical(const char *flag, const char *p)
+{
+	if (p[0] != '/')
+		setup_fail("%s needs an absolute path: %s", flag, p);
+	if (p[1] == '\0')
+		return;
+	for (const char *c = p + 1;;) {
+		const char *e = strchr(c, '/');
+		size_t len = e ? (size_t)(e - c) : strlen(c);
+		if (len == 0 || (len == 1 && c[0] == '.') ||
+		    (len == 2 && c[0] == '.' && c[1] == '.'))
+			setup_fail("%s needs a canonical path: %s", flag, p);
+		if (!e)
+			break;
+		c = e + 1;
+	}
+}
+
+static void parse_exec(int argc, char **argv, struct exec_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->wait_fd = -1;
+	o->grants = xmalloc(sizeof *o->grants * (size_t)argc);
+	o->hides = xmalloc(sizeof *o->hides * (size_t)argc);
+	int i = 2;
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0)
+			break;
+		if (i + 1 >= argc)
+			setup_fail("%s", EXEC_USAGE);
+		const char *v = argv[++i];
+		if (strcmp(a, "--lock") == 0) {
+			o->lock = v;
+		} else if (strcmp(a, "--report-fd") == 0) {
+			/* already taken by the first pass in cmd_exec */
+		} else if (strcmp(a, "--wait-fd") == 0) {
+			long fd = parse_num(v, 3, INT_MAX);
+			if (fd < 0 || fcntl((int)fd, F_GETFD) < 0)
+				setup_fail("--wait-fd needs an open descriptor of 3 or more: %s", v);
+			o->wait_fd = (int)fd;
+		} else if (strcmp(a, "--chdir") == 0) {
+			o->chdir = v;
+		} else if (strcmp(a, "--read") == 0 || strcmp(a, "--write") == 0 ||
+			   strcmp(a, "--dev") == 0) {
+			check_canonical(a, v);
+			o->grants[o->ngrants].path = v;
+			o->grants[o->ngrants].cls = a[2] == 'r'   ? CLASS_READ
+						    : a[2] == 'w' ? CLASS_WRITE
+								  : CLASS_DEV;
+			o->ngrants++;
+		} else if (strcmp(a, "--hide") == 0) {
+			check_canonical(a, v);
+			o->hides[o->nhides++] = v;
+		} else {
+			setup_fail("%s", EXEC_USAGE);
+		}
+	}
+	if (i >= argc || i + 1 >= argc || o->lock == NULL || o->lock[0] == '\0')
+		setup_fail("%s", EXEC_USAGE);
+	o->cmd = &argv[i + 1];
+}
+
+/* Step 3: the command inherits stdin, stdout, stderr and the lock, nothing
+ * else of hmm's (SPEC: "inherits no open file descriptor"). close_range does
+ * it in one call; older kernels get /proc/self/fd, then brute force. */
+static int close_fds_range(unsigned lo, unsigned hi)
+{
+#ifdef __linux__
+	if (syscall(__NR_close_range, lo, hi, 0) == 0)
+		return 0;
+#else
+	(void)lo;
+	(void)hi;
+#endif
+	return -1;
+}
+
+static int keep_fd(int fd, int k1, int k2)
+{
+	return fd < 3 || fd == k1 || fd == k2;
+}
+
+static void close_other_fds(int k1, int k2)
+{
+	int a = k1 < k2 ? k1 : k2, b = k1 < k2 ? k2 : k1;
+	unsigned lo = 3;
+	int ok = 1;
+	int keep[2] = {a, b};
+	for (int i = 0; i < 2 && ok; i++) {
+		if (keep[i] < 3)
+			continue;
+		if ((unsigned)keep[i] > lo && close_fds_range(lo, (unsigned)keep[i] - 1) < 0)
+			ok = 0;
+		if ((unsigned)keep[i] + 1 > lo)
+			lo = (unsigned)keep[i] + 1;
+	}
+	if (ok && close_fds_range(lo, ~0U) == 0)
+		return;
+
+#ifdef __linux__
+	/* Collect first, close after: closing while reading the directory would
+	 * pull descriptors from under readdir (its own among them). */
+	DIR *d = opendir("/proc/self/fd");
+	if (d) {
+		int self = dirfd(d);
+		size_t n = 0, cap = 64;
+		int *fds = xmalloc(cap * sizeof *fds);
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL) {
+			long fd = parse_num(e->d_name, 0, INT_MAX);
+			if (fd < 0 || fd == self || keep_fd((int)fd, k1, k2))
+				continue;
+			if (n == cap)
+				fds = realloc(fds, (cap *= 2) * sizeof *fds);
+			if (!fds)
+				oom();
+			fds[n++] = (int)fd;
+		}
+		closedir(d);
+		for (size_t i = 0; i < n; i++)
+			close(fds[i]);
+		free(fds);
+		return;
+	}
+#endif
+	struct rlimit rl;
+	long max = 65536;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < (rlim_t)(1 << 20))
+		max = (long)rl.rlim_cur;
+	for (long fd = 3; fd < max; fd++)
+		if (!keep_fd((int)fd, k1, k2))
+			close((int)fd);
+}
+
+#ifdef __linux__
+/* What the command keeps of root's capabilities when hmm runs as root:
+ * what root's tools need within the files they may write (owners, modes,
+ * set-user-ID tools that switch users, low ports, signals). Everything that
+ * reaches past Landlock's file rules goes: loading kernel modules, raw I/O,
+ * device nodes (a disk read raw holds every secret), the system clock
+ * (which would also let it forge the ctimes hmm trusts), mounts and the
+ * rest of SYS_ADMIN, tracing, BPF, DAC_READ_SEARCH (open_by_handle_at). */
+static const int KEPT_CAPS[] = {CAP_CHOWN,	CAP_DAC_OVERRIDE,     CAP_FOWNER,
+				CAP_FSETID,	CAP_KILL,	      CAP_SETGID,
+				CAP_SETUID,	CAP_NET_BIND_SERVICE, CAP_NET_RAW,
+				CAP_SYS_CHROOT, CAP_AUDIT_WRITE};
+
+static void drop_capabilities(void)
+{
+	uint64_t keep = 0;
+	for (size_t i = 0; i < sizeof KEPT_CAPS / sizeof *KEPT_CAPS; i++)
+		keep |= 1ULL << KEPT_CAPS[i];
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct caps[2];
+	if (syscall(SYS_capget, &hdr, caps) < 0)
+		setup_fail("cannot read the capabilities: %s", strerror(errno));
+	/* The bounding set too, so that no exec (as root, or of a program
+	 * with file capabilities) brings them back. Needs CAP_SETPCAP, which
+	 * root has; a process without it has nothing to drop here. */
+	if (caps[0].effective & (1U << CAP_SETPCAP)) {
+		for (int cap = 0; cap < 64; cap++) {
+			if (keep & (1ULL << cap))
+				continue;
+			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
+				if (errno == EINVAL)
+					break; /* past the last capability this kernel has */
+				setup_fail("cannot drop capability %d: %s", cap, strerror(errno));
+			}
+		}
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		setup_fail("cannot clear the ambient capabilities: %s", strerror(errno));
+	for (int i = 0; i < 2; i++) {
+		uint32_t mask = (uint32_t)(keep >> (32 * i));
+		caps[i].effective &= mask;
+		caps[i].permitted &= mask;
+		caps[i].inheritable &= mask;
+	}
+	if (syscall(SYS_capset, &hdr, caps) < 0)
+		setup_fail("cannot drop capabilities: %s", strerror(errno));
+}
+#endif
+
+static const char *errno_name(int e)
+{
+	switch (e) {
+	case ENOENT: return "ENOENT";
+	case EACCES: return "EACCES";
+	case ENOEXEC: return "ENOEXEC";
+	case ENOTDIR: return "ENOTDIR";
+	case EISDIR: return "EISDIR";
+	case ELOOP: return "ELOOP";
+	case ENAMETOOLONG: return "ENAMETOOLONG";
+	case E2BIG: return "E2BIG";
+	case ENOMEM: return "ENOMEM";
+	case ETXTBSY: return "ETXTBSY";
+	case EPERM: return "EPERM";
+	case EIO: return "EIO";
+	case EINVAL: return "EINVAL";
+	case EMFILE: return "EMFILE";
+	case ENFILE: return "ENFILE";
+	case EFAULT: return "EFAULT";
+	default: return "EOTHER";
+	}
+}
+
+/* execvp's EACCES for a name looked up in PATH also comes from a directory
+ * of PATH that may not be searched (root's ~/.cargo/bin in a plain user's
+ * PATH). A shell says "not found" (127) then: EACCES only counts where a
+ * file of that name exists in some directory of PATH. */
+static int found_on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin"; /* execvp's own default */
+	size_t len = strlen(name);
+	for (const char *dir = path;; dir++) {
+		const char *end = strchr(dir, ':');
+		size_t dlen = end ? (size_t)(end - dir) : strlen(dir);
+		char *file = xmalloc(dlen + len + 3);
+		/* An empty entry is the working directory, as for execvp. */
+		snprintf(file, dlen + len + 3, "%.*s/%s", (int)(dlen ? dlen : 1), dlen ? dir : ".", name);
+		struct stat st;
+		int found = stat(file, &st) == 0;
+		free(file);
+		if (found)
+			return 1;
+		if (!end)
+			return 0;
+		dir = end;
+	}
+}
+
+int cmd_exec(int argc, char **argv)
+{
+	/* Step 1, first, so that even a usage error is reported where hmm
+	 * listens: find --report-fd before reading anything else. */
+	for (int i = 2; i + 1 < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--report-fd") == 0) {
+			long fd = parse_num(argv[i + 1], 3, INT_MAX);
+			if (fd < 0)
+				setup_fail("--report-fd needs a descriptor number of 3 or more: %s",
+					   argv[i + 1]);
+			int flags = fcntl((int)fd, F_GETFD);
+			if (flags < 0)
+				setup_fail("--report-fd %ld is not open", fd);
+			/* Close-on-exec: hmm reads EOF once the command has started. */
+			if (fcntl((int)fd, F_SETFD, flags | FD_CLOEXEC) < 0)
+				setup_fail("--report-fd %ld: %s", fd, strerror(errno));
+			report_fd = (int)fd;
+			break;
+		}
+		if (strcmp(argv[i], "--lock") == 0 || strcmp(argv[i], "--read") == 0 ||
+		    strcmp(argv[i], "--wait-fd") == 0 || strcmp(argv[i], "--chdir") == 0 ||
+		    strcmp(argv[i], "--write") == 0 || strcmp(argv[i], "--dev") == 0 ||
+		    strcmp(argv[i], "--hide") == 0)
+			i++; /* skip the value, which may look like a flag */
+	}
+
+	struct exec_opts o;
+	parse_exec(argc, argv, &o);
+
+#ifndef __linux__
+	if (o.ngrants || o.nhides)
+		setup_fail("Landlock rules need Linux; this system confines commands otherwise");
+#endif
+
+	/* Step 2: the lock that marks the workspace running. Not close-on-exec:
+	 * the command inherits it, so it is held exactly while the command (or
+	 * whatever it left running with the descriptor) lives, whatever happens
+	 * to hmm. Read-write, though flock alone would not need it: over NFS
+	 * an exclusive flock is emulated with a POSIX lock, which does. */
+	int lock = open(o.lock, O_RDWR | O_CREAT | O_NOCTTY, 0600);
+	if (lock < 0)
+		setup_fail("cannot open the lock %s: %s", o.lock, strerror(errno));
+	if (lock < 3) {
+		/* Never let the lock take the place of stdin/stdout/stderr. */
+		int moved = fcntl(lock, F_DUPFD, 3);
+		if (moved < 0)
+			setup_fail("cannot move the lock's descriptor: %s", strerror(errno));
+		close(lock);
+		lock = moved;
+	}
+	int r;
+	do
+		r = flock(lock, LOCK_EX);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		setup_fail("cannot lock %s: %s", o.lock, strerror(errno));
+
+	/* Step 2b: hmm makes the tree while this process already holds the
+	 * lock, so a half-made workspace shows as running, never as broken,
+	 * while hmm is alive; if hmm dies meanwhile, the pipe closes and this
+	 * process exits without running anything, releasing the lock. */
+	if (o.wait_fd >= 0) {
+		char go = 0;
+		ssize_t got;
+		do
+			got = read(o.wait_fd, &go, 1);
+		while (got < 0 && errno == EINTR);
+		if (got != 1 || go != 'g')
+			setup_fail("hmm gave up before the command started");
+		close(o.wait_fd);
+	}
+	if (o.chdir && chdir(o.chdir) < 0)
+		setup_fail("cannot enter %s: %s", o.chdir, strerror(errno));
+
+	/* Step 3. */
+	close_other_fds(lock, report_fd);
+
+	/* Step 4. */
+#ifdef __linux__
+	landlock_confine(&o);
+	drop_capabilities();
+#endif
+
+	/* Step 5. PATH is looked up as a shell would; on success the report
+	 * descriptor closes with the exec and hmm reads EOF: "started". */
+	execvp(o.cmd[0], o.cmd);
+	int e = errno;
+	if (e == EACCES && !strchr(o.cmd[0], '/') && !found_on_path(o.cmd[0]))
+		e = ENOENT;
+	signal(SIGPIPE, SIG_IGN);
+	char line[512];
+	int n;
+	if (report_fd >= 0)
+		n = snprintf(line, sizeof line, "exec %s %s\n", errno_name(e), strerror(e));
+	else
+		n = snprintf(line, sizeof line, "hmm-helper: %.256s: %s\n", o.cmd[0], strerror(e));
+	if (n > (int)sizeof line - 1)
+		n = (int)sizeof line - 1;
+	write_all(report_fd >= 0 ? report_fd : 2, line, (size_t)n);
+	return e == ENOENT ? 127 : 126;
+}

@@ -1,0 +1,118 @@
+/*
+ * hmm-helper: what the modules of the helper share. One mode per file
+ * (main.c dispatches): exec.c (lock, descriptors, capabilities, exec),
+ * landlock.c, clone.c + clone-copy.c, statpairs.c; util.c holds the small
+ * utilities every mode uses.
+ */
+#ifndef HMM_HELPER_H
+#define HMM_HELPER_H
+
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef __linux__
+#include <sys/ioctl.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#endif
+
+/* Nanosecond times are spelt differently on macOS. */
+#ifdef __APPLE__
+#define ST_ATIM(st) ((st).st_atimespec)
+#define ST_MTIM(st) ((st).st_mtimespec)
+#else
+#define ST_ATIM(st) ((st).st_atim)
+#define ST_MTIM(st) ((st).st_mtim)
+#endif
+
+#ifndef O_NOATIME
+#define O_NOATIME 0
+#endif
+
+/* The helper's own failures before the command runs, never the command's. */
+#define EXIT_SETUP 125
+
+/* ---- util.c ---- */
+
+int write_all(int fd, const char *buf, size_t len);
+long parse_num(const char *s, long min, long max);
+void oom(void) __attribute__((noreturn));
+void *xmalloc(size_t n);
+char *xstrdup(const char *s);
+char *path_join(const char *a, const char *b);
+char *rel_join(const char *rel, const char *name);
+
+/* Where set-up failures go: the report descriptor if hmm gave one, -1 for
+ * stderr. */
+extern int report_fd;
+void setup_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+/* ---- exec.c ---- */
+
+/* Rights classes, in the order a grant widens them. */
+enum { CLASS_READ, CLASS_WRITE, CLASS_DEV };
+
+struct grant {
+	const char *path;
+	int cls;
+};
+
+struct exec_opts {
+	const char *lock;
+	int wait_fd;	   /* -1, or where hmm sends the go-ahead */
+	const char *chdir; /* NULL, or where the command starts */
+	struct grant *grants;
+	size_t ngrants;
+	const char **hides;
+	size_t nhides;
+	char **cmd;
+};
+
+int cmd_locked(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
+
+/* ---- landlock.c ---- */
+
+int landlock_abi(void);
+int cmd_abi(int argc, char **argv);
+#ifdef __linux__
+/* Applies the grants and hides of o with Landlock, and no_new_privs. */
+void landlock_confine(const struct exec_opts *o);
+#endif
+
+/* ---- clone.c ---- */
+
+int cmd_clone(int argc, char **argv);
+
+/* ---- statpairs.c ---- */
+
+/* Bytes of one stat record (layout at stat-pairs in statpairs.c). */
+#define STAT_RECORD 41
+
+int cmd_stat_pairs(int argc, char **argv);
+/* clone --stat-pairs: load the paths from stdin, note each regular file
+ * copied, write the answers on stdout at the end (0, or -1). */
+void sp_load(void);
+void sp_note(const char *rel, const char *name, int s, int t, const struct stat *st);
+int sp_write(void);
+
+#endif

@@ -1,0 +1,302 @@
+/*
+ * Landlock: the file rules of the sandbox (rights are only ever granted, so
+ * anything this file forgets to grant stays denied), and the abi mode, which
+ * tells the TS side which Landlock ABI the kernel offers so it can refuse to
+ * run (and say why) before it makes a workspace.
+ */
+#include "hmm-helper.h"
+
+#ifdef __linux__
+/* The machine's <linux/landlock.h> may predate the rights we use (6.1 lacks
+ * TRUNCATE, IOCTL_DEV and scopes), so the ABI is spelt out here. */
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#endif
+#ifndef __NR_landlock_add_rule
+#define __NR_landlock_add_rule 445
+#endif
+#ifndef __NR_landlock_restrict_self
+#define __NR_landlock_restrict_self 446
+#endif
+#ifndef LANDLOCK_CREATE_RULESET_VERSION
+#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#endif
+#define HMM_LANDLOCK_RULE_PATH_BENEATH 1
+#ifndef LANDLOCK_ACCESS_FS_EXECUTE
+#define LANDLOCK_ACCESS_FS_EXECUTE (1ULL << 0)
+#define LANDLOCK_ACCESS_FS_WRITE_FILE (1ULL << 1)
+#define LANDLOCK_ACCESS_FS_READ_FILE (1ULL << 2)
+#define LANDLOCK_ACCESS_FS_READ_DIR (1ULL << 3)
+#define LANDLOCK_ACCESS_FS_REMOVE_DIR (1ULL << 4)
+#define LANDLOCK_ACCESS_FS_REMOVE_FILE (1ULL << 5)
+#define LANDLOCK_ACCESS_FS_MAKE_CHAR (1ULL << 6)
+#define LANDLOCK_ACCESS_FS_MAKE_DIR (1ULL << 7)
+#define LANDLOCK_ACCESS_FS_MAKE_REG (1ULL << 8)
+#define LANDLOCK_ACCESS_FS_MAKE_SOCK (1ULL << 9)
+#define LANDLOCK_ACCESS_FS_MAKE_FIFO (1ULL << 10)
+#define LANDLOCK_ACCESS_FS_MAKE_BLOCK (1ULL << 11)
+#define LANDLOCK_ACCESS_FS_MAKE_SYM (1ULL << 12)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
+#endif
+#ifndef LANDLOCK_SCOPE_SIGNAL
+#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
+#endif
+
+/* Our own names, so they cannot clash with an older header's structs. The
+ * kernel takes the size we pass and ignores nothing: fields it does not know
+ * must be zero, which is why the size passed depends on the ABI. */
+struct hmm_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net; /* ABI 4 */
+	uint64_t scoped;	     /* ABI 6 */
+};
+
+struct hmm_path_beneath_attr {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+/* The kernel's Landlock ABI, 0 when it has none or it is disabled. */
+int landlock_abi(void)
+{
+	long v = syscall(__NR_landlock_create_ruleset, NULL, 0,
+			 LANDLOCK_CREATE_RULESET_VERSION);
+	return v < 0 ? 0 : (int)v;
+}
+#else
+int landlock_abi(void)
+{
+	return 0;
+}
+#endif
+
+int cmd_abi(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 2) {
+		fprintf(stderr, "usage: hmm-helper abi\n");
+		return 2;
+	}
+	printf("%d\n", landlock_abi());
+	return 0;
+}
+
+#ifdef __linux__
+
+static int ruleset_fd = -1;
+static const struct exec_opts *policy;
+
+/* Only these rights mean anything on a non-directory; the kernel refuses a
+ * rule on a file that names any other. */
+#define ACCESS_FILE                                                         \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |        \
+	 LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |      \
+	 LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+/* Everything the ABI knows how to deny, except READ_DIR: listing directories
+ * stays allowed everywhere (a deliberate choice: the names in a hidden
+ * directory can be listed, its files cannot be read), and except network
+ * rights (ABI 4), which no feature asks to restrict. A bit the kernel does
+ * not know would make it refuse the whole ruleset, so each comes with its ABI. */
+static uint64_t handled_fs(int abi)
+{
+	uint64_t m = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+		     LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+		     LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+		     LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+		     LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+		     LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
+	if (abi >= 2)
+		m |= LANDLOCK_ACCESS_FS_REFER; /* renames across directories */
+	if (abi >= 3)
+		m |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		m |= LANDLOCK_ACCESS_FS_IOCTL_DEV; /* terminals need ioctls on /dev */
+	return m;
+}
+
+static uint64_t handled_mask;
+
+/* READ: run and read files. WRITE: also change anything beneath. DEV: also
+ * ioctls on devices (granted on /dev so terminals keep working). */
+static uint64_t class_rights(int cls)
+{
+	uint64_t r = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE;
+	/* No device nodes anywhere (MAKE_CHAR, MAKE_BLOCK stay denied): a
+	 * command has no business making them, and one of a disk could be
+	 * read raw where it is made. */
+	if (cls >= CLASS_WRITE)
+		r |= LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+		     LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_DIR |
+		     LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
+		     LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_SYM |
+		     LANDLOCK_ACCESS_FS_REFER | LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (cls >= CLASS_DEV)
+		r |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	return r & handled_mask;
+}
+
+/* Grant rights beneath the object fd refers to. strict: a failure is a
+ * set-up failure (a path hmm named); otherwise (an entry met while walking
+ * around a hidden path) an object Landlock cannot take a rule on is skipped,
+ * which only ever denies more. */
+static void add_rule(int fd, uint64_t rights, const char *path, int strict)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		if (strict)
+			setup_fail("cannot stat %s: %s", path, strerror(errno));
+		return;
+	}
+	if (!S_ISDIR(st.st_mode))
+		rights &= ACCESS_FILE;
+	if (rights == 0)
+		return;
+	struct hmm_path_beneath_attr attr = {.allowed_access = rights, .parent_fd = fd};
+	if (syscall(__NR_landlock_add_rule, ruleset_fd, HMM_LANDLOCK_RULE_PATH_BENEATH,
+		    &attr, 0) < 0) {
+		if (strict || errno != EBADFD)
+			setup_fail("cannot add a Landlock rule for %s: %s", path,
+				   strerror(errno));
+	}
+}
+
+/* Is h strictly beneath p? Byte strings, both canonical and absolute. */
+static int beneath(const char *p, const char *h)
+{
+	size_t lp = strlen(p);
+	if (lp == 1 && p[0] == '/')
+		return h[0] == '/' && h[1] != '\0';
+	return strncmp(p, h, lp) == 0 && h[lp] == '/';
+}
+
+static int is_hidden(const char *p)
+{
+	for (size_t i = 0; i < policy->nhides; i++)
+		if (strcmp(policy->hides[i], p) == 0)
+			return 1;
+	return 0;
+}
+
+static int hides_beneath(const char *p)
+{
+	for (size_t i = 0; i < policy->nhides; i++)
+		if (beneath(p, policy->hides[i]))
+			return 1;
+	return 0;
+}
+
+/* Rights are granted, never denied, so a hidden path beneath a grant is cut
+ * out by granting, instead of the directory, each of its entries that is
+ * neither hidden nor above something hidden, and walking down into those
+ * that are above. The directories on the way down get no rule themselves:
+ * files made in them later are not readable, which errs on the safe side. */
+static void walk_around_hidden(int dfd, const char *path, uint64_t rights)
+{
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		char *child = path_join(path, e->d_name);
+		if (is_hidden(child)) {
+			/* gets nothing from this grant */
+		} else if (hides_beneath(child)) {
+			int cfd = openat(dirfd(d), e->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (cfd >= 0)
+				walk_around_hidden(cfd, child, rights);
+		} else {
+			/* O_NOFOLLOW: a link here (say ~/keys -> ~/.ssh) must not
+			 * carry the grant to its target; links get no rule, their
+			 * targets are judged where they really are. */
+			int cfd = openat(dirfd(d), e->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			if (cfd >= 0) {
+				struct stat st;
+				if (fstat(cfd, &st) == 0 && !S_ISLNK(st.st_mode))
+					add_rule(cfd, rights, child, 0);
+				close(cfd);
+			}
+		}
+		free(child);
+	}
+	closedir(d);
+}
+
+static void grant(const struct grant *g)
+{
+	uint64_t rights = class_rights(g->cls);
+	if (!hides_beneath(g->path)) {
+		int fd = open(g->path, O_PATH | O_CLOEXEC);
+		if (fd < 0) {
+			/* Caches like ~/.cargo need not exist. */
+			if (errno == ENOENT || errno == ENOTDIR)
+				return;
+			setup_fail("cannot open %s: %s", g->path, strerror(errno));
+		}
+		add_rule(fd, rights, g->path, 1);
+		close(fd);
+		return;
+	}
+	int fd = open(g->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return;
+		setup_fail("cannot open %s: %s", g->path, strerror(errno));
+	}
+	walk_around_hidden(fd, g->path, rights);
+}
+
+void landlock_confine(const struct exec_opts *o)
+{
+	int abi = landlock_abi();
+	if (abi == 0)
+		setup_fail("Landlock is not enabled in this kernel");
+	if (abi < 2)
+		setup_fail("the sandbox needs Landlock ABI 2 or later (Linux 5.19+); "
+			   "this kernel has ABI %d",
+			   abi);
+	if (abi > 7)
+		abi = 7; /* newer rights are unknown to this file; leave them */
+	handled_mask = handled_fs(abi);
+	policy = o;
+
+	struct hmm_ruleset_attr attr = {.handled_access_fs = handled_mask};
+	size_t size = 8; /* up to ABI 3 the kernel knows only the first field */
+	if (abi >= 4)
+		size = 16; /* network: known, left unhandled (zero) */
+	if (abi >= 6) {
+		/* The command may not signal processes outside its sandbox
+		 * (hmm, the user's shell, other workspaces). Abstract unix
+		 * sockets stay unscoped: agents' tools use them. */
+		attr.scoped = LANDLOCK_SCOPE_SIGNAL;
+		size = 24;
+	}
+	ruleset_fd = (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
+	if (ruleset_fd < 0)
+		setup_fail("cannot create a Landlock ruleset: %s", strerror(errno));
+
+	for (size_t i = 0; i < o->ngrants; i++)
+		grant(&o->grants[i]);
+
+	/* Required by landlock_restrict_self for an unprivileged process, and
+	 * wanted anyway: no set-user-ID program can regain what we drop. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		setup_fail("cannot set no_new_privs: %s", strerror(errno));
+	if (syscall(__NR_landlock_restrict_self, ruleset_fd, 0) < 0)
+		setup_fail("cannot enforce the Landlock ruleset: %s", strerror(errno));
+	close(ruleset_fd);
+}
+#endif /* __linux__ */

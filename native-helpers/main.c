@@ -1,0 +1,57 @@
+/*
+ * hmm-helper: the small native part of hmm, for what Node cannot do itself.
+ *
+ *   hmm-helper abi
+ *   hmm-helper locked FILE...
+ *   hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]
+ *                   [--read PATH]... [--write PATH]... [--dev PATH]...
+ *                   [--hide PATH]... -- CMD [ARG...]
+ *   hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST
+ *   hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated relative paths
+ *
+ * Where it stands on security: `exec` is the sandbox (exec.c, landlock.c).
+ * `clone` (clone.c, clone-copy.c) copies the origin into a workspace the way
+ * `cp -a --reflink=auto` does, from several threads, reading the source only
+ * through *at() calls relative to directory descriptors opened with
+ * O_NOFOLLOW, so it never follows a link in SRC. `stat-pairs` (statpairs.c)
+ * gives the stat data the workspace's first index is written from.
+ *
+ * Linux-only parts (Landlock, capabilities, FICLONE, copy_file_range,
+ * close_range) are behind __linux__; the rest also builds on macOS, where
+ * hmm confines the command with sandbox-exec instead, clones with
+ * `cp -c`, and uses the helper's `locked`, `exec` (lock, descriptors, exec,
+ * no Landlock rules) and `stat-pairs`.
+ */
+#include "hmm-helper.h"
+
+static void usage(void)
+{
+	fputs("usage: hmm-helper abi\n"
+	      "       hmm-helper locked FILE...\n"
+	      "       hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]\n"
+	      "                       [--read PATH]... [--write PATH]... [--dev PATH]...\n"
+	      "                       [--hide PATH]... -- CMD [ARG...]\n"
+	      "       hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST\n"
+	      "       hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated paths\n",
+	      stderr);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage();
+		return 2;
+	}
+	if (strcmp(argv[1], "abi") == 0)
+		return cmd_abi(argc, argv);
+	if (strcmp(argv[1], "locked") == 0)
+		return cmd_locked(argc, argv);
+	if (strcmp(argv[1], "exec") == 0)
+		return cmd_exec(argc, argv);
+	if (strcmp(argv[1], "clone") == 0)
+		return cmd_clone(argc, argv);
+	if (strcmp(argv[1], "stat-pairs") == 0)
+		return cmd_stat_pairs(argc, argv);
+	usage();
+	return 2;
+}

@@ -1,0 +1,110 @@
+/*
+ * Small utilities shared by every mode of the helper, and the one way a
+ * set-up failure is reported (setup_fail).
+ */
+#include "hmm-helper.h"
+
+/* Write all of buf, retrying short writes and EINTR. Returns 0 or -1. */
+int write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* A whole decimal number in [min, max], or -1. Used for fd numbers and
+ * thread counts, so anything odd ("3x", "", "-1") is refused, not guessed. */
+long parse_num(const char *s, long min, long max)
+{
+	if (*s == '\0')
+		return -1;
+	long v = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (*p - '0');
+		if (v > max)
+			return -1;
+	}
+	return v < min ? -1 : v;
+}
+
+void oom(void)
+{
+	static const char m[] = "hmm-helper: out of memory\n";
+	(void)!write(2, m, sizeof m - 1);
+	_exit(EXIT_SETUP);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = xmalloc(n);
+	memcpy(p, s, n);
+	return p;
+}
+
+/* a + "/" + b, treating a == "/" so the result never starts with "//". */
+char *path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int slash = !(la > 0 && a[la - 1] == '/');
+	char *p = xmalloc(la + (size_t)slash + lb + 1);
+	memcpy(p, a, la);
+	if (slash)
+		p[la] = '/';
+	memcpy(p + la + (size_t)slash, b, lb + 1);
+	return p;
+}
+
+/* rel + "/" + name, where rel "." is the top. */
+char *rel_join(const char *rel, const char *name)
+{
+	return strcmp(rel, ".") == 0 ? xstrdup(name) : path_join(rel, name);
+}
+
+/* Where set-up failures go: the report descriptor if hmm gave one (so it can
+ * tell them from the command's own output and status), stderr otherwise. */
+int report_fd = -1;
+
+void setup_fail(const char *fmt, ...)
+{
+	char msg[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	/* The report is one line that hmm parses: a path with a newline in it
+	 * must not split it. */
+	for (char *p = msg; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = '?';
+	/* hmm may have stopped listening; that must not kill us silently. */
+	signal(SIGPIPE, SIG_IGN);
+	char line[4200];
+	int n;
+	if (report_fd >= 0)
+		n = snprintf(line, sizeof line, "setup %s\n", msg);
+	else
+		n = snprintf(line, sizeof line, "hmm-helper: %s\n", msg);
+	if (n > (int)sizeof line - 1)
+		n = (int)sizeof line - 1;
+	write_all(report_fd >= 0 ? report_fd : 2, line, (size_t)n);
+	_exit(EXIT_SETUP);
+}
