@@ -1,7 +1,7 @@
 // `hmm ls`: the workspaces of the working directory (or all), as a table or JSON.
 // Kept free of oclif so bare `hmm` can list without loading the CLI framework.
 import {formatAge, formatTable, tildify} from '../ui/format.js'
-import {dataDir} from '../platform/datadir.js'
+import {dataDir} from '../platform/index.js'
 import {workingOrigin} from '../workspaces/context.js'
 import {statuses} from '../workspaces/status.js'
 import {Store} from '../workspaces/store.js'

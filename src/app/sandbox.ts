@@ -2,11 +2,11 @@
 import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 import {HmmError} from '../ui/errors.js'
-import {dataDir} from '../platform/datadir.js'
+import {dataDir, defaultPlatform} from '../platform/index.js'
 import {workingOrigin} from '../workspaces/context.js'
 import {loadConfig, settingsFor} from '../sandbox/config.js'
 import {SANDBOX_EXEC, seatbelt} from '../platform/darwin.js'
-import {policyFor, sandboxedArgv} from '../platform/index.js'
+import {policyFor, sandboxedArgv} from '../platform/confine.js'
 import {canonical, type Platform} from '../sandbox/policy.js'
 
 /** Shell-style quoting, only for display: the real argv is passed without a shell. */
@@ -14,14 +14,16 @@ function quote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`
 }
 
-export function describeSandbox(options: {platform: Platform; writable: string[]}): string {
+/** `platform`: render as hmm run would there (default: this one). */
+export function describeSandbox(options: {platform?: Platform; writable: string[]}): string {
+  const platform = options.platform ?? defaultPlatform()
   for (const path of options.writable) if (!existsSync(path)) throw new HmmError(`${path} does not exist`)
   const settings = settingsFor(loadConfig(), [])
   const origin = workingOrigin()
-  const data = canonical(dataDir(process.env, options.platform))
+  const data = canonical(dataDir(process.env, platform))
   const tree = join(data, '<id>', 'tree', origin.split('/').pop() || 'root')
   // On macOS /tmp, /var and /etc resolve into /private: the paths are shown as a Mac sees them.
-  const policy = policyFor(options.platform, {tree, dataDir: data, writable: [...options.writable, ...settings.write]})
+  const policy = policyFor(platform, {tree, dataDir: data, writable: [...options.writable, ...settings.write]})
   const lines = [
     `origin: ${origin}`,
     `workspace tree: ${policy.tree}`,
@@ -31,7 +33,7 @@ export function describeSandbox(options: {platform: Platform; writable: string[]
     ...policy.hidden.map(path => `  ${path}`),
     'may read: everything else',
   ]
-  if (options.platform === 'linux') {
+  if (platform === 'linux') {
     const argv = sandboxedArgv('linux', policy, {lock: join(data, '<id>', 'lock'), reportFd: 3, waitFd: 4, chdir: policy.tree}, ['COMMAND...'])
     lines.push('enforced by Landlock, applied by the helper just before exec:', `  hmm-helper ${argv.map(quote).join(' ')}`)
   } else {

@@ -14,7 +14,6 @@ export default class Sandbox extends HmmCommand {
   async run(): Promise<void> {
     const {flags} = await this.parse(Sandbox)
     const {describeSandbox} = await import('../app/sandbox.js')
-    const platform = (flags.platform ?? (process.platform === 'darwin' ? 'darwin' : 'linux')) as 'linux' | 'darwin'
-    process.stdout.write(describeSandbox({platform, writable: flags.write ?? []}))
+    process.stdout.write(describeSandbox({platform: flags.platform as 'linux' | 'darwin' | undefined, writable: flags.write ?? []}))
   }
 }

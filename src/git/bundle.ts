@@ -18,10 +18,11 @@
 // Nothing here runs git outside the sandbox with the workspace's `.git` as
 // its repository; its HEAD is read as plain files (workspace-head.ts).
 import {closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, rmSync, writeSync} from 'node:fs'
-import {homedir, tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {policyFor} from '../platform/confine.js'
 import {runConfined} from '../platform/confined.js'
-import {buildPolicy, canonical, type SandboxPolicy} from '../sandbox/policy.js'
+import {currentPlatform} from '../platform/index.js'
+import {canonical, type SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {lastLine, treeNow} from './changes.js'
@@ -44,14 +45,7 @@ export function bundleDir(workspace: Workspace): string {
 
 /** The policy for bundling: read as `hmm run` may (the tree included), write only the bundle directory. */
 export function bundlePolicy(workspace: Workspace, data: string): SandboxPolicy {
-  const normal = buildPolicy({
-    tree: workspace.tree,
-    home: process.env.HOME || homedir(),
-    dataDir: data,
-    extraWritable: [],
-    tmpdir: process.env.TMPDIR || tmpdir(),
-    platform: 'linux',
-  })
+  const normal = policyFor(currentPlatform(), {tree: workspace.tree, dataDir: data, writable: []})
   return {
     tree: canonical(bundleDir(workspace)),
     readable: [...normal.readable, normal.tree],

@@ -7,6 +7,7 @@ import {execa} from 'execa'
 import {existsSync} from 'node:fs'
 import {HmmError, debug} from '../ui/errors.js'
 import {HELPER_PATH, StatPairs} from '../native/helper.js'
+import {runsOn} from './index.js'
 import {removeDirectory} from './remove-directory.js'
 
 export interface CloneOptions {
@@ -36,7 +37,7 @@ async function cloneOnDarwin(source: string, destination: string): Promise<void>
  * answer them (cp): then ask the helper's stat-pairs.
  */
 export async function cloneTree(source: string, destination: string, options: CloneOptions = {}): Promise<StatPairs | undefined> {
-  if (process.platform === 'darwin') {
+  if (runsOn('darwin')) {
     await cloneOnDarwin(source, destination)
     return undefined
   }

@@ -13,7 +13,8 @@ import {helperPath} from '../native/helper.js'
 import {watchFifoWaits} from './fifo-watch.js'
 import {debug, HmmError} from '../ui/errors.js'
 import {interpretReport, type Outcome} from './launch.js'
-import {currentPlatform, sandboxedArgv} from './index.js'
+import {sandboxedArgv} from './confine.js'
+import {currentPlatform} from './index.js'
 import type {SandboxPolicy} from '../sandbox/policy.js'
 
 const REPORT_FD = 3

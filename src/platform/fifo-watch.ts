@@ -7,6 +7,7 @@
 // is stopped, and hmm says why. Linux only (/proc/PID/task/TID/wchan names where a task sleeps);
 // elsewhere nothing is watched.
 import {readdirSync, readFileSync} from 'node:fs'
+import {runsOn} from './index.js'
 
 /** Where a task sleeps while it waits to open a FIFO nobody opens for writing. */
 const OPEN_WAIT = /^(wait_for_partner|fifo_open)$/
@@ -49,7 +50,7 @@ function waitsOnFifo(pid: number, readsPipes: boolean): boolean {
  * Returns the function that stops watching.
  */
 export function watchFifoWaits(pid: number | undefined, onStuck: () => void, {readsPipes = false} = {}): () => void {
-  if (pid === undefined || process.platform !== 'linux') return () => {}
+  if (pid === undefined || !runsOn('linux')) return () => {}
   let seen = 0
   const timer = setInterval(() => {
     seen = waitsOnFifo(pid, readsPipes) ? seen + 1 : 0

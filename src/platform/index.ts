@@ -1,55 +1,35 @@
-// The one place that picks how a platform confines a command: on Linux the
-// helper applies Landlock itself; on macOS the helper (which still takes
-// the lock and closes descriptors) execs sandbox-exec with the Seatbelt
-// profile, which execs the command.
-import {existsSync} from 'node:fs'
-import {homedir, tmpdir} from 'node:os'
+// Which OS hmm runs on, decided once, here (the only test of
+// process.platform), and where it keeps its data there (SPEC "Files").
+// What differs per OS lives beside this file: confine.ts picks how a command
+// is confined (linux.ts: Landlock through the helper; darwin.ts: Seatbelt),
+// clone.ts how a tree is cloned. Kept small: bare `hmm` (listing) loads it.
+import {homedir} from 'node:os'
+import {join, resolve} from 'node:path'
+import type {Platform} from '../sandbox/policy.js'
 import {HmmError} from '../ui/errors.js'
-import {landlockAbi} from '../native/helper.js'
-import {SANDBOX_EXEC, darwinPolicy, seatbeltArgv} from './darwin.js'
-import {helperExecArgv, landlockArgs, type HelperControl} from './linux.js'
-import {buildPolicy, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
 
-/** Landlock ABI 2 brought REFER: without it a sandboxed rename across directories fails. */
-const MIN_LANDLOCK_ABI = 2
+/** The OS hmm runs on, if it is one hmm can confine a command on. */
+const HOST: Platform | undefined = process.platform === 'linux' || process.platform === 'darwin' ? process.platform : undefined
 
+/** The platform hmm runs on; refuses one where it has no sandbox. */
 export function currentPlatform(): Platform {
-  if (process.platform === 'linux' || process.platform === 'darwin') return process.platform
+  if (HOST) return HOST
   throw new HmmError(`the sandbox needs Linux (Landlock) or macOS (Seatbelt); ${process.platform} has neither`)
 }
 
-/** Refuses, before anything is made, where the sandbox cannot work. */
-export function checkSandboxAvailable(platform: Platform): void {
-  if (platform === 'darwin') {
-    if (!existsSync(SANDBOX_EXEC)) throw new HmmError(`the sandbox needs ${SANDBOX_EXEC}, which this Mac does not have`)
-    return
-  }
-  const abi = landlockAbi()
-  if (abi < MIN_LANDLOCK_ABI) {
-    const has = abi === 0 ? 'Landlock is not enabled in this kernel' : `this kernel has Landlock ABI ${abi}`
-    throw new HmmError(`the sandbox needs Landlock ABI ${MIN_LANDLOCK_ABI} or later (Linux 5.19+); ${has}`)
-  }
+/** Whether hmm runs on `platform` (false anywhere it has no sandbox). */
+export function runsOn(platform: Platform): boolean {
+  return HOST === platform
 }
 
-/** The policy as the platform sees it (macOS: /tmp is /private/tmp, ...). */
-export function platformPolicy(platform: Platform, policy: SandboxPolicy): SandboxPolicy {
-  return platform === 'darwin' ? darwinPolicy(policy) : policy
+/** The platform whose conventions apply where none was asked for: this one, Linux's where hmm has no sandbox. */
+export function defaultPlatform(): Platform {
+  return HOST ?? 'linux'
 }
 
-/** The helper's whole argv for running the command confined. */
-export function sandboxedArgv(platform: Platform, policy: SandboxPolicy, control: HelperControl, command: string[]): string[] {
-  return platform === 'darwin' ? helperExecArgv(control, [], seatbeltArgv(policy, command)) : helperExecArgv(control, landlockArgs(policy), command)
-}
-
-/** The policy for a command in `tree`, from this process's environment (HOME, TMPDIR). */
-export function policyFor(platform: Platform, options: {tree: string; dataDir: string; writable: string[]}): SandboxPolicy {
-  const policy = buildPolicy({
-    tree: options.tree,
-    home: process.env.HOME || homedir(),
-    dataDir: options.dataDir,
-    extraWritable: options.writable,
-    tmpdir: process.env.TMPDIR || tmpdir(),
-    platform,
-  })
-  return platformPolicy(platform, policy)
+export function dataDir(env: NodeJS.ProcessEnv = process.env, platform = defaultPlatform()): string {
+  if (env.HMM_HOME) return resolve(env.HMM_HOME)
+  if (env.XDG_DATA_HOME) return resolve(env.XDG_DATA_HOME, 'hmm')
+  const home = env.HOME || homedir()
+  return platform === 'darwin' ? join(home, 'Library', 'Application Support', 'hmm') : join(home, '.local', 'share', 'hmm')
 }

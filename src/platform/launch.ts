@@ -7,7 +7,7 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import type {Readable, Writable} from 'node:stream'
 import {HmmError} from '../ui/errors.js'
 import {helperPath} from '../native/helper.js'
-import {sandboxedArgv} from './index.js'
+import {sandboxedArgv} from './confine.js'
 import type {Platform, SandboxPolicy} from '../sandbox/policy.js'
 
 const REPORT_FD = 3

@@ -1,7 +1,7 @@
 // What every command starts from: the registry and the working directory.
 import {realpathSync} from 'node:fs'
 import {HmmError} from '../ui/errors.js'
-import {dataDir} from '../platform/datadir.js'
+import {dataDir} from '../platform/index.js'
 import {resolveWorkspace} from './resolve.js'
 import {Store} from './store.js'
 import {Workspace} from './workspace.js'

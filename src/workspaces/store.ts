@@ -7,7 +7,6 @@ import {existsSync, mkdirSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'
 import {HmmError} from '../ui/errors.js'
-import {registryPath} from '../platform/datadir.js'
 
 export type CreationState = 'creating' | 'ready'
 /** How the origin was recorded: a git top-level (HEAD + fork tree) or a base clone. */
@@ -68,6 +67,11 @@ function nativeBinding(): string | undefined {
   } catch {
     return undefined
   }
+}
+
+/** The registry's file in the data directory. */
+export function registryPath(data: string): string {
+  return join(data, 'registry.sqlite')
 }
 
 function openDatabase(path: string): Database.Database {
