@@ -19,23 +19,44 @@
 #endif
 #endif
 
-/* locked: is a workspace running? The command holds an flock on the
- * workspace's lock file for as long as it (or anything it left running with
- * the descriptor) lives, so probing the lock without blocking answers that
- * even if the hmm that started it was killed. A shared probe is dropped at
- * once, so it never keeps a lock from the helper for longer than a moment. */
+/* locked: is a workspace running? Each command hmm starts in it holds a
+ * shared flock on the workspace's lock file for as long as it (or anything
+ * it left running with the descriptor) lives, so several commands can run in
+ * one workspace at once (`hmm exec`), and probing for an exclusive lock
+ * without blocking answers "is any of them alive" even if the hmm that
+ * started it was killed. Probes take turns on a lock of the directory
+ * holding the file: two at once would each see the other's exclusive lock
+ * as a command. A probe's lock is dropped at once, so a command starting
+ * meanwhile waits a moment at most. */
+
+static int flock_retry(int fd, int how)
+{
+	int r;
+	do
+		r = flock(fd, how);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
 
 static int is_locked(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
-	int r;
-	do
-		r = flock(fd, LOCK_SH | LOCK_NB);
-	while (r < 0 && errno == EINTR);
-	int held = r < 0 && errno == EWOULDBLOCK;
-	close(fd); /* also drops our shared lock if we got it */
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int turn = -1;
+	if (slash && (size_t)(slash - path) < sizeof dir) {
+		memcpy(dir, path, (size_t)(slash - path));
+		dir[slash - path] = '\0';
+		turn = open(slash == path ? "/" : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (turn >= 0)
+			flock_retry(turn, LOCK_EX);
+	}
+	int held = flock_retry(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd); /* also drops our lock if we got it */
+	if (turn >= 0)
+		close(turn);
 	return held;
 }
 
@@ -339,11 +360,8 @@ int cmd_exec(int argc, char **argv)
 		close(lock);
 		lock = moved;
 	}
-	int r;
-	do
-		r = flock(lock, LOCK_EX);
-	while (r < 0 && errno == EINTR);
-	if (r < 0)
+	/* Shared: other commands may run in the workspace at once (see locked). */
+	if (flock_retry(lock, LOCK_SH) < 0)
 		setup_fail("cannot lock %s: %s", o.lock, strerror(errno));
 
 	/* Step 2b: hmm makes the tree while this process already holds the

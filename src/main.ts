@@ -4,20 +4,27 @@
 import {flush} from '@oclif/core/flush'
 import {run} from '@oclif/core/run'
 import {reportError} from './ui/errors.js'
-import {RUN_FLAGS_WITH_VALUE, splitAtCommand} from './ui/split-argv.js'
+import {EXEC_FLAGS_WITH_VALUE, RUN_FLAGS_WITH_VALUE, splitAtCommand} from './ui/split-argv.js'
 
 /**
- * Puts `--` before run's command, so oclif sees the command's own arguments
- * as nothing of hmm's (`hmm run grep --help` must not print hmm's help).
+ * Puts `--` before run's command (exec's workspace and command), so oclif
+ * sees the command's own arguments as nothing of hmm's (`hmm run grep
+ * --help` must not print hmm's help).
  */
-function markCommand(runArgv: string[]): string[] {
-  const {own, command} = splitAtCommand(runArgv, RUN_FLAGS_WITH_VALUE)
+function markCommand(argv: string[], flagsWithValue: string[]): string[] {
+  const {own, command} = splitAtCommand(argv, flagsWithValue)
   return command.length > 0 ? [...own, '--', ...command] : own
 }
 
+const COMMAND_FLAGS = new Map([
+  ['run', RUN_FLAGS_WITH_VALUE],
+  ['exec', EXEC_FLAGS_WITH_VALUE],
+])
+
 export async function main(argv: string[], root: string): Promise<void> {
   try {
-    await run(argv[0] === 'run' ? ['run', ...markCommand(argv.slice(1))] : argv, root)
+    const flagsWithValue = COMMAND_FLAGS.get(argv[0])
+    await run(flagsWithValue ? [argv[0], ...markCommand(argv.slice(1), flagsWithValue)] : argv, root)
     await flush()
   } catch (error) {
     process.exitCode = reportError(error)

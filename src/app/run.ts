@@ -1,17 +1,15 @@
 // `hmm run`: make a workspace of the working directory and run a command in
 // it, confined (DESIGN "Data flow of hmm run").
-import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {mkdirSync, writeFileSync} from 'node:fs'
 import {setTimeout as sleep} from 'node:timers/promises'
-import {dirname, join} from 'node:path'
-import {constants} from 'node:os'
+import {dirname} from 'node:path'
 import {cloneTree} from '../platform/clone.js'
 import {gitOriginOf, planFirstIndex, recordGitOrigin, recordPlainOrigin, writeFirstIndex, type OriginRecord} from '../git/origin.js'
-import {HELPER_PATH, lockedFiles, statPairs, type StatPairs} from '../native/helper.js'
-import {loadConfig, settingsFor, type Effective} from '../sandbox/config.js'
-import {launch, type Launch, type Outcome} from '../platform/launch.js'
-import {checkSandboxAvailable, policyFor} from '../platform/confine.js'
+import {statPairs, type StatPairs} from '../native/helper.js'
+import {loadConfig, settingsFor} from '../sandbox/config.js'
+import type {Launch} from '../platform/launch.js'
 import {currentPlatform} from '../platform/index.js'
-import {canonical, isWithin, writableHolding, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
+import {canonical, isWithin} from '../sandbox/policy.js'
 import {HmmError, say, stopwatch} from '../ui/errors.js'
 import {progressLine} from '../ui/progress.js'
 import {Context} from '../workspaces/context.js'
@@ -19,6 +17,7 @@ import {newId} from '../workspaces/ids.js'
 import {checkName} from '../workspaces/names.js'
 import {removeWorkspace} from '../workspaces/remove.js'
 import {Workspace} from '../workspaces/workspace.js'
+import {commandEnded, commandOrShell, FORWARDED, givenWritable, sandboxWritable, signalNumber, startInWorkspace, waitForCommand} from './session.js'
 
 export interface RunRequest {
   name?: string
@@ -28,15 +27,10 @@ export interface RunRequest {
   command: string[]
 }
 
-/** Everything that can be checked before anything is made. */
-function checkRequest(context: Context, request: RunRequest, platform: Platform, settings: Effective): string[] {
+/** Everything that can be checked before anything is made; returns the -w paths given, canonical. */
+function checkRequest(context: Context, request: RunRequest): string[] {
   if (request.name !== undefined) checkName(request.name)
-  const writable = request.writable.map(path => {
-    if (!existsSync(path)) throw new HmmError(`${path} does not exist`)
-    return canonical(path)
-  })
-  // The config file's paths need not exist on every machine it is used on: a missing one grants nothing.
-  writable.push(...settings.write.map(canonical))
+  const given = givenWritable(request.writable)
   const data = canonical(context.data)
   if (isWithin(context.origin, data)) {
     throw new HmmError(`${context.origin} is inside hmm's data directory ${data}; run hmm in a project directory`)
@@ -44,10 +38,7 @@ function checkRequest(context: Context, request: RunRequest, platform: Platform,
   if (isWithin(data, context.origin)) {
     throw new HmmError(`${context.origin} holds hmm's data directory ${data}, so it cannot be cloned; run hmm in a project directory or set HMM_HOME`)
   }
-  checkSandboxAvailable(platform)
-  // The tree is not known yet; it does not matter here (writableHolding leaves it aside).
-  checkOwnFilesOutOfReach(policyFor(platform, {tree: context.data, dataDir: context.data, writable}))
-  return writable
+  return given
 }
 
 /** Records the origin and clones it into the tree. */
@@ -94,85 +85,29 @@ async function tickAfter(treeMade: number): Promise<void> {
   if (wait > 0) await sleep(wait)
 }
 
-/**
- * Refuses to run a command that could rewrite hmm itself or the Node that
- * runs it (hmm run from `npx`, whose cache is writable; a -w or TMPDIR
- * above them): the next hmm, run outside any sandbox, would run its code.
- */
-function checkOwnFilesOutOfReach(policy: SandboxPolicy): void {
-  const own = [
-    ['hmm', canonical(join(dirname(HELPER_PATH), '..', '..'))],
-    ['node', canonical(process.execPath)],
-  ]
-  for (const [what, path] of own) {
-    const writable = writableHolding(policy, path)
-    if (writable) throw new HmmError(`${what} is installed in ${path}, which the sandboxed command could write (${writable}); install ${what} elsewhere`)
-  }
-}
-
-function signalNumber(signal: NodeJS.Signals): number {
-  return constants.signals[signal] ?? 15
-}
-
-function statusOf(outcome: Outcome, command: string[]): number {
-  switch (outcome.kind) {
-    case 'exited':
-      return outcome.status
-    case 'signalled':
-      return 128 + signalNumber(outcome.signal)
-    case 'not-started':
-      say(`${command[0]}: ${outcome.reason}`)
-      return outcome.status
-    case 'setup-failed':
-      say(`the sandbox could not be set up: ${outcome.reason}`)
-      return 1
-  }
-}
-
-/**
- * Signals hmm passes on to the command. Those a terminal sends (Ctrl-C,
- * Ctrl-\) reach the command directly when it shares the terminal, so they
- * are passed on only when hmm's stdin is not one; window resizes always
- * reach it directly and are not handled at all.
- */
-const FORWARDED: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2']
-const FROM_TERMINAL = new Set<NodeJS.Signals>(['SIGINT', 'SIGQUIT'])
 /** Signals that, while the tree is still being made, mean "give up". */
 const ABORTING = new Set<NodeJS.Signals>(['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT'])
 
 export async function runWorkspace(request: RunRequest): Promise<number> {
   const context = new Context()
   const platform = currentPlatform()
-  const command = request.command.length > 0 ? request.command : [process.env.SHELL || '/bin/sh']
-  const settings = settingsFor(loadConfig(), command)
-  const writable = checkRequest(context, request, platform, settings)
+  const command = commandOrShell(request.command)
+  const given = checkRequest(context, request)
+  const writable = sandboxWritable(context, platform, given, settingsFor(loadConfig(), command))
   const store = context.store
-  const workspace = new Workspace(store.reserve({name: request.name ?? null, origin: context.origin, command}, newId), context.data)
+  const workspace = new Workspace(store.reserve({name: request.name ?? null, origin: context.origin, command, writable: given}, newId), context.data)
   mkdirSync(workspace.root, {recursive: true, mode: 0o700})
   writeFileSync(workspace.lock, '')
 
-  const running: Launch = launch({
-    platform,
-    policy: policyFor(platform, {tree: workspace.tree, dataDir: context.data, writable}),
-    lock: workspace.lock,
-    cwd: workspace.tree,
-    command,
-    env: {...process.env, CLAUDE_CODE_SANDBOXED: '1'},
-  })
+  const running: Launch = startInWorkspace(context, workspace, {platform, writable, command})
 
   // While the tree is being made, a signal means: give up and leave nothing behind.
   const making = new AbortController()
-  let creating = true
   let interruptedBy: NodeJS.Signals | undefined
   const onSignal = (signal: NodeJS.Signals) => {
-    if (creating) {
-      if (!ABORTING.has(signal)) return
-      interruptedBy ??= signal
-      making.abort()
-      return
-    }
-    if (FROM_TERMINAL.has(signal) && process.stdin.isTTY) return
-    running.child.kill(signal)
+    if (!ABORTING.has(signal)) return
+    interruptedBy ??= signal
+    making.abort()
   }
   for (const signal of FORWARDED) process.on(signal, onSignal)
 
@@ -184,24 +119,20 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     running.abort()
     await running.outcome.catch(() => undefined)
     await removeWorkspace(store, workspace).catch(() => undefined)
-    for (const signal of FORWARDED) process.off(signal, onSignal)
     if (interruptedBy) return 128 + signalNumber(interruptedBy)
     throw error
+  } finally {
+    for (const signal of FORWARDED) process.off(signal, onSignal)
   }
-  creating = false
 
   const line = `workspace ${workspace.label}: ${workspace.tree}`
   say(line)
-  running.go()
-  const outcome = await running.outcome
-  for (const signal of FORWARDED) process.off(signal, onSignal)
-  const status = statusOf(outcome, command)
+  const status = await waitForCommand(running, command)
 
   if (request.removeAfter) {
     await removeWorkspace(store, workspace)
   } else {
-    // Something the command left running may still hold the lock: then it still runs.
-    if (!lockedFiles([workspace.lock])[0]) store.update(workspace.id, {active: false})
+    commandEnded(context, workspace)
     say(line)
   }
   return status

@@ -3,6 +3,7 @@
 // scripts/bundle.js), so running one loads a single file.
 import Apply from './apply.js'
 import Diff from './diff.js'
+import Exec from './exec.js'
 import Ls from './ls.js'
 import Merge from './merge.js'
 import Pr from './pr.js'
@@ -10,4 +11,4 @@ import Rm from './rm.js'
 import Run from './run.js'
 import Sandbox from './sandbox.js'
 
-export const COMMANDS = {apply: Apply, diff: Diff, ls: Ls, merge: Merge, pr: Pr, rm: Rm, run: Run, sandbox: Sandbox}
+export const COMMANDS = {apply: Apply, diff: Diff, exec: Exec, ls: Ls, merge: Merge, pr: Pr, rm: Rm, run: Run, sandbox: Sandbox}

@@ -1,10 +1,12 @@
-// `hmm run [FLAGS] COMMAND [ARG...]`: everything from COMMAND on is the
-// command's, even what looks like hmm's flags (`hmm run claude --resume -n x`).
+// `hmm run [FLAGS] COMMAND [ARG...]` (and `hmm exec [FLAGS] WS COMMAND...`):
+// everything from COMMAND on is the command's, even what looks like hmm's flags (`hmm run claude --resume -n x`).
 // oclif's parser does not stop at the first positional argument, so the
 // split is made here, and only hmm's part is given to oclif.
 
 /** `hmm run`'s flags that take a value in the next argument. */
 export const RUN_FLAGS_WITH_VALUE = ['-n', '--name', '-w', '--write']
+/** `hmm exec`'s: its first positional argument is the workspace, the command follows. */
+export const EXEC_FLAGS_WITH_VALUE = ['-w', '--write']
 
 export function splitAtCommand(argv: string[], flagsWithValue: string[]): {own: string[]; command: string[]} {
   for (let index = 0; index < argv.length; index++) {

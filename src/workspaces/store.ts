@@ -19,7 +19,11 @@ export interface WorkspaceRow {
   createdAt: number
   state: CreationState
   command: string[]
-  /** Set while `hmm run` waits for the command; the lock decides whether it still runs. */
+  /**
+   * Set while hmm waits for a command it started here (`hmm run`, `hmm exec`:
+   * a count, as several may run at once), or while something left behind
+   * held the lock; the lock decides whether it still runs.
+   */
   active: boolean
   originKind: OriginKind
   /** The origin's HEAD commit at creation (null: no commits yet or not git). */
@@ -32,6 +36,8 @@ export interface WorkspaceRow {
   takenState: string | null
   /** The commit last pushed by `hmm pr` (the lease for the next push). */
   pushedCommit: string | null
+  /** The -w paths given to run and exec (canonical): every later exec may write them too. */
+  writable: string[]
 }
 
 /** Each entry takes the schema from version i to i + 1; never edit a released one. */
@@ -53,6 +59,7 @@ const MIGRATIONS: string[] = [
      UNIQUE (origin, name)
    );
    CREATE INDEX workspaces_by_origin ON workspaces (origin, created_at);`,
+  `ALTER TABLE workspaces ADD COLUMN writable TEXT NOT NULL DEFAULT '[]';`,
 ]
 
 /**
@@ -92,16 +99,24 @@ const COLUMNS: Record<keyof WorkspaceRow, string> = {
   forkTree: 'fork_tree',
   takenState: 'taken_state',
   pushedCommit: 'pushed_commit',
+  writable: 'writable',
 }
 
 const SELECT = `SELECT ${Object.entries(COLUMNS)
   .map(([key, column]) => `${column} AS ${key}`)
   .join(', ')} FROM workspaces`
 
-type RawRow = Omit<WorkspaceRow, 'command' | 'active'> & {command: string; active: number}
+type RawRow = Omit<WorkspaceRow, 'command' | 'active' | 'writable'> & {command: string; active: number; writable: string}
 
 function fromRaw(raw: RawRow): WorkspaceRow {
-  return {...raw, command: JSON.parse(raw.command) as string[], active: raw.active === 1}
+  return {...raw, command: JSON.parse(raw.command) as string[], active: raw.active > 0, writable: JSON.parse(raw.writable) as string[]}
+}
+
+/** A field as SQLite stores it: booleans as 0/1, lists as JSON. */
+function toColumn(value: unknown): unknown {
+  if (typeof value === 'boolean') return Number(value)
+  if (Array.isArray(value)) return JSON.stringify(value)
+  return value
 }
 
 export class Store {
@@ -153,7 +168,7 @@ export class Store {
    * UNIQUE constraint, so two racing runs cannot both get it; an ID that
    * collides (1 in 10^9) is drawn again.
    */
-  reserve(fields: {name: string | null; origin: string; command: string[]}, newId: () => string): WorkspaceRow {
+  reserve(fields: {name: string | null; origin: string; command: string[]; writable?: string[]}, newId: () => string): WorkspaceRow {
     // Active from the start: the helper holds the lock while the tree is made.
     for (let attempt = 0; ; attempt++) {
       const row = {
@@ -162,12 +177,13 @@ export class Store {
         origin: fields.origin,
         created_at: Date.now(),
         command: JSON.stringify(fields.command),
+        writable: JSON.stringify(fields.writable ?? []),
       }
       try {
         this.db
           .prepare(
-            `INSERT INTO workspaces (id, name, origin, created_at, state, command, origin_kind, active)
-             VALUES (@id, @name, @origin, @created_at, 'creating', @command, 'plain', 1)`,
+            `INSERT INTO workspaces (id, name, origin, created_at, state, command, origin_kind, active, writable)
+             VALUES (@id, @name, @origin, @created_at, 'creating', @command, 'plain', 1, @writable)`,
           )
           .run(row)
         return this.get(row.id)!
@@ -207,8 +223,23 @@ export class Store {
     const entries = Object.entries(fields).filter(([, value]) => value !== undefined)
     if (entries.length === 0) return
     const sets = entries.map(([key]) => `${COLUMNS[key as keyof WorkspaceRow]} = @${key}`).join(', ')
-    const values = Object.fromEntries(entries.map(([key, value]) => [key, typeof value === 'boolean' ? Number(value) : value]))
+    const values = Object.fromEntries(entries.map(([key, value]) => [key, toColumn(value)]))
     this.db.prepare(`UPDATE workspaces SET ${sets} WHERE id = @id`).run({...values, id})
+  }
+
+  /** Another command started in the workspace (`hmm exec`; `hmm run`'s own is counted by reserve). */
+  commandStarted(id: string): void {
+    this.db.prepare('UPDATE workspaces SET active = active + 1 WHERE id = ?').run(id)
+  }
+
+  /**
+   * A command hmm waited for has ended. The count keeps the workspace probed
+   * while another hmm's command may still be starting; `lockHeld` (something
+   * still holds the lock: a command left running in the background) keeps it
+   * probed until a later look finds the lock free.
+   */
+  commandEnded(id: string, lockHeld: boolean): void {
+    this.db.prepare('UPDATE workspaces SET active = MAX(active - 1, ?) WHERE id = ?').run(lockHeld ? 1 : 0, id)
   }
 
   delete(id: string): void {

@@ -7,7 +7,7 @@ import {spawn} from 'node:child_process'
 import {closeSync, openSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import {collect, ensureBuilt, execArgs, helper, isLocked, run, sleep, until, world} from './support.js'
+import {collect, ensureBuilt, execArgs, helper, isLocked, run, until, world} from './support.js'
 
 beforeAll(ensureBuilt)
 
@@ -75,19 +75,29 @@ describe('the running lock', () => {
     expect(Date.now() - exited).toBeGreaterThan(800)
   }, 15_000)
 
-  it('makes a second command on the same lock wait for the first', async () => {
-    const w = world('lock-wait')
+  it('lets a second command on the same lock run beside the first, held until both have ended', async () => {
+    const w = world('lock-shared')
     const lock = join(w, 'lock')
     const first = startHolding(w, lock, 'echo ready; read line')
     await first.started
-    const second = run(execArgs(lock, policy(w), ['sh', '-c', 'echo second ran']))
-    let secondDone = false
-    void second.then(() => (secondDone = true))
-    await sleep(400)
-    expect(secondDone).toBe(false)
+    expect(await run(execArgs(lock, policy(w), ['sh', '-c', 'echo second ran']))).toMatchObject({code: 0, stdout: 'second ran\n'})
+    const third = startHolding(w, lock, 'echo ready; read line')
+    await third.started
     first.child.stdin!.end('\n')
     expect((await first.outcome).code).toBe(0)
-    expect(await second).toMatchObject({code: 0, stdout: 'second ran\n'})
+    expect(isLocked(lock)).toBe(true)
+    third.child.stdin!.end('\n')
+    expect((await third.outcome).code).toBe(0)
+    expect(isLocked(lock)).toBe(false)
+  })
+
+  it('is seen held by many probes at once, none mistaking another probe for a command', async () => {
+    const w = world('lock-probes')
+    const lock = join(w, 'lock')
+    writeFileSync(lock, '')
+    const many = Array.from({length: 2000}, () => lock)
+    const probes = await Promise.all(Array.from({length: 8}, () => run(['locked', ...many])))
+    for (const probe of probes) expect(probe.stdout).toBe('0\n'.repeat(many.length))
   })
 
   it('gives the command no descriptor but stdin, stdout, stderr and the lock', async () => {

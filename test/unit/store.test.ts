@@ -23,8 +23,29 @@ describe('the registry', () => {
     Store.open(data).close()
     const db = new Database(registryPath(data), {readonly: true})
     expect(db.pragma('journal_mode', {simple: true})).toBe('wal')
-    expect(db.pragma('user_version', {simple: true})).toBe(1)
+    expect(db.pragma('user_version', {simple: true})).toBe(2)
     db.close()
+  })
+
+  it('keeps a registry of schema 1 working: its workspaces are read, with no -w paths', () => {
+    const data = freshData()
+    mkdirSync(data, {recursive: true})
+    const db = new Database(registryPath(data))
+    // Schema 1 as released: frozen here on purpose.
+    db.exec(`CREATE TABLE workspaces (
+       id TEXT PRIMARY KEY, name TEXT, origin TEXT NOT NULL, created_at INTEGER NOT NULL,
+       state TEXT NOT NULL CHECK (state IN ('creating', 'ready')), command TEXT NOT NULL,
+       active INTEGER NOT NULL DEFAULT 0, origin_kind TEXT NOT NULL CHECK (origin_kind IN ('git', 'plain')),
+       head_commit TEXT, head_branch TEXT, fork_tree TEXT, taken_state TEXT, pushed_commit TEXT, UNIQUE (origin, name));
+     CREATE INDEX workspaces_by_origin ON workspaces (origin, created_at);
+     INSERT INTO workspaces (id, name, origin, created_at, state, command, origin_kind) VALUES ('k3xq9a', 'old', '/a', 1, 'ready', '["sh"]', 'plain');
+     PRAGMA user_version = 1;`)
+    db.close()
+    const store = Store.open(data)
+    expect(store.get('k3xq9a')).toMatchObject({name: 'old', origin: '/a', command: ['sh'], writable: [], active: false})
+    store.update('k3xq9a', {writable: ['/w']})
+    expect(store.get('k3xq9a')?.writable).toEqual(['/w'])
+    store.close()
   })
 
   it('refuses a registry from a newer hmm', () => {

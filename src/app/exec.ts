@@ -1,0 +1,47 @@
+// `hmm exec [-w PATH]... WS [COMMAND [ARG...]]`: a command again in an
+// existing workspace, to continue its work, under the sandbox `hmm run`
+// gives (session.ts): the -w paths it was given, and any given now, kept for
+// the next. Several commands may run in one workspace at once.
+import {loadConfig, settingsFor} from '../sandbox/config.js'
+import {currentPlatform} from '../platform/index.js'
+import {HmmError, say} from '../ui/errors.js'
+import {Context} from '../workspaces/context.js'
+import {status} from '../workspaces/status.js'
+import {commandEnded, commandOrShell, givenWritable, sandboxWritable, startInWorkspace, waitForCommand} from './session.js'
+
+export interface ExecRequest {
+  key: string | undefined
+  writable: string[]
+  /** The command and its arguments; empty: the user's shell. */
+  command: string[]
+}
+
+export async function execWorkspace(request: ExecRequest): Promise<number> {
+  if (request.key === undefined) throw new HmmError('exec needs the workspace to run in')
+  const context = new Context()
+  try {
+    const platform = currentPlatform()
+    const command = commandOrShell(request.command)
+    const given = givenWritable(request.writable)
+    const workspace = context.workspace(request.key)
+    const state = status(workspace)
+    if (state === 'broken') throw new HmmError(`workspace ${workspace.label} is broken (hmm rm removes it)`)
+    // Running but not ready: the run that makes it is still cloning.
+    if (workspace.row.state !== 'ready') throw new HmmError(`workspace ${workspace.label} is still being made`)
+    const kept = [...new Set([...workspace.row.writable, ...given])]
+    const writable = sandboxWritable(context, platform, kept, settingsFor(loadConfig(), command))
+    if (kept.length !== workspace.row.writable.length) context.store.update(workspace.id, {writable: kept})
+
+    // Counted before the helper takes the lock, so a command ending meanwhile does not mark it idle.
+    context.store.commandStarted(workspace.id)
+    const running = startInWorkspace(context, workspace, {platform, writable, command})
+    const line = `workspace ${workspace.label}: ${workspace.tree}`
+    say(line)
+    const exitStatus = await waitForCommand(running, command)
+    commandEnded(context, workspace)
+    say(line)
+    return exitStatus
+  } finally {
+    context.close()
+  }
+}

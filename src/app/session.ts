@@ -1,0 +1,121 @@
+// A command running in a workspace under the sandbox: what it may write,
+// starting it, passing signals on while hmm waits for it, and its end. One
+// path for `hmm run` and `hmm exec`, so a command continued with exec runs
+// under exactly the sandbox run gives it.
+import {existsSync} from 'node:fs'
+import {constants} from 'node:os'
+import {dirname, join} from 'node:path'
+import {HELPER_PATH, lockedFiles} from '../native/helper.js'
+import type {Effective} from '../sandbox/config.js'
+import {launch, type Launch, type Outcome} from '../platform/launch.js'
+import {checkSandboxAvailable, policyFor} from '../platform/confine.js'
+import {canonical, writableHolding, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
+import {HmmError, say} from '../ui/errors.js'
+import type {Context} from '../workspaces/context.js'
+import type {Workspace} from '../workspaces/workspace.js'
+
+/** The command to run: the one given, else the user's shell. */
+export function commandOrShell(command: string[]): string[] {
+  return command.length > 0 ? command : [process.env.SHELL || '/bin/sh']
+}
+
+/** The -w paths given on the command line, checked to exist, canonical. */
+export function givenWritable(paths: string[]): string[] {
+  return paths.map(path => {
+    if (!existsSync(path)) throw new HmmError(`${path} does not exist`)
+    return canonical(path)
+  })
+}
+
+/**
+ * Everything the command may write beyond its workspace: the -w paths and
+ * the config file's (which need not exist on every machine it is used on: a
+ * missing one grants nothing). Refuses where the sandbox cannot work or the
+ * command could reach hmm's own files.
+ */
+export function sandboxWritable(context: Context, platform: Platform, given: string[], settings: Effective): string[] {
+  const writable = [...given, ...settings.write.map(canonical)]
+  checkSandboxAvailable(platform)
+  // The tree does not matter here (writableHolding leaves it aside).
+  checkOwnFilesOutOfReach(policyFor(platform, {tree: context.data, dataDir: context.data, writable}))
+  return writable
+}
+
+/**
+ * Refuses to run a command that could rewrite hmm itself or the Node that
+ * runs it (hmm run from `npx`, whose cache is writable; a -w or TMPDIR
+ * above them): the next hmm, run outside any sandbox, would run its code.
+ */
+function checkOwnFilesOutOfReach(policy: SandboxPolicy): void {
+  const own = [
+    ['hmm', canonical(join(dirname(HELPER_PATH), '..', '..'))],
+    ['node', canonical(process.execPath)],
+  ]
+  for (const [what, path] of own) {
+    const writable = writableHolding(policy, path)
+    if (writable) throw new HmmError(`${what} is installed in ${path}, which the sandboxed command could write (${writable}); install ${what} elsewhere`)
+  }
+}
+
+/**
+ * Starts the helper for the command in the workspace's tree: it takes the
+ * workspace's lock at once and waits for go() (run makes the tree meanwhile).
+ */
+export function startInWorkspace(context: Context, workspace: Workspace, options: {platform: Platform; writable: string[]; command: string[]}): Launch {
+  return launch({
+    platform: options.platform,
+    policy: policyFor(options.platform, {tree: workspace.tree, dataDir: context.data, writable: options.writable}),
+    lock: workspace.lock,
+    cwd: workspace.tree,
+    command: options.command,
+    env: {...process.env, CLAUDE_CODE_SANDBOXED: '1'},
+  })
+}
+
+export function signalNumber(signal: NodeJS.Signals): number {
+  return constants.signals[signal] ?? 15
+}
+
+function statusOf(outcome: Outcome, command: string[]): number {
+  switch (outcome.kind) {
+    case 'exited':
+      return outcome.status
+    case 'signalled':
+      return 128 + signalNumber(outcome.signal)
+    case 'not-started':
+      say(`${command[0]}: ${outcome.reason}`)
+      return outcome.status
+    case 'setup-failed':
+      say(`the sandbox could not be set up: ${outcome.reason}`)
+      return 1
+  }
+}
+
+/**
+ * Signals hmm passes on to the command. Those a terminal sends (Ctrl-C,
+ * Ctrl-\) reach the command directly when it shares the terminal, so they
+ * are passed on only when hmm's stdin is not one; window resizes always
+ * reach it directly and are not handled at all.
+ */
+export const FORWARDED: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2']
+const FROM_TERMINAL = new Set<NodeJS.Signals>(['SIGINT', 'SIGQUIT'])
+
+/** Lets the command go, passes signals on until it ends, and returns hmm's exit status for it. */
+export async function waitForCommand(running: Launch, command: string[]): Promise<number> {
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (FROM_TERMINAL.has(signal) && process.stdin.isTTY) return
+    running.child.kill(signal)
+  }
+  for (const signal of FORWARDED) process.on(signal, onSignal)
+  try {
+    running.go()
+    return statusOf(await running.outcome, command)
+  } finally {
+    for (const signal of FORWARDED) process.off(signal, onSignal)
+  }
+}
+
+/** Records that a command hmm waited for has ended; something it left running may still hold the lock. */
+export function commandEnded(context: Context, workspace: Workspace): void {
+  context.store.commandEnded(workspace.id, lockedFiles([workspace.lock])[0])
+}

@@ -1,0 +1,120 @@
+// `hmm exec`, line by line of SPEC: a command again in an existing workspace,
+// under the same sandbox as `hmm run`, several at once.
+import {execa, type ResultPromise} from 'execa'
+import {existsSync, mkdirSync, readFileSync, rmSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {BIN, World, workspaceLine} from '../world.js'
+
+let world: World
+afterEach(() => world?.dispose())
+
+function lines(stderr: string): string[] {
+  return stderr.split('\n').filter(line => line.startsWith('hmm: workspace '))
+}
+
+async function stateOf(id: string): Promise<string> {
+  const entries = JSON.parse((await world.hmm(['ls', '--json'])).stdout) as Array<{id: string; state: string}>
+  return entries.find(entry => entry.id === id)?.state ?? 'missing'
+}
+
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (let tries = 0; tries < 200; tries++) {
+    if (await check()) return
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+  throw new Error(`waited in vain for ${what}`)
+}
+
+/** Starts hmm with a command that prints `ready` and waits for the marker file; resolves once it is ready. */
+async function startWaiting(args: string[], marker: string): Promise<{child: ResultPromise; stderr: () => string}> {
+  const child = execa(process.execPath, [BIN, ...args, 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`], {
+    cwd: world.origin,
+    env: world.env,
+    extendEnv: false,
+    reject: false,
+  })
+  let stderr = ''
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve())
+    void child.then(result => reject(new Error(`ended before it was ready: ${String(result.stderr)}`)))
+  })
+  return {child, stderr: () => stderr}
+}
+
+describe('hmm exec', () => {
+  it("runs a command again in the workspace's tree, prints the workspace line twice and exits with its status", async () => {
+    world = new World('exec-again')
+    const made = await world.hmm(['run', '-n', 'parser', 'sh', '-c', 'echo first > made-here'])
+    const ws = workspaceLine(made.stderr)
+    const result = await world.hmm(['exec', 'parser', 'sh', '-c', 'cat made-here; pwd; exit 5'])
+    expect(result.stdout).toBe(`first\n${ws.tree}\n`)
+    expect(result.exitCode).toBe(5)
+    expect(lines(result.stderr)).toHaveLength(2)
+    expect(workspaceLine(result.stderr)).toEqual(ws)
+    // By ID too, and without a command it runs $SHELL.
+    const shell = await world.hmm(['exec', ws.id], {input: 'echo "in $0"; exit 4'})
+    expect(shell.stdout).toBe('in /bin/sh\n')
+    expect(shell.exitCode).toBe(4)
+  })
+
+  it("passes everything from the command on to the command, hmm's flags included", async () => {
+    world = new World('exec-argv')
+    await world.hmm(['run', '-n', 'p', 'true'])
+    const result = await world.hmm(['exec', 'p', 'printf', '%s\\n', '-w', 'x', '--rm'])
+    expect(result.stdout).toBe('-w\nx\n--rm\n')
+    expect(result.exitCode).toBe(0)
+  })
+
+  it("keeps the run's -w paths, adds the new ones for good, and confines the rest", async () => {
+    world = new World('exec-write')
+    const first = join(world.home, 'first')
+    const second = join(world.home, 'second')
+    const other = join(world.home, 'other')
+    for (const dir of [first, second, other]) mkdirSync(dir)
+    await world.hmm(['run', '-n', 'p', '-w', first, 'true'])
+    const confined = await world.hmm(['exec', 'p', 'sh', '-c', `echo a > '${first}/a'; echo b > '${other}/b'`])
+    expect(confined.exitCode).not.toBe(0)
+    expect(readFileSync(join(first, 'a'), 'utf8')).toBe('a\n')
+    expect(existsSync(join(other, 'b'))).toBe(false)
+    expect((await world.hmm(['exec', '-w', second, 'p', 'sh', '-c', `echo b > '${second}/b'`])).exitCode).toBe(0)
+    const later = await world.hmm(['exec', 'p', 'sh', '-c', `echo c > '${second}/c' && echo d > '${first}/d'`])
+    expect(later.exitCode, later.stderr).toBe(0)
+    expect(readFileSync(join(second, 'c'), 'utf8')).toBe('c\n')
+  })
+
+  it('runs several commands in one workspace at once, running while any of them lives', async () => {
+    world = new World('exec-several')
+    const runMarker = join(world.home, 'run-done')
+    const execMarker = join(world.home, 'exec-done')
+    const running = await startWaiting(['run', '-n', 'p'], runMarker)
+    const {id} = workspaceLine(running.stderr())
+    // A second command while the first runs does not wait for it.
+    const second = await world.hmm(['exec', 'p', 'sh', '-c', 'echo second'])
+    expect(second).toMatchObject({exitCode: 0, stdout: 'second\n'})
+    const execing = await startWaiting(['exec', 'p'], execMarker)
+    await world.sh(`touch '${runMarker}'`)
+    expect((await running.child).exitCode).toBe(0)
+    expect(await stateOf(id)).toBe('running')
+    await world.sh(`touch '${execMarker}'`)
+    expect((await execing.child).exitCode).toBe(0)
+    await until('the workspace to be done', async () => (await stateOf(id)) === 'done')
+  })
+
+  it('refuses a broken workspace, an unknown one and a missing -w path, with one line', async () => {
+    world = new World('exec-errors')
+    const made = await world.hmm(['run', '-n', 'p', 'true'])
+    const ws = workspaceLine(made.stderr)
+    expect(await world.hmm(['exec', 'nope', 'true'])).toMatchObject({exitCode: 1, stderr: 'hmm: no workspace nope\n', stdout: ''})
+    expect(await world.hmm(['exec'])).toMatchObject({exitCode: 1, stderr: 'hmm: exec needs the workspace to run in\n'})
+    const missing = join(world.home, 'missing')
+    expect(await world.hmm(['exec', '-w', missing, 'p', 'true'])).toMatchObject({exitCode: 1, stderr: `hmm: ${missing} does not exist\n`})
+    rmSync(ws.tree, {recursive: true})
+    expect(await world.hmm(['exec', 'p', 'true'])).toMatchObject({
+      exitCode: 1,
+      stderr: `hmm: workspace ${ws.id} (p) is broken (hmm rm removes it)\n`,
+      stdout: '',
+    })
+  })
+})
