@@ -1,11 +1,11 @@
 // A world of its own for each black-box test: its own HOME (outside /tmp,
 // which the sandboxed command may write), git configured by the world only,
 // GIT_*/XDG_*/HMM_* scrubbed. Kept on failure for a look, removed otherwise.
-import {execa, type Options, type Result} from 'execa'
+import {execa, type Options, type Result, type ResultPromise} from 'execa'
 import {chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {onTestFailed} from 'vitest'
+import {onTestFailed, onTestFinished} from 'vitest'
 
 export const PROJECT = fileURLToPath(new URL('..', import.meta.url))
 export const BIN = join(PROJECT, 'bin', 'run.js')
@@ -121,6 +121,24 @@ export class World {
     return {exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr)}
   }
 
+  /**
+   * Starts hmm for a command that keeps running; wait for what it prints with
+   * Started.line. In a process group of its own, so that what is left of it
+   * when the test ends (the command too) can be ended.
+   */
+  start(args: string[], options: {cwd?: string} = {}): Started {
+    const child = execa(process.execPath, [BIN, ...args], {
+      cwd: this.origin,
+      env: this.env,
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      detached: true,
+      ...options,
+    })
+    return new Started(child, args)
+  }
+
   async sh(script: string, cwd = this.origin): Promise<string> {
     const result = await execa('sh', ['-c', script], {cwd, env: this.env, extendEnv: false})
     return String(result.stdout)
@@ -142,6 +160,72 @@ export class World {
     this.file('README.md', 'hello\nuncommitted\n')
     this.file('notes.txt', 'untracked\n')
     this.file('build/out.o', 'ignored build output\n')
+  }
+}
+
+/** How long Started.line waits, far below the test's own timeout. */
+const LINE_TIMEOUT = 30_000
+
+/** A hmm that keeps running (see World.start), and what it said so far. */
+export class Started {
+  stdout = ''
+  stderr = ''
+  private ended = false
+
+  constructor(
+    readonly child: ResultPromise,
+    private readonly args: string[],
+  ) {
+    child.stdout!.on('data', (chunk: Buffer) => (this.stdout += chunk.toString()))
+    child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()))
+    child.stdout!.once('end', () => (this.ended = true))
+    // A test that fails half-way leaves nothing running behind it.
+    try {
+      onTestFinished(() => this.stop())
+    } catch {}
+  }
+
+  /** Kills hmm and everything still in its process group (the command too). */
+  stop(): void {
+    try {
+      process.kill(-this.child.pid!, 'SIGKILL')
+    } catch {}
+  }
+
+  /**
+   * Waits until stdout holds this whole line. Fails at once, with what hmm
+   * said, when its output ends without it (hmm failed); when the line does
+   * not come in time, stops hmm and fails, rather than stall the test.
+   */
+  line(text: string, timeout = LINE_TIMEOUT): Promise<void> {
+    const seen = () => this.stdout.split('\n').slice(0, -1).includes(text)
+    const stdout = this.child.stdout!
+    return new Promise((resolve, reject) => {
+      const settle = (why?: string) => {
+        clearTimeout(timer)
+        stdout.off('data', check)
+        stdout.off('end', ended)
+        if (why === undefined) return resolve()
+        const said = `stdout: ${JSON.stringify(this.stdout)}, stderr: ${JSON.stringify(this.stderr)}`
+        reject(new Error(`hmm ${this.args.join(' ')}: no line "${text}" (${why}); ${said}`))
+      }
+      const check = () => seen() && settle()
+      const ended = () => (seen() ? settle() : settle('its output ended'))
+      const timer = setTimeout(() => {
+        this.stop()
+        settle(`not within ${timeout / 1000} s; killed it`)
+      }, timeout)
+      stdout.on('data', check)
+      stdout.once('end', ended)
+      if (this.ended) ended()
+      else check()
+    })
+  }
+
+  /** Waits for hmm to exit and its output to close. */
+  async result(): Promise<HmmResult> {
+    const result = (await this.child) as Result
+    return {exitCode: result.exitCode ?? -1, stdout: this.stdout, stderr: this.stderr}
   }
 }
 

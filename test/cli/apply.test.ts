@@ -1,10 +1,9 @@
 // `hmm apply`, line by line of SPEC.
-import {execa} from 'execa'
 import {randomBytes} from 'node:crypto'
 import {existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {BIN, World} from '../world.js'
+import {World} from '../world.js'
 import {hmm, made, said, snapshot} from './taking.js'
 
 let world: World
@@ -168,16 +167,11 @@ describe('hmm apply', () => {
   it('refuses a running workspace', async () => {
     world = new World('apply-running')
     const go = join(world.home, 'go')
-    const child = execa(process.execPath, [BIN, 'run', '-n', 'busy', 'sh', '-c', `echo x > x.txt; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`], {
-      cwd: world.origin,
-      env: world.env,
-      extendEnv: false,
-      reject: false,
-    })
-    await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
+    const started = world.start(['run', '-n', 'busy', 'sh', '-c', `echo x > x.txt; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`])
+    await started.line('ready')
     const result = await hmm(world, ['apply', 'busy'])
     writeFileSync(go, '')
-    await child
+    await started.result()
     expect(result.exitCode).toBe(1)
     expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6} \(busy\) is running\n$/)
     expect(existsSync(join(world.origin, 'x.txt'))).toBe(false)

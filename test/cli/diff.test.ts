@@ -147,16 +147,11 @@ describe('hmm diff', () => {
     world = new World('diff-running')
     await world.gitRepo()
     const go = join(world.home, 'go')
-    const child = execa(process.execPath, [BIN, 'run', 'sh', '-c', `echo during > during.txt; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`], {
-      cwd: world.origin,
-      env: world.env,
-      extendEnv: false,
-      reject: false,
-    })
-    await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
+    const started = world.start(['run', 'sh', '-c', `echo during > during.txt; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`])
+    await started.line('ready')
     const result = await hmm(world, ['diff', '--stat'])
     writeFileSync(go, '')
-    await child
+    await started.result()
     expect(result).toMatchObject({exitCode: 0, stdout: ' during.txt | 1 +\n 1 file changed, 1 insertion(+)\n'})
   })
 
@@ -164,31 +159,17 @@ describe('hmm diff', () => {
     world = new World('diff-same-size')
     world.file('same.txt', 'aaa\n')
     const go = join(world.home, 'go')
-    const child = execa(
-      process.execPath,
-      [BIN, 'run', 'sh', '-c', `echo bbb > same.txt; echo ready; while [ ! -e '${go}' ]; do sleep 0.01; done; echo ccc > same.txt; echo again`],
-      {
-        cwd: world.origin,
-        env: world.env,
-        extendEnv: false,
-        reject: false,
-      },
-    )
-    let output = ''
-    const seen = (text: string) =>
-      new Promise<void>(resolve => {
-        const check = () => output.includes(text) && resolve()
-        child.stdout!.on('data', (chunk: Buffer) => {
-          output += chunk.toString()
-          check()
-        })
-        check()
-      })
-    await seen('ready')
+    const started = world.start([
+      'run',
+      'sh',
+      '-c',
+      `echo bbb > same.txt; echo ready; while [ ! -e '${go}' ]; do sleep 0.01; done; echo ccc > same.txt; echo again`,
+    ])
+    await started.line('ready')
     expect((await hmm(world, ['diff'])).stdout).toContain('-aaa\n+bbb\n')
     writeFileSync(go, '')
-    await seen('again')
-    await child
+    await started.line('again')
+    await started.result()
     expect((await hmm(world, ['diff'])).stdout).toContain('-aaa\n+ccc\n')
   })
 

@@ -5,7 +5,7 @@ import {execa} from 'execa'
 import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {BIN, World} from '../world.js'
+import {World} from '../world.js'
 import {hmm, made, snapshot} from './taking.js'
 
 let world: World
@@ -255,20 +255,11 @@ describe('hmm pr', () => {
     installGh()
     const bare = await withRemote()
     const go = join(world.home, 'go')
-    const child = execa(
-      process.execPath,
-      [BIN, 'run', '-n', 'busy', 'sh', '-c', `git commit -q --allow-empty -m x; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`],
-      {
-        cwd: world.origin,
-        env: world.env,
-        extendEnv: false,
-        reject: false,
-      },
-    )
-    await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
+    const started = world.start(['run', '-n', 'busy', 'sh', '-c', `git commit -q --allow-empty -m x; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`])
+    await started.line('ready')
     const result = await hmm(world, ['pr', 'busy'])
     writeFileSync(go, '')
-    await child
+    await started.result()
     expect(result.exitCode).toBe(1)
     expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6} \(busy\) is running\n$/)
     expect(await remoteBranch(bare, 'hmm/busy')).toBe('')

@@ -35,24 +35,17 @@ describe('reliability', () => {
   it('stays running after hmm is SIGKILLed until the command ends, then done', async () => {
     world = new World('sigkill')
     const marker = join(world.home, 'finish')
-    const child = execa(process.execPath, [BIN, 'run', 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`], {
-      cwd: world.origin,
-      env: world.env,
-      extendEnv: false,
-      reject: false,
-    })
-    let stderr = ''
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
-    const {id} = workspaceLine(stderr)
-    child.kill('SIGKILL')
-    // Not `await child`: the command still holds hmm's stdout open.
-    await new Promise(resolve => child.once('exit', resolve))
+    const started = world.start(['run', 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`])
+    await started.line('ready')
+    const {id} = workspaceLine(started.stderr)
+    started.child.kill('SIGKILL')
+    // Not started.result(): the command still holds hmm's stdout open.
+    await new Promise(resolve => started.child.once('exit', resolve))
     expect(await stateOf(id)).toBe('running')
     await world.sh(`touch '${marker}'`)
     for (let tries = 0; tries < 100 && (await stateOf(id)) === 'running'; tries++) await new Promise(resolve => setTimeout(resolve, 50))
     expect(await stateOf(id)).toBe('done')
-    await child
+    await started.result()
   })
 
   it('keeps running while something the command left behind holds on', async () => {

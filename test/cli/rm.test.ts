@@ -1,5 +1,4 @@
 // `hmm rm`, line by line of SPEC.
-import {execa} from 'execa'
 import {existsSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import Database from 'better-sqlite3'
@@ -89,22 +88,13 @@ describe('hmm rm', () => {
   it('refuses a running workspace', async () => {
     world = new World('rm-running')
     const marker = join(world.home, 'go')
-    const child = execa(
-      process.execPath,
-      [join(import.meta.dirname, '..', '..', 'bin', 'run.js'), 'run', '-n', 'busy', 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`],
-      {
-        cwd: world.origin,
-        env: world.env,
-        extendEnv: false,
-        reject: false,
-      },
-    )
-    await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
+    const started = world.start(['run', '-n', 'busy', 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`])
+    await started.line('ready')
     const result = await world.hmm(['rm', '-f', 'busy'])
     expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6} \(busy\) is running$/m)
     expect(result.exitCode).toBe(1)
     writeFileSync(marker, '')
-    await child
+    await started.result()
     expect((await world.hmm(['rm', 'busy'])).exitCode).toBe(0)
   })
 })

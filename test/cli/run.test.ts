@@ -231,15 +231,10 @@ describe('hmm run', () => {
 
   it('forwards SIGTERM to the command and waits for it', async () => {
     world = new World('run-forward')
-    const child = execa(process.execPath, [BIN, 'run', 'sh', '-c', 'trap "echo got-term; exit 7" TERM; echo ready; while :; do sleep 0.05; done'], {
-      cwd: world.origin,
-      env: world.env,
-      extendEnv: false,
-      reject: false,
-    })
-    await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
-    child.kill('SIGTERM')
-    const result = await child
+    const started = world.start(['run', 'sh', '-c', 'trap "echo got-term; exit 7" TERM; echo ready; while :; do sleep 0.05; done'])
+    await started.line('ready')
+    started.child.kill('SIGTERM')
+    const result = await started.result()
     expect(result.stdout).toContain('got-term')
     expect(result.exitCode).toBe(7)
   })

@@ -8,10 +8,8 @@ import {createHash, randomBytes} from 'node:crypto'
 import {chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:net'
 import {join} from 'node:path'
-import {beforeAll, describe, expect, it} from 'vitest'
-import {collect, ensureBuilt, helper, run, world} from './support.js'
-
-beforeAll(ensureBuilt)
+import {describe, expect, it} from 'vitest'
+import {collect, helper, run, world} from './support.js'
 
 const isRoot = process.getuid?.() === 0
 

@@ -6,10 +6,8 @@
 import {spawn} from 'node:child_process'
 import {chmodSync, mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {beforeAll, describe, expect, it} from 'vitest'
-import {abi, collect, ensureBuilt, execArgs, helper, isLocked, run, sleep, until, world} from './support.js'
-
-beforeAll(ensureBuilt)
+import {describe, expect, it} from 'vitest'
+import {abi, collect, execArgs, helper, isLocked, run, sleep, until, world} from './support.js'
 
 // Enough to run a shell and nothing more: the outcome tests are not about
 // the sandbox's walls.

@@ -6,10 +6,8 @@
 import {spawn} from 'node:child_process'
 import {closeSync, openSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {beforeAll, describe, expect, it} from 'vitest'
-import {collect, ensureBuilt, execArgs, helper, isLocked, run, until, world} from './support.js'
-
-beforeAll(ensureBuilt)
+import {describe, expect, it} from 'vitest'
+import {collect, execArgs, helper, isLocked, run, until, world} from './support.js'
 
 const policy = (w: string) => ['--read', '/', '--write', w, '--dev', '/dev']
 

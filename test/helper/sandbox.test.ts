@@ -9,10 +9,8 @@
 import {spawn, spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {beforeAll, describe, expect, it} from 'vitest'
-import {abi, ensureBuilt, execArgs, helper, run, world} from './support.js'
-
-beforeAll(ensureBuilt)
+import {describe, expect, it} from 'vitest'
+import {abi, execArgs, helper, run, world} from './support.js'
 
 const SECRET = 'BEGIN-SECRET-KEY-material'
 

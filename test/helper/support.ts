@@ -1,4 +1,4 @@
-// What the helper's tests share: the built binary (built here if missing),
+// What the helper's tests share: the built binary (test/global-setup.ts builds it),
 // worlds to run in, and a way to run the helper and see all it said.
 //
 // Worlds live under <repo>/.test-worlds/, not /tmp: the sandboxed command may
@@ -8,7 +8,7 @@
 
 import {spawn, spawnSync, type StdioOptions} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {existsSync, mkdirSync, realpathSync} from 'node:fs'
+import {mkdirSync, realpathSync} from 'node:fs'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {onTestFinished} from 'vitest'
@@ -16,15 +16,6 @@ import {makeRemovable, removeWorld} from '../world.js'
 
 export const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const helper = join(repo, 'native-helpers', 'build', 'hmm-helper')
-
-/** Builds the helper if it is not there yet, as `npm install` would. */
-export function ensureBuilt(): void {
-  if (existsSync(helper)) return
-  const r = spawnSync(process.execPath, [join(repo, 'native-helpers', 'build.js')], {
-    encoding: 'utf8',
-  })
-  if (r.status !== 0) throw new Error(`building the helper failed:\n${r.stderr}`)
-}
 
 /** A fresh directory for one test, canonical (the helper compares paths as
  * bytes), removed if the test passes. */
@@ -110,7 +101,6 @@ export function isLocked(file: string): boolean {
 }
 
 export function abi(): number {
-  ensureBuilt()
   const r = spawnSync(helper, ['abi'], {encoding: 'utf8'})
   return Number(r.stdout.trim())
 }
