@@ -1,10 +1,9 @@
 // `hmm exec`, line by line of SPEC: a command again in an existing workspace,
 // under the same sandbox as `hmm run`, several at once.
-import {execa, type ResultPromise} from 'execa'
 import {existsSync, mkdirSync, readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {BIN, World, workspaceLine} from '../world.js'
+import {Started, World, workspaceLine} from '../world.js'
 
 let world: World
 afterEach(() => world?.dispose())
@@ -27,20 +26,10 @@ async function until(what: string, check: () => Promise<boolean>): Promise<void>
 }
 
 /** Starts hmm with a command that prints `ready` and waits for the marker file; resolves once it is ready. */
-async function startWaiting(args: string[], marker: string): Promise<{child: ResultPromise; stderr: () => string}> {
-  const child = execa(process.execPath, [BIN, ...args, 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`], {
-    cwd: world.origin,
-    env: world.env,
-    extendEnv: false,
-    reject: false,
-  })
-  let stderr = ''
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve())
-    void child.then(result => reject(new Error(`ended before it was ready: ${String(result.stderr)}`)))
-  })
-  return {child, stderr: () => stderr}
+async function startWaiting(args: string[], marker: string): Promise<Started> {
+  const started = world.start([...args, 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`])
+  await started.line('ready')
+  return started
 }
 
 describe('hmm exec', () => {
@@ -89,16 +78,16 @@ describe('hmm exec', () => {
     const runMarker = join(world.home, 'run-done')
     const execMarker = join(world.home, 'exec-done')
     const running = await startWaiting(['run', '-n', 'p'], runMarker)
-    const {id} = workspaceLine(running.stderr())
+    const {id} = workspaceLine(running.stderr)
     // A second command while the first runs does not wait for it.
     const second = await world.hmm(['exec', 'p', 'sh', '-c', 'echo second'])
     expect(second).toMatchObject({exitCode: 0, stdout: 'second\n'})
     const execing = await startWaiting(['exec', 'p'], execMarker)
     await world.sh(`touch '${runMarker}'`)
-    expect((await running.child).exitCode).toBe(0)
+    expect((await running.result()).exitCode).toBe(0)
     expect(await stateOf(id)).toBe('running')
     await world.sh(`touch '${execMarker}'`)
-    expect((await execing.child).exitCode).toBe(0)
+    expect((await execing.result()).exitCode).toBe(0)
     await until('the workspace to be done', async () => (await stateOf(id)) === 'done')
   })
 
