@@ -1,8 +1,8 @@
 /*
  * hmm-helper: what the modules of the helper share. One mode per file
  * (main.c dispatches): exec.c (lock, descriptors, capabilities, exec),
- * landlock.c, clone.c + clone-copy.c, statpairs.c; util.c holds the small
- * utilities every mode uses.
+ * landlock.c, clone.c + clone-copy.c, statpairs.c, remove.c; util.c holds
+ * the small utilities every mode uses.
  */
 #ifndef HMM_HELPER_H
 #define HMM_HELPER_H
@@ -114,5 +114,12 @@ int cmd_stat_pairs(int argc, char **argv);
 void sp_load(void);
 void sp_note(const char *rel, const char *name, int s, int t, const struct stat *st);
 int sp_write(void);
+
+/* ---- remove.c ---- */
+
+/* remove could not delete everything; the first failure is on stderr. */
+#define EXIT_NOT_REMOVED 3
+
+int cmd_remove(int argc, char **argv);
 
 #endif

@@ -8,13 +8,16 @@
  *                   [--hide PATH]... -- CMD [ARG...]
  *   hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST
  *   hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated relative paths
+ *   hmm-helper remove DIR
  *
  * Where it stands on security: `exec` is the sandbox (exec.c, landlock.c).
  * `clone` (clone.c, clone-copy.c) copies the origin into a workspace the way
  * `cp -a --reflink=auto` does, from several threads, reading the source only
  * through *at() calls relative to directory descriptors opened with
  * O_NOFOLLOW, so it never follows a link in SRC. `stat-pairs` (statpairs.c)
- * gives the stat data the workspace's first index is written from.
+ * gives the stat data the workspace's first index is written from. `remove`
+ * (remove.c) deletes a workspace's directory by directory descriptors, never
+ * following a link a process of the command swaps in meanwhile.
  *
  * Linux-only parts (Landlock, capabilities, FICLONE, copy_file_range,
  * close_range) are behind __linux__; the rest also builds on macOS, where
@@ -32,7 +35,8 @@ static void usage(void)
 	      "                       [--read PATH]... [--write PATH]... [--dev PATH]...\n"
 	      "                       [--hide PATH]... -- CMD [ARG...]\n"
 	      "       hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST\n"
-	      "       hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated paths\n",
+	      "       hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated paths\n"
+	      "       hmm-helper remove DIR\n",
 	      stderr);
 }
 
@@ -52,6 +56,8 @@ int main(int argc, char **argv)
 		return cmd_clone(argc, argv);
 	if (strcmp(argv[1], "stat-pairs") == 0)
 		return cmd_stat_pairs(argc, argv);
+	if (strcmp(argv[1], "remove") == 0)
+		return cmd_remove(argc, argv);
 	usage();
 	return 2;
 }

@@ -1,19 +1,26 @@
-// The removal tests' hostile process (swapper.c): built with the helper's
-// compiler into a directory of the test, and ended by the test whatever
-// happened (found by its executable's path, so nothing else is touched).
+// The removal tests' hostile processes, built with the helper's compiler into
+// a directory of the test: swapper.c, ended by the test whatever happened
+// (found by its executable's path, so nothing else is touched), and
+// swap-at-open.c, loaded into the remover.
 import {execFileSync} from 'node:child_process'
 import {readdirSync, readlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-const SOURCE = fileURLToPath(new URL('swapper.c', import.meta.url))
+function compile(source: string, out: string, flags: string[]): string {
+  const [cc, ...ccArgs] = (process.env.CC || 'cc').trim().split(/\s+/)
+  execFileSync(cc, [...ccArgs, '-O2', ...flags, '-o', out, fileURLToPath(new URL(source, import.meta.url))], {stdio: 'inherit'})
+  return out
+}
 
 /** Compiles the swapper into dir; returns its path. */
 export function buildSwapper(dir: string): string {
-  const out = join(dir, 'swapper')
-  const [cc, ...ccArgs] = (process.env.CC || 'cc').trim().split(/\s+/)
-  execFileSync(cc, [...ccArgs, '-O2', '-o', out, SOURCE], {stdio: 'inherit'})
-  return out
+  return compile('swapper.c', join(dir, 'swapper'), [])
+}
+
+/** Compiles swap-at-open into dir; returns the library's path, for LD_PRELOAD. */
+export function buildSwapAtOpen(dir: string): string {
+  return compile('swap-at-open.c', join(dir, 'swap-at-open.so'), ['-shared', '-fPIC', '-ldl'])
 }
 
 /** Kills every process running the swapper at this path. */
