@@ -224,9 +224,14 @@ static void remove_entry(const char *name, int tries)
 		if (!S_ISDIR(st.st_mode)) {
 			if (unlinkat(l->fd, name, 0) == 0 || errno == ENOENT)
 				return;
-			/* EISDIR (EPERM on macOS): it became a directory. */
+			/* EISDIR (EPERM on macOS) if it became a directory, or
+			 * a failure of its own if it is still what we saw. */
 			int e = errno;
-			if (fstatat(l->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+			struct stat now;
+			int r = fstatat(l->fd, name, &now, AT_SYMLINK_NOFOLLOW);
+			if (r < 0 && errno == ENOENT)
+				return;
+			if (r == 0 && (now.st_dev != st.st_dev || now.st_ino != st.st_ino))
 				continue;
 			fail_at(name, strerror(e));
 			return;
@@ -263,15 +268,17 @@ static int finish(void)
 		return -1;
 	}
 	struct level *below = &levels[depth - 2];
-	int e;
 	for (;;) {
 		if (unlinkat(below->fd, l->name, AT_REMOVEDIR) == 0 || errno == ENOENT)
 			goto done;
-		e = errno;
+		int e = errno;
 		struct stat st;
 		if (fstatat(below->fd, l->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != l->dev ||
 		    st.st_ino != l->ino)
 			break;
+		/* Ours again after being something else for the unlinkat. */
+		if (e == ENOTDIR && l->tries++ < MAX_TRIES)
+			continue;
 		/* Still ours, and not empty: something was added meanwhile. */
 		if ((e != ENOTEMPTY && e != EEXIST) || l->failed || l->passes++ >= MAX_PASSES) {
 			if (!l->failed)

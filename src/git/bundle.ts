@@ -19,6 +19,7 @@
 // its repository; its HEAD is read as plain files (workspace-head.ts).
 import {closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, rmSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
+import {removeTree} from '../native/helper.js'
 import {policyFor} from '../platform/confine.js'
 import {runConfined} from '../platform/confined.js'
 import {currentPlatform} from '../platform/index.js'
@@ -100,7 +101,8 @@ export function workspaceCommits(workspace: Workspace, noCommits: string): Works
 /** Makes the bundle inside the sandbox; returns its path (not yet trusted). */
 async function makeBundle(workspace: Workspace, data: string, noCommits: string): Promise<string> {
   const dir = bundleDir(workspace)
-  rmSync(dir, {recursive: true, force: true})
+  // A process the last bundling left behind may still be changing it.
+  removeTree(dir)
   mkdirSync(dir, {mode: 0o700})
   const bundle = join(canonical(dir), BUNDLE_NAME)
   const range = workspace.row.headCommit ? ['HEAD', `^${workspace.row.headCommit}`] : ['HEAD']
@@ -207,7 +209,7 @@ export async function takeCommits(workspace: Workspace, data: string, origin: st
   const made = await makeBundle(workspace, data, noCommits)
   const incoming = join(workspace.gitDir, 'incoming.bundle')
   copyRegularFile(made, incoming)
-  rmSync(bundleDir(workspace), {recursive: true, force: true})
+  removeTree(bundleDir(workspace))
 
   const env = privateEnv(privateRepo(workspace.gitDir))
   const intoPrivate = await git(

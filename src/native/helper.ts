@@ -1,5 +1,6 @@
 // The C helper (native-helpers/, main.c lists its modes), built by `npm install`: what
-// Node cannot do itself — Landlock, flock held across exec, fast cloning.
+// Node cannot do itself — Landlock, flock held across exec, fast cloning,
+// removal that no racing process can turn against files outside.
 import type * as ChildProcess from 'node:child_process'
 import {existsSync} from 'node:fs'
 import {createRequire} from 'node:module'
@@ -52,6 +53,20 @@ export function lockedFiles(paths: string[]): boolean[] {
   if (paths.length === 0) return []
   const lines = runHelper(['locked', ...paths]).split('\n')
   return paths.map((_, index) => lines[index] === '1')
+}
+
+/**
+ * Deletes a directory tree of hmm's (a workspace, a failed clone) that a
+ * process of the command may still be changing: the helper goes by directory
+ * descriptors and never follows a link swapped in, where Node's rmSync, going
+ * by paths, deletes through it (native-helpers/remove.c). A missing directory
+ * is no error. Throws with the helper's first failure.
+ */
+export function removeTree(path: string): void {
+  const result = childProcess().spawnSync(helperPath(), ['remove', path], {encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe']})
+  if (result.status === 0) return
+  const said = result.stderr.split('\n')[0].replace(/^hmm-helper: remove: /, '')
+  throw new Error(said || `the helper's remove ${result.error?.message ?? `exited ${result.status ?? result.signal}`}`)
 }
 
 /**

@@ -6,9 +6,8 @@
 import {execa} from 'execa'
 import {existsSync} from 'node:fs'
 import {HmmError, debug} from '../ui/errors.js'
-import {HELPER_PATH, StatPairs} from '../native/helper.js'
+import {HELPER_PATH, StatPairs, removeTree} from '../native/helper.js'
 import {runsOn} from './index.js'
-import {removeDirectory} from './remove-directory.js'
 
 export interface CloneOptions {
   /** Called with cumulative counts while cloning (for progress display). */
@@ -26,7 +25,7 @@ async function cloneOnDarwin(source: string, destination: string): Promise<void>
   for (const flags of [['-c', '-pR'], ['-pR']]) {
     const result = await execa('cp', [...flags, source, destination], {reject: false, stdin: 'ignore', stdout: 'ignore'})
     if (result.exitCode === 0) return
-    removeDirectory(destination)
+    removeTree(destination)
     if (flags.length === 1) throw new HmmError(`could not clone ${source}: ${String(result.stderr).trim().split('\n').at(-1)}`)
   }
 }

@@ -2,7 +2,7 @@
 // The origin's files, index and history are not touched.
 import {existsSync} from 'node:fs'
 import {git} from '../git/git.js'
-import {removeDirectory} from '../platform/remove-directory.js'
+import {removeTree} from '../native/helper.js'
 import {HmmError} from '../ui/errors.js'
 import type {Store} from './store.js'
 import type {Workspace} from './workspace.js'
@@ -16,7 +16,7 @@ async function deleteHmmRef(workspace: Workspace): Promise<void> {
 export async function removeWorkspace(store: Store, workspace: Workspace): Promise<void> {
   try {
     await deleteHmmRef(workspace)
-    removeDirectory(workspace.root)
+    removeTree(workspace.root)
   } catch (error) {
     throw new HmmError(`could not remove workspace ${workspace.label}: ${(error as Error).message}`)
   }
