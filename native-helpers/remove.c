@@ -58,8 +58,8 @@ static dev_t top_dev;
 static int failures;
 
 /* Notes a failure at NAME in the top level (at the top level itself if
- * NAME is NULL); prints the first, as DIR/a/b/NAME. Everything above it is
- * then known to stay, so it is not read again. */
+ * NAME is NULL); prints the first, as DIR/a/b/NAME. The directories it is
+ * in are then known to stay, so they are not read again. */
 static void fail_at(const char *name, const char *reason)
 {
 	for (size_t i = 1; i < depth; i++)
@@ -97,8 +97,11 @@ static int read_names(struct level *l)
 	/* The duplicate shares the offset: start from the beginning. */
 	rewinddir(d);
 	size_t room = 0;
-	errno = 0;
-	for (struct dirent *e; (e = readdir(d));) {
+	for (;;) {
+		errno = 0;
+		struct dirent *e = readdir(d);
+		if (!e)
+			break;
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		if (l->count == room) {
@@ -332,7 +335,12 @@ int cmd_remove(int argc, char **argv)
 	const char *parent = !slash ? "." : slash == path ? "/" : (*slash = '\0', path);
 	top_path = argv[2];
 
+#ifdef O_PATH
+	/* Only a place to start from: no right to read it is needed. */
+	int pfd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+#else
 	int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+#endif
 	if (pfd < 0) {
 		if (errno == ENOENT)
 			return 0;

@@ -1,7 +1,7 @@
-// Removing a workspace while a process the command left behind races it
-// (issue 10, items 5 and 6): the process swaps the tree's directories for
-// links to a directory outside, on a tight loop, while hmm deletes. Nothing
-// outside the tree may be deleted, in any round.
+// Removing a workspace (rm, run --rm): all of it, whatever modes the clone
+// and the command left, and nothing outside it, even while a process the
+// command left behind races it (issue 10, items 5 and 6) by swapping the
+// tree's directories for links to a directory outside as hmm deletes.
 import {existsSync, mkdirSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
@@ -77,5 +77,34 @@ describe('removing a workspace raced by a process it left behind', () => {
     }
     expect(losses).toEqual([])
     expect(outcomes).toEqual(Array(ROUNDS).fill({exitCode: 0, removed: true, stderr: 'hmm: removed workspace ID\n'}))
+  })
+})
+
+describe('removing a workspace', () => {
+  it('removes, as whoever runs hmm, what the clone and the command made read-only or unreadable', async () => {
+    const origin = new World('removal-modes')
+    try {
+      await origin.gitRepo()
+      origin.file('ro/inner/f', 'x')
+      await origin.sh('chmod 444 ro/inner/f && chmod 555 ro/inner ro')
+      const outsideFile = origin.write(join(origin.home, 'outside', 'keep'), 'keep\n')
+      const script = [
+        'mkdir -p locked/deeper/deepest && touch locked/deeper/f && chmod 0 locked/deeper/deepest locked/deeper && chmod 0 locked',
+        'mkdir -p wx && touch wx/f && chmod 333 wx',
+        'mkfifo fifo && ln README.md hard && ln -s ../../../../../../outside out-link',
+        `ln -s '${join(origin.home, 'outside')}' abs-link`,
+      ].join(' && ')
+      const kept = workspaceLine((await origin.hmm(['run', 'sh', '-c', script])).stderr)
+      const removedAfter = await origin.hmm(['run', '--rm', 'sh', '-c', script])
+      expect(removedAfter.exitCode).toBe(0)
+      expect(existsSync(join(origin.dataDir, workspaceLine(removedAfter.stderr).id))).toBe(false)
+      expect(await origin.hmm(['rm', '-f', kept.id])).toMatchObject({exitCode: 0, stderr: `hmm: removed workspace ${kept.id}\n`})
+      expect(existsSync(join(origin.dataDir, kept.id))).toBe(false)
+      expect(readdirSync(join(origin.home, 'outside'))).toEqual(['keep'])
+      expect(existsSync(outsideFile)).toBe(true)
+    } finally {
+      await origin.sh('chmod -R u+w ro')
+      origin.dispose()
+    }
   })
 })
