@@ -81,8 +81,33 @@ export function registryPath(data: string): string {
   return join(data, 'registry.sqlite')
 }
 
+/** How long a statement waits for another hmm's write before "database is locked". */
+const BUSY_TIMEOUT = 10_000
+
+/** Opens the registry in WAL mode (many hmm processes at once). */
 function openDatabase(path: string): Database.Database {
-  return new Database(path, {timeout: 10_000, nativeBinding: nativeBinding()})
+  const db = new Database(path, {timeout: BUSY_TIMEOUT, nativeBinding: nativeBinding()})
+  useWal(db)
+  return db
+}
+
+/**
+ * Switches to WAL, waiting as the busy timeout would. SQLite's switch reads
+ * the header, then upgrades that read to a write without calling the busy
+ * handler; so while another hmm is making the registry (its write lock held
+ * to switch it), a second one would get "database is locked" at once.
+ */
+function useWal(db: Database.Database): void {
+  const end = Date.now() + BUSY_TIMEOUT
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL')
+      return
+    } catch (error) {
+      if (!String((error as {code?: string}).code).startsWith('SQLITE_BUSY') || Date.now() > end) throw error
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20)
+    }
+  }
 }
 
 const COLUMNS: Record<keyof WorkspaceRow, string> = {
@@ -126,7 +151,6 @@ export class Store {
   static open(data: string): Store {
     mkdirSync(data, {recursive: true, mode: 0o700})
     const db = openDatabase(registryPath(data))
-    db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
     const store = new Store(db)
     store.migrate()
@@ -137,7 +161,6 @@ export class Store {
   static openExisting(data: string): Store | undefined {
     if (!existsSync(registryPath(data))) return undefined
     const db = openDatabase(registryPath(data))
-    db.pragma('journal_mode = WAL')
     const store = new Store(db)
     store.migrate()
     return store

@@ -1,5 +1,7 @@
 // Many runs at once, a killed hmm, a terminal.
+import Database from 'better-sqlite3'
 import {execa} from 'execa'
+import {mkdirSync, readdirSync, readlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {BIN, World, workspaceLine} from '../world.js'
@@ -24,6 +26,48 @@ describe('reliability', () => {
     expect(listed.map(entry => entry.id).sort()).toEqual([...ids].sort())
     expect(listed.every(entry => entry.state === 'done')).toBe(true)
   })
+
+  it('waits for another hmm making the registry at the same moment, instead of "database is locked"', async () => {
+    // Another hmm's first open: the registry exists but is not in WAL yet and
+    // that hmm holds its write lock while switching it. SQLite's own switch
+    // to WAL reads first and then upgrades to a write without waiting.
+    world = new World('registry-race')
+    mkdirSync(world.dataDir, {recursive: true, mode: 0o700})
+    const registry = join(world.dataDir, 'registry.sqlite')
+    const other = new Database(registry)
+    other.exec('BEGIN IMMEDIATE')
+    const started = world.start(['run', 'true'])
+    const opened = () => {
+      try {
+        return readdirSync(`/proc/${started.child.pid}/fd`).some(fd => readlinkSync(`/proc/${started.child.pid}/fd/${fd}`) === registry)
+      } catch {
+        return false
+      }
+    }
+    // Until hmm has the registry open (or has given up), and a moment more.
+    while (started.child.exitCode === null && !opened()) await new Promise(resolve => setTimeout(resolve, 10))
+    await Promise.race([started.child, new Promise(resolve => setTimeout(resolve, 500))])
+    other.exec('COMMIT')
+    other.close()
+    const result = await started.result()
+    expect(result.stderr).not.toMatch(/locked/)
+    expect(result.exitCode).toBe(0)
+  })
+
+  it('runs 16 at once with a fresh data directory while the CPU is busy, again and again', async () => {
+    world = new World('concurrent-16')
+    await world.gitRepo()
+    const busy = [0, 1].map(() => execa('sh', ['-c', 'while :; do :; done'], {reject: false}))
+    try {
+      for (let round = 0; round < 2; round++) {
+        const env = {...world.env, HMM_HOME: join(world.root, `data-${round}`)}
+        const results = await Promise.all(Array.from({length: 16}, () => world.hmm(['run', 'true'], {env})))
+        for (const result of results) expect(result.exitCode, result.stderr).toBe(0)
+      }
+    } finally {
+      for (const loop of busy) loop.kill('SIGKILL')
+    }
+  }, 300_000)
 
   it('lets only one of two runs racing for a name have it', async () => {
     world = new World('name-race')
