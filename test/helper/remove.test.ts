@@ -7,11 +7,9 @@ import {spawnSync} from 'node:child_process'
 import {chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {join} from 'node:path'
-import {beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {buildSwapAtOpen, buildSwapper, killSwappers} from '../swapper.js'
-import {ensureBuilt, helper, run, world} from './support.js'
-
-beforeAll(ensureBuilt)
+import {helper, run, world} from './support.js'
 
 const isRoot = process.getuid?.() === 0
 const NOT_REMOVED = 3
