@@ -14,7 +14,7 @@ import {say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
 import {stateWith} from '../workspaces/work.js'
 import {treeDiff, treeNow} from '../git/changes.js'
-import {git} from '../git/git.js'
+import {git, gitMessages} from '../git/git.js'
 import {privateEnv, privateRepo} from '../git/private-repo.js'
 import {checkTakeable} from './taking.js'
 import type {Workspace} from '../workspaces/workspace.js'
@@ -30,12 +30,9 @@ function applyEnv(workspace: Workspace, origin: string): Record<string, string> 
 
 const APPLY = ['apply', '--binary', '--whitespace=nowarn']
 
-/** git's reasons, one per line, without its `error: ` prefixes. */
+/** git's reasons, one per line. */
 function reasons(stderr: string): string[] {
-  const lines = stderr
-    .split('\n')
-    .map(line => line.replace(/^(error|fatal): /, '').trimEnd())
-    .filter(line => line !== '')
+  const lines = gitMessages(stderr)
   return lines.length > 0 ? lines : ['git apply failed']
 }
 

@@ -11,19 +11,11 @@ import {say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
 import {hmmRef} from '../git/bundle.js'
 import {takeForGit, takenState, warnUncommitted} from './commits.js'
-import {git} from '../git/git.js'
+import {git, gitMessages} from '../git/git.js'
 
 async function headOf(origin: string): Promise<string | undefined> {
   const head = await git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {cwd: origin, okStatuses: [1]})
   return head.stdout.trim() || undefined
-}
-
-/** git's message lines, without its `error: `/`fatal: ` prefixes. */
-function gitLines(text: string): string[] {
-  return text
-    .split('\n')
-    .map(line => line.replace(/^(error|fatal|hint): /, '').trim())
-    .filter(line => line.trim() !== '')
 }
 
 /** Returns the exit status. */
@@ -44,7 +36,7 @@ export async function mergeWorkspace(key: string | undefined): Promise<number> {
         say(`merging workspace ${workspace.label} into ${origin} stopped at conflicts: resolve them and commit (git status lists them)`)
       } else {
         say(`could not merge workspace ${workspace.label} into ${origin}:`)
-        for (const line of gitLines(merged.stderr || merged.stdout)) say(line)
+        for (const line of gitMessages(merged.stderr || merged.stdout)) say(line)
       }
       warnUncommitted(workspace, taken)
       return 1

@@ -10,7 +10,7 @@
 import {HmmError, say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
 import {hmmRef} from '../git/bundle.js'
-import {git} from '../git/git.js'
+import {git, nulPairs} from '../git/git.js'
 import {compareUrl, ensurePullRequest, githubRepo, hasGh} from '../git/github.js'
 import {takeForGit, takenState, warnUncommitted} from './commits.js'
 import {checkBranchName, pushTarget, pushWithLease, type PushTarget} from '../git/push.js'
@@ -32,10 +32,7 @@ export function pullRequestText(commits: Array<{subject: string; body: string}>)
 async function commitsTaken(workspace: Workspace, origin: string): Promise<Array<{subject: string; body: string}>> {
   const range = [hmmRef(workspace), ...(workspace.row.headCommit ? [`^${workspace.row.headCommit}`] : [])]
   const log = await git(['log', '-z', '--reverse', '--no-show-signature', '--format=%s%x00%b', ...range, '--'], {cwd: origin})
-  const fields = log.stdout.split('\0')
-  const commits: Array<{subject: string; body: string}> = []
-  for (let index = 0; index + 1 < fields.length; index += 2) commits.push({subject: fields[index].replace(/^\n/, ''), body: fields[index + 1]})
-  return commits
+  return nulPairs(log.stdout).map(([subject, body]) => ({subject: subject.replace(/^\n/, ''), body}))
 }
 
 /** Returns the exit status. */

@@ -7,7 +7,8 @@ import {workingOrigin} from '../workspaces/context.js'
 import {loadConfig, settingsFor} from '../sandbox/config.js'
 import {SANDBOX_EXEC, seatbelt} from '../platform/darwin.js'
 import {policyFor, sandboxedArgv} from '../platform/confine.js'
-import {canonical, type Platform} from '../sandbox/policy.js'
+import {canonical} from '../sandbox/paths.js'
+import type {Platform} from '../sandbox/policy.js'
 
 /** Shell-style quoting, only for display: the real argv is passed without a shell. */
 function quote(arg: string): string {

@@ -23,11 +23,12 @@ import {removeTree} from '../native/helper.js'
 import {policyFor} from '../platform/confine.js'
 import {runConfined} from '../platform/confined.js'
 import {currentPlatform} from '../platform/index.js'
-import {canonical, type SandboxPolicy} from '../sandbox/policy.js'
+import {canonical} from '../sandbox/paths.js'
+import type {SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
-import {lastLine, treeNow} from './changes.js'
-import {ALLOW_LOCAL_TRANSPORT, git, gitLine, protectiveEnv} from './git.js'
+import {treeNow} from './changes.js'
+import {ALLOW_LOCAL_TRANSPORT, git, gitLine, protectiveEnv, gitReason, nulPairs} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 import {readWorkspaceHead} from './workspace-head.js'
 
@@ -122,7 +123,7 @@ async function makeBundle(workspace: Workspace, data: string, noCommits: string)
   if (outcome.kind === 'signalled') throw new HmmError(`git bundle create was killed by ${outcome.signal}`)
   if (outcome.status !== 0) {
     if (result.stderr.includes('empty bundle')) throw new HmmError(noCommits)
-    throw new HmmError(`could not take the commits out of workspace ${workspace.label}: ${lastLine(result.stderr)}`)
+    throw new HmmError(`could not take the commits out of workspace ${workspace.label}: ${gitReason(result.stderr)}`)
   }
   return bundle
 }
@@ -178,10 +179,7 @@ export interface TakenCommits {
 async function rawChanges(workspace: Workspace, from: string, to: string): Promise<Set<string>> {
   const env = privateEnv(privateRepo(workspace.gitDir))
   const raw = await git(['diff-tree', '-r', '-z', '--no-renames', '--raw', from, to], {cwd: workspace.gitDir, env})
-  const fields = raw.stdout.split('\0')
-  const records = new Set<string>()
-  for (let index = 0; index + 1 < fields.length; index += 2) records.add(`${fields[index]}\0${fields[index + 1]}`)
-  return records
+  return new Set(nulPairs(raw.stdout).map(([record, path]) => `${record}\0${path}`))
 }
 
 /**
@@ -229,7 +227,7 @@ export async function takeCommits(workspace: Workspace, data: string, origin: st
   )
   rmSync(incoming, {force: true})
   if (intoPrivate.exitCode !== 0) {
-    throw new HmmError(`could not read the commits of workspace ${workspace.label}: ${lastLine(intoPrivate.stderr)}`)
+    throw new HmmError(`could not read the commits of workspace ${workspace.label}: ${gitReason(intoPrivate.stderr)}`)
   }
   const fetched = await gitLine(['rev-parse', '--verify', `${INCOMING_REF}^{commit}`], {cwd: workspace.gitDir, env})
   if (fetched !== head) throw new HmmError(`the commits taken out of workspace ${workspace.label} do not end at its HEAD ${head}`)
@@ -249,7 +247,7 @@ export async function takeCommits(workspace: Workspace, data: string, origin: st
     {cwd: origin, okStatuses: [1, 128]},
   )
   if (intoOrigin.exitCode !== 0) {
-    throw new HmmError(`could not fetch the commits of workspace ${workspace.label} into ${origin}: ${lastLine(intoOrigin.stderr)}`)
+    throw new HmmError(`could not fetch the commits of workspace ${workspace.label} into ${origin}: ${gitReason(intoOrigin.stderr)}`)
   }
   const tip = await gitLine(['rev-parse', '--verify', `${hmmRef(workspace)}^{commit}`], {cwd: origin})
   if (tip !== head) throw new HmmError(`${hmmRef(workspace)} in ${origin} is not workspace ${workspace.label}'s HEAD ${head}`)

@@ -12,7 +12,7 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 import {HmmError, stopwatch} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
-import {git, gitBytes, gitLine} from './git.js'
+import {git, gitBytes, gitLine, gitReason} from './git.js'
 import {checkMarkedEntries, distrustRecentEntries, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS} from './index-trust.js'
 import {restoreGitlinks, takeOutGitlinks} from './nested.js'
 import {ensureBaseBlobs} from './origin.js'
@@ -20,7 +20,7 @@ import {privateEnv, privateRepo} from './private-repo.js'
 
 /*
  * Stat checks are git's defaults (mtime, ctime, inode, size), never
- * core.checkStat=minimal as DESIGN first suggested: with it a file the
+ * core.checkStat=minimal: with it a file the
  * command rewrites at the same size, then resets its mtime, is never seen as
  * changed — not shown, not applied, counted by rm as no work. ctime and
  * inode cannot be forged that way (within one second, index-trust.ts sees
@@ -62,7 +62,7 @@ async function addAll(workspace: Workspace, env: Record<string, string>): Promis
     const added = await git(['add', '--all', '--', '.'], {cwd: workspace.tree, env, okStatuses: [128], readsWorkspace: workspace.label})
     if (added.exitCode === 0) return
     if (!added.stderr.includes('index.lock') || attempt >= INDEX_LOCK_TRIES) {
-      throw new HmmError(`could not read the files of workspace ${workspace.label}: ${lastLine(added.stderr)}`)
+      throw new HmmError(`could not read the files of workspace ${workspace.label}: ${gitReason(added.stderr)}`)
     }
     await sleep(INDEX_LOCK_WAIT_MS)
   }
@@ -72,16 +72,6 @@ async function addAll(workspace: Workspace, env: Record<string, string>): Promis
 export async function treeNow(workspace: Workspace): Promise<string> {
   const env = await indexFilesNow(workspace)
   return gitLine(['write-tree', '--missing-ok'], {cwd: workspace.tree, env})
-}
-
-export function lastLine(text: string): string {
-  return (
-    text
-      .trim()
-      .split('\n')
-      .at(-1)
-      ?.replace(/^(fatal|error): /, '') || 'unknown error'
-  )
 }
 
 /** diff-tree or diff-index arguments whose output no configuration can change. */

@@ -138,6 +138,27 @@ export async function git(args: string[], options: GitOptions): Promise<GitResul
   return {...result, stdout: result.stdout.toString('utf8')}
 }
 
+/** git's message lines, without its `error: `, `fatal: ` and `hint: ` prefixes; blank lines left out. */
+export function gitMessages(text: string): string[] {
+  return text
+    .split('\n')
+    .map(line => line.replace(/^(error|fatal|hint): /, '').trim())
+    .filter(line => line !== '')
+}
+
+/** What git said last (why it failed), or `fallback` when it said nothing. */
+export function gitReason(text: string, fallback = 'unknown error'): string {
+  return gitMessages(text).at(-1) ?? fallback
+}
+
+/** The pairs of -z output whose records are two NUL-terminated fields (`--raw` and its path, `%s%x00%b`). */
+export function nulPairs(text: string): Array<[string, string]> {
+  const fields = text.split('\0')
+  const pairs: Array<[string, string]> = []
+  for (let index = 0; index + 1 < fields.length; index += 2) pairs.push([fields[index], fields[index + 1]])
+  return pairs
+}
+
 /** stdout without its final newline. */
 export async function gitLine(args: string[], options: GitOptions): Promise<string> {
   return (await git(args, options)).stdout.replace(/\n$/, '')

@@ -11,7 +11,7 @@ import {copyFileSync, existsSync, lstatSync, readFileSync, readlinkSync, writeFi
 import {isAbsolute, join, resolve} from 'node:path'
 import {debug, HmmError} from '../ui/errors.js'
 import {STAT_WORDS, type StatPairs} from '../native/helper.js'
-import {git, gitLine} from './git.js'
+import {git, gitLine, nulPairs} from './git.js'
 import {compareStat, CTIME_SEC, MODE, MTIME_NSEC, MTIME_SEC, namesOf, parseIndex, rewriteIndex, SIZE, type IndexEntry, type ParsedIndex} from './index-file.js'
 import {markForCheck} from './index-trust.js'
 import {createPrivateRepo, hashTreeOf, privateEnv, privateRepo, type PrivateRepo} from './private-repo.js'
@@ -104,13 +104,12 @@ export async function ensureBaseBlobs(gitDir: string, base: string, forkTree: st
   const env = privateEnv(privateRepo(gitDir))
   const changed = await git(['diff-tree', '-r', '-z', '--no-renames', '--raw', forkTree, laterTree], {cwd: gitDir, env})
   const missing: Array<{path: string; id: string}> = []
-  const fields = changed.stdout.split('\0')
-  for (let index = 0; index + 1 < fields.length; index += 2) {
-    // ":<old mode> <new mode> <old id> <new id> <status>" then the path.
-    const [oldMode, , oldId] = fields[index].slice(1).split(' ')
+  // ":<old mode> <new mode> <old id> <new id> <status>" then the path.
+  for (const [record, path] of nulPairs(changed.stdout)) {
+    const [oldMode, , oldId] = record.slice(1).split(' ')
     if (/^0+$/.test(oldId) || oldMode === '160000') continue
     const known = await git(['cat-file', '-e', oldId], {cwd: gitDir, env, okStatuses: [1, 128]})
-    if (known.exitCode !== 0) missing.push({path: fields[index + 1], id: oldId})
+    if (known.exitCode !== 0) missing.push({path, id: oldId})
   }
   // Hashed as when recorded: regular files through the work tree's attributes, links by their target.
   const baseEnv = {...env, GIT_WORK_TREE: base}

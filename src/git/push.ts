@@ -6,7 +6,7 @@
 // someone else moved is never lost. Runs in the origin, the user's own
 // repository (their pre-push hook, their credential helpers).
 import {HmmError} from '../ui/errors.js'
-import {ALLOW_LOCAL_TRANSPORT, git} from './git.js'
+import {ALLOW_LOCAL_TRANSPORT, git, gitMessages, gitReason} from './git.js'
 
 export interface PushTarget {
   /** The origin's branch the work is based on. */
@@ -68,14 +68,8 @@ export async function pushWithLease(
     {cwd: origin, okStatuses: [1, 128]},
   )
   if (pushed.exitCode !== 0) {
-    const lines = pushed.stderr.split('\n').map(line => line.trim())
-    const reason =
-      lines.find(line => /\[(remote )?rejected\]/.test(line))?.replace(/\s+/g, ' ') ??
-      lines
-        .filter(Boolean)
-        .at(-1)
-        ?.replace(/^(error|fatal): /, '') ??
-      `exit status ${pushed.exitCode}`
+    const lines = gitMessages(pushed.stderr)
+    const reason = lines.find(line => /\[(remote )?rejected\]/.test(line))?.replace(/\s+/g, ' ') ?? gitReason(pushed.stderr, `exit status ${pushed.exitCode}`)
     throw new HmmError(`could not push workspace ${push.label} to ${target.remote} ${remoteBranch}: ${reason}`)
   }
 }

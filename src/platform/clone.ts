@@ -1,12 +1,10 @@
 // Making the workspace tree: a copy-on-write clone of the origin.
 //
-// The helper's parallel clone (FICLONE, falling back to copy_file_range,
-// from several threads) is the normal path; `cp -a --reflink=auto` is the
-// fallback where the helper's clone mode is unavailable.
+// Linux: the helper's parallel clone (FICLONE, falling back to
+// copy_file_range, from several threads). macOS: cp -c (clonefile).
 import {execa} from 'execa'
-import {existsSync} from 'node:fs'
 import {HmmError, debug} from '../ui/errors.js'
-import {HELPER_PATH, StatPairs, removeTree} from '../native/helper.js'
+import {helperPath, StatPairs, removeTree} from '../native/helper.js'
 import {runsOn} from './index.js'
 
 export interface CloneOptions {
@@ -33,18 +31,16 @@ async function cloneOnDarwin(source: string, destination: string): Promise<void>
 /**
  * Clones source into destination (which must not exist). Returns the stat
  * pairs asked for in options.statPaths, or undefined where the clone cannot
- * answer them (cp): then ask the helper's stat-pairs.
+ * answer them (macOS: cp): then ask the helper's stat-pairs.
  */
 export async function cloneTree(source: string, destination: string, options: CloneOptions = {}): Promise<StatPairs | undefined> {
   if (runsOn('darwin')) {
     await cloneOnDarwin(source, destination)
     return undefined
   }
-  const useHelper = existsSync(HELPER_PATH)
-  const stats = useHelper ? options.statPaths : undefined
-  const [file, args] = useHelper
-    ? [HELPER_PATH, ['clone', ...(options.onProgress ? ['--progress-fd', '3'] : []), ...(stats ? ['--stat-pairs'] : []), source, destination]]
-    : ['cp', ['-a', '--reflink=auto', '--', source, destination]]
+  const stats = options.statPaths
+  const file = helperPath()
+  const args = ['clone', ...(options.onProgress ? ['--progress-fd', '3'] : []), ...(stats ? ['--stat-pairs'] : []), source, destination]
   debug(`clone: ${file} ${args.join(' ')}`)
   const child = execa(file, args, {
     reject: false,

@@ -31,6 +31,7 @@
 //   ask a service outside the sandbox (launchd, another application) to act
 //   for it. The file rules bind this process tree, not those services.
 import {posix} from 'node:path'
+import {isWithin, unique} from '../sandbox/paths.js'
 import type {SandboxPolicy} from '../sandbox/policy.js'
 
 /** Only this sandbox-exec is run, never one found on PATH. */
@@ -47,10 +48,6 @@ const PRIVATE_LINKS = ['/tmp', '/var', '/etc']
 export function darwinPath(path: string): string {
   for (const link of PRIVATE_LINKS) if (path === link || path.startsWith(`${link}/`)) return `/private${path}`
   return path
-}
-
-function unique(paths: string[]): string[] {
-  return [...new Set(paths)]
 }
 
 /** The policy with its paths as macOS resolves them (duplicates dropped: /tmp and /private/tmp are one). */
@@ -91,10 +88,6 @@ function ancestors(path: string): string[] {
   const above: string[] = []
   for (let dir = posix.dirname(path); dir !== '/' && dir !== '.'; dir = posix.dirname(dir)) above.unshift(dir)
   return above
-}
-
-function within(path: string, root: string): boolean {
-  return root === '/' || path === root || path.startsWith(`${root}/`)
 }
 
 function filters(kind: 'subpath' | 'literal', prefix: string, count: number): string[] {
@@ -192,7 +185,7 @@ export function seatbelt(policy: SandboxPolicy): Seatbelt {
   // limited reading would need a rule this rendering does not have.
   if (!darwin.readable.includes('/')) throw new Error(`the Seatbelt profile cannot limit reading to ${darwin.readable.join(', ')}`)
   const hiddenAncestors = unique(darwin.hidden.flatMap(ancestors))
-  const treeAncestors = ancestors(darwin.tree).filter(dir => darwin.hidden.some(hidden => within(dir, hidden)))
+  const treeAncestors = ancestors(darwin.tree).filter(dir => darwin.hidden.some(hidden => isWithin(dir, hidden)))
   const named = (prefix: string, values: string[]) => values.map((value, index) => ({name: `${prefix}_${index}`, value}))
   const parameters = [
     {name: 'TREE', value: darwin.tree},

@@ -4,8 +4,8 @@
 //
 // Everything may be read except the hidden paths; only the tree, temp
 // directories, devices, tool caches and -w paths may be written.
-import {realpathSync} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
+import {canonical, isWithin, unique} from './paths.js'
 
 export type Platform = 'linux' | 'darwin'
 
@@ -47,26 +47,6 @@ export interface PolicyInput {
   platform: Platform
 }
 
-/**
- * The canonical form of a path: symbolic links resolved (Landlock and
- * Seatbelt both see resolved paths; macOS's /var is /private/var). A path
- * that does not exist yet keeps its resolved parent.
- */
-export function canonical(path: string): string {
-  const absolute = resolve(path)
-  try {
-    return realpathSync(absolute)
-  } catch {
-    const parent = resolve(absolute, '..')
-    if (parent === absolute) return absolute
-    return join(canonical(parent), absolute.slice(parent.length + (parent.endsWith('/') ? 0 : 1)))
-  }
-}
-
-function unique(paths: string[]): string[] {
-  return [...new Set(paths)]
-}
-
 /** A path and, if a symbolic link leads elsewhere, where it leads: both must be hidden. */
 function bothForms(path: string): string[] {
   return unique([resolve(path), canonical(path)])
@@ -82,11 +62,6 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
     devices: ['/dev'],
     hidden: unique([...SECRETS.map(home), input.dataDir].flatMap(bothForms)),
   }
-}
-
-/** Whether `path` is `dir` or beneath it (both canonical). */
-export function isWithin(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`)
 }
 
 /** The writable path that holds `path`, if any (the tree aside: it is new, in hmm's data directory). */

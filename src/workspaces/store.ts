@@ -150,17 +150,17 @@ export class Store {
   /** Opens the registry, creating the data directory and schema as needed. */
   static open(data: string): Store {
     mkdirSync(data, {recursive: true, mode: 0o700})
-    const db = openDatabase(registryPath(data))
-    db.pragma('synchronous = NORMAL')
-    const store = new Store(db)
-    store.migrate()
-    return store
+    return Store.connect(data)
   }
 
   /** Opens the registry only if it exists: listing must not create anything. */
   static openExisting(data: string): Store | undefined {
-    if (!existsSync(registryPath(data))) return undefined
+    return existsSync(registryPath(data)) ? Store.connect(data) : undefined
+  }
+
+  private static connect(data: string): Store {
     const db = openDatabase(registryPath(data))
+    db.pragma('synchronous = NORMAL')
     const store = new Store(db)
     store.migrate()
     return store

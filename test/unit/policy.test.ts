@@ -4,7 +4,8 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {landlockArgs} from '../../src/platform/linux.js'
 import {sandboxedArgv} from '../../src/platform/confine.js'
 import {seatbeltArgv} from '../../src/platform/darwin.js'
-import {buildPolicy, canonical} from '../../src/sandbox/policy.js'
+import {canonical} from '../../src/sandbox/paths.js'
+import {buildPolicy} from '../../src/sandbox/policy.js'
 import {PROJECT} from '../world.js'
 
 const dirs: string[] = []
