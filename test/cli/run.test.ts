@@ -4,7 +4,7 @@ import {existsSync, lstatSync, readFileSync, readlinkSync, readdirSync, statSync
 import {createServer} from 'node:net'
 import {dirname, join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {BIN, PROJECT, World, workspaceLine} from '../world.js'
+import {PROJECT, World, workspaceLine} from '../world.js'
 
 let world: World
 afterEach(() => world?.dispose())
