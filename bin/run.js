@@ -21,6 +21,11 @@ function loadBundle(name) {
   const Module = require('node:module')
   const vm = require('node:vm')
   const file = path.join(__dirname, '..', 'dist', name)
+  if (!fs.existsSync(file)) {
+    const root = path.join(__dirname, '..')
+    process.stderr.write(`hmm: ${path.join(root, 'dist')} is not built: run npm install (or npm run build) in ${root}\n`)
+    process.exit(1)
+  }
   const cacheFile = `${file}.cache`
   const source = fs.readFileSync(file, 'utf8')
   const stat = fs.statSync(file)

@@ -3,7 +3,7 @@
 // `hmm run`s) share it; names are unique per origin by a UNIQUE constraint,
 // so two runs racing for one name cannot both win.
 import Database from 'better-sqlite3'
-import {existsSync, mkdirSync} from 'node:fs'
+import {closeSync, existsSync, mkdirSync, openSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'
 import {HmmError} from '../ui/errors.js'
@@ -86,9 +86,25 @@ const BUSY_TIMEOUT = 10_000
 
 /** Opens the registry in WAL mode (many hmm processes at once). */
 function openDatabase(path: string): Database.Database {
-  const db = new Database(path, {timeout: BUSY_TIMEOUT, nativeBinding: nativeBinding()})
-  useWal(db)
-  return db
+  try {
+    const db = new Database(path, {timeout: BUSY_TIMEOUT, nativeBinding: nativeBinding()})
+    useWal(db)
+    return db
+  } catch (error) {
+    if ((error as {code?: string}).code !== 'SQLITE_CANTOPEN') throw error
+    // Most often hmm run by a command in a workspace, whose sandbox hides the data directory.
+    const why = readable(path) ? (error as Error).message : "it cannot be read (a command in a workspace may not read hmm's data directory)"
+    throw new HmmError(`cannot open hmm's registry ${path}: ${why}`)
+  }
+}
+
+function readable(file: string): boolean {
+  try {
+    closeSync(openSync(file, 'r'))
+    return true
+  } catch {
+    return false
+  }
 }
 
 /**

@@ -1,6 +1,19 @@
 // `hmm run`, line by line of SPEC.
 import {execa} from 'execa'
-import {existsSync, lstatSync, readFileSync, readlinkSync, readdirSync, statSync, utimesSync, chmodSync, symlinkSync, mkdirSync, realpathSync} from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  readFileSync,
+  readlinkSync,
+  readdirSync,
+  statSync,
+  utimesSync,
+  chmodSync,
+  symlinkSync,
+  mkdirSync,
+  realpathSync,
+  copyFileSync,
+} from 'node:fs'
 import {createServer} from 'node:net'
 import {dirname, join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -227,6 +240,28 @@ describe('hmm run', () => {
     expect(inData.exitCode).toBe(1)
     const holding = await world.hmm(['run', 'true'], {cwd: world.home})
     expect(holding.stderr).toMatch(/^hmm: .* holds hmm's data directory/)
+  })
+
+  it('says in one line that hmm cannot list from inside a workspace, where its registry is hidden', async () => {
+    world = new World('run-hmm-inside')
+    const result = await world.hmm(['run', 'sh', '-c', `'${process.execPath}' '${BIN}' ls; echo "status $?"`])
+    expect(result.stdout).toBe('status 1\n')
+    const inner = result.stderr.split('\n').filter(line => !line.startsWith('hmm: workspace ') && line !== '')
+    expect(inner).toEqual([
+      `hmm: cannot open hmm's registry ${join(world.dataDir, 'registry.sqlite')}: it cannot be read (a command in a workspace may not read hmm's data directory)`,
+    ])
+  })
+
+  it('says in one line, without a stack trace, that hmm is not built', async () => {
+    world = new World('run-not-built')
+    const copy = join(world.root, 'hmm')
+    mkdirSync(join(copy, 'bin'), {recursive: true})
+    for (const file of ['run.js', 'package.json']) copyFileSync(join(PROJECT, 'bin', file), join(copy, 'bin', file))
+    for (const args of [[], ['run', 'true']]) {
+      const result = await execa(process.execPath, [join(copy, 'bin', 'run.js'), ...args], {cwd: world.origin, env: world.env, extendEnv: false, reject: false})
+      expect(result.stderr).toBe(`hmm: ${join(copy, 'dist')} is not built: run npm install (or npm run build) in ${copy}`)
+      expect(result.exitCode).toBe(1)
+    }
   })
 
   it('forwards SIGTERM to the command and waits for it', async () => {
