@@ -17,7 +17,7 @@ import {
 import {createServer} from 'node:net'
 import {dirname, join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {PROJECT, World, workspaceLine} from '../world.js'
+import {BIN, PROJECT, World, workspaceLine} from '../world.js'
 
 let world: World
 afterEach(() => world?.dispose())
