@@ -1,5 +1,6 @@
 // Turns a WS argument into a workspace (SPEC: a name of the working
-// directory's workspaces, a whole ID of any, or the start of exactly one ID;
+// directory's workspaces, a whole ID of any, or the start of exactly one of
+// the working directory's workspaces' IDs;
 // no argument: the working directory's latest).
 import {HmmError} from '../ui/errors.js'
 import {ID_ALPHABET, ID_LENGTH} from './names.js'
@@ -24,7 +25,8 @@ export function resolveWorkspace(store: Store, origin: string, key: string | und
   if (ID_PREFIX.test(key)) {
     const whole = store.get(key)
     if (whole) return whole
-    const matches = store.withIdPrefix(key)
+    // A prefix never reaches another directory's workspace (typed in the wrong directory).
+    const matches = store.withIdPrefix(key).filter(row => row.origin === origin)
     if (matches.length === 1) return matches[0]
     if (matches.length > 1) throw new HmmError(`${key} is the start of more than one workspace's ID`)
   }

@@ -90,7 +90,16 @@ describe('the registry', () => {
     const store = Store.open(freshData())
     const ids = Array.from({length: 40}, () => store.reserve({name: null, origin: '/a', command: ['x']}, newId).id)
     const shared = ids.map(id => id[0]).find((c, i, all) => all.indexOf(c) !== i)!
-    expect(() => resolveWorkspace(store, '/z', shared)).toThrow(`${shared} is the start of more than one workspace's ID`)
+    expect(() => resolveWorkspace(store, '/a', shared)).toThrow(`${shared} is the start of more than one workspace's ID`)
+    store.close()
+  })
+
+  it("scopes a prefix to the working directory's workspaces; a whole ID reaches any", () => {
+    const store = Store.open(freshData())
+    store.reserve({name: null, origin: '/home/me/proj', command: ['x']}, () => 'm3abcd')
+    expect(() => resolveWorkspace(store, '/home/me', 'm3')).toThrow('no workspace m3')
+    expect(resolveWorkspace(store, '/home/me/proj', 'm3').id).toBe('m3abcd')
+    expect(resolveWorkspace(store, '/home/me', 'm3abcd').id).toBe('m3abcd')
     store.close()
   })
 })
