@@ -388,6 +388,10 @@ int cmd_exec(int argc, char **argv)
 #ifdef __linux__
 	landlock_confine(&o);
 	drop_capabilities();
+	/* Last, after no_new_privs (landlock_confine), so that no step above
+	 * runs under the filter. */
+	if (seccomp_confine() < 0)
+		setup_fail("cannot install the seccomp filter: %s", strerror(errno));
 #endif
 
 	/* Step 5. PATH is looked up as a shell would; on success the report

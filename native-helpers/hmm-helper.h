@@ -1,8 +1,8 @@
 /*
  * hmm-helper: what the modules of the helper share. One mode per file
  * (main.c dispatches): exec.c (lock, descriptors, capabilities, exec),
- * landlock.c, clone.c + clone-copy.c, statpairs.c, remove.c; util.c holds
- * the small utilities every mode uses.
+ * landlock.c, seccomp.c, clone.c + clone-copy.c, statpairs.c, remove.c; util.c
+ * holds the small utilities every mode uses.
  */
 #ifndef HMM_HELPER_H
 #define HMM_HELPER_H
@@ -97,6 +97,14 @@ int cmd_abi(int argc, char **argv);
 #ifdef __linux__
 /* Applies the grants and hides of o with Landlock, and no_new_privs. */
 void landlock_confine(const struct exec_opts *o);
+#endif
+
+/* ---- seccomp.c ---- */
+
+#ifdef __linux__
+/* Makes ioctl TIOCSTI and TIOCLINUX fail with EPERM for this process and
+ * everything it runs. Needs no_new_privs set. 0, or -1 with errno set. */
+int seccomp_confine(void);
 #endif
 
 /* ---- clone.c ---- */

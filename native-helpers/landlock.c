@@ -46,6 +46,9 @@
 #ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
 #define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
 #endif
+#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#endif
 #ifndef LANDLOCK_SCOPE_SIGNAL
 #define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
 #endif
@@ -279,9 +282,11 @@ void landlock_confine(const struct exec_opts *o)
 		size = 16; /* network: known, left unhandled (zero) */
 	if (abi >= 6) {
 		/* The command may not signal processes outside its sandbox
-		 * (hmm, the user's shell, other workspaces). Abstract unix
-		 * sockets stay unscoped: agents' tools use them. */
-		attr.scoped = LANDLOCK_SCOPE_SIGNAL;
+		 * (hmm, the user's shell, other workspaces), nor connect to an
+		 * abstract unix socket made outside it (a session's D-Bus or
+		 * X11 socket, an agent's): they have no file for Landlock's
+		 * file rules to see. Its own abstract sockets still work. */
+		attr.scoped = LANDLOCK_SCOPE_SIGNAL | LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
 		size = 24;
 	}
 	ruleset_fd = (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);

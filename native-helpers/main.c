@@ -10,7 +10,8 @@
  *   hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated relative paths
  *   hmm-helper remove DIR
  *
- * Where it stands on security: `exec` is the sandbox (exec.c, landlock.c).
+ * Where it stands on security: `exec` is the sandbox (exec.c, landlock.c,
+ * seccomp.c).
  * `clone` (clone.c, clone-copy.c) copies the origin into a workspace the way
  * `cp -a --reflink=auto` does, from several threads, reading the source only
  * through *at() calls relative to directory descriptors opened with

