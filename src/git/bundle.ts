@@ -52,6 +52,7 @@ export function bundlePolicy(workspace: Workspace, data: string): SandboxPolicy 
     tree: canonical(bundleDir(workspace)),
     readable: [...normal.readable, normal.tree],
     writable: [],
+    readOnly: [],
     devices: normal.devices,
     hidden: normal.hidden,
   }

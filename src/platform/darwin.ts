@@ -30,6 +30,14 @@
 // - `(allow default)` leaves Mach and XPC services reachable: a program can
 //   ask a service outside the sandbox (launchd, another application) to act
 //   for it. The file rules bind this process tree, not those services.
+// - No namespaces: /tmp is the user's (sockets there are refused, files
+//   are not), and the command's processes are not held in a PID namespace,
+//   so one it leaves behind outlives `hmm stop` if it leaves the lock.
+// - No overlay over the tool caches: their program parts are read-only
+//   instead (CACHE_PROGRAMS), and the rest of what the command writes there
+//   stays after the workspace is gone.
+// - TIOCSTI is refused only from macOS 13 on, where Seatbelt can name it.
+import {release as osRelease} from 'node:os'
 import {posix} from 'node:path'
 import {isWithin, unique} from '../sandbox/paths.js'
 import type {SandboxPolicy} from '../sandbox/policy.js'
@@ -57,6 +65,7 @@ export function darwinPolicy(policy: SandboxPolicy): SandboxPolicy {
     tree: darwinPath(policy.tree),
     readable: map(policy.readable),
     writable: map(policy.writable),
+    readOnly: map(policy.readOnly),
     devices: map(policy.devices),
     hidden: map(policy.hidden),
   }
@@ -65,6 +74,14 @@ export function darwinPolicy(policy: SandboxPolicy): SandboxPolicy {
 /** How many paths of each kind the profile names: all its text depends on. */
 export interface SeatbeltShape {
   writable: number
+  /** The caches' program parts inside writable paths. */
+  readOnly: number
+  /** Directories besides the tree where unix sockets may be reached. */
+  socketDirs: number
+  /** The system's own sockets every program may reach. */
+  systemSockets: number
+  /** Whether this macOS knows `(ioctl-command TIOCSTI)` (13 and later). */
+  tiocsti: boolean
   devices: number
   hidden: number
   /** Directories above hidden paths: they may not be renamed. */
@@ -81,6 +98,26 @@ export interface SeatbeltParameter {
 export interface Seatbelt {
   profile: string
   parameters: SeatbeltParameter[]
+}
+
+/**
+ * Where the command may reach unix sockets besides its tree: the per-user
+ * temp directories (mode 700, one per user; $TMPDIR is one), so tools that
+ * talk to their own helpers there keep working. Not /tmp: tmux's sockets
+ * and launchd's ssh-agent socket (SSH_AUTH_SOCK) are there.
+ */
+const SOCKET_DIRS = ['/private/var/folders']
+
+/** The system's sockets every program may use: the name resolver's and the log's. They act for no user. */
+const SYSTEM_SOCKETS = ['/private/var/run/mDNSResponder', '/private/var/run/syslog']
+
+/**
+ * Whether this Mac's Seatbelt knows `(ioctl-command TIOCSTI)`: from macOS
+ * 13 (Darwin 22) on; older ones refuse the whole profile. Rendered for
+ * another platform, a Mac recent enough is assumed.
+ */
+export function seatbeltKnowsTiocsti(platform: NodeJS.Platform = process.platform, release = osRelease()): boolean {
+  return platform !== 'darwin' || Number.parseInt(release, 10) >= 22
 }
 
 /** The directories above a path, top first, `/` left out. */
@@ -122,6 +159,16 @@ export function seatbeltProfile(shape: SeatbeltShape): string {
       'allow file-write* file-link',
       filters('subpath', 'WRITABLE', shape.writable),
     ),
+    rule(
+      [
+        'Where the caches keep programs that run outside the sandbox later',
+        '(~/.cargo/bin, ~/.cargo/env, ~/.rustup/toolchains, ~/.npm/_npx): not',
+        'written, not linked away, after the writable paths they lie in. macOS',
+        "has no overlay to keep the command's cache writes in its workspace.",
+      ],
+      'deny file-write* file-link',
+      filters('subpath', 'READ_ONLY', shape.readOnly),
+    ),
     rule(['Devices: terminals and /dev/null are written by almost every program.'], 'allow file-write*', filters('subpath', 'DEVICE', shape.devices)),
     rule(
       [
@@ -161,6 +208,32 @@ export function seatbeltProfile(shape: SeatbeltShape): string {
       '  (literal (param "TREE")))',
     ],
     [
+      "; The user's other programs: no unix socket outside the tree and the",
+      '; per-user temp directories may be connected to (tmux, screen, ssh-agent',
+      "; and launchd's sockets in /tmp, gpg-agent, Docker, a session's others).",
+      '(deny network-outbound (remote unix-socket))',
+    ],
+    rule(
+      [
+        '...but its own: sockets in the tree and in the per-user temp directories',
+        "(/private/var/folders, where $TMPDIR is; not /tmp), and the system's",
+        'name resolver and log, which every program uses.',
+      ],
+      'allow network-outbound',
+      [
+        '  (remote unix-socket (subpath (param "TREE")))',
+        ...Array.from({length: shape.socketDirs}, (_, index) => `  (remote unix-socket (subpath (param "SOCKET_DIR_${index}")))`),
+        ...Array.from({length: shape.systemSockets}, (_, index) => `  (remote unix-socket (path-literal (param "SYSTEM_SOCKET_${index}")))`),
+      ],
+    ),
+    shape.tiocsti
+      ? [
+          "; No typing into the terminal: TIOCSTI would push input that the user's",
+          '; shell reads once hmm exits. Other terminal ioctls stay allowed.',
+          '(deny file-ioctl (ioctl-command TIOCSTI))',
+        ]
+      : [],
+    [
       '; No privileges to gain: no set-user-ID or set-group-ID bit may be set on',
       '; any file. Seatbelt has no no_new_privs, but refuses by itself to run the',
       '; set-user-ID programs already there (forbidden-exec-sugid).',
@@ -179,7 +252,7 @@ export function seatbeltProfile(shape: SeatbeltShape): string {
  * The policy as Seatbelt needs it: the profile and the value of each
  * parameter it names, paths resolved as macOS resolves them.
  */
-export function seatbelt(policy: SandboxPolicy): Seatbelt {
+export function seatbelt(policy: SandboxPolicy, options = {tiocsti: seatbeltKnowsTiocsti()}): Seatbelt {
   const darwin = darwinPolicy(policy)
   // The profile lets everything be read but the hidden paths; a policy that
   // limited reading would need a rule this rendering does not have.
@@ -190,13 +263,20 @@ export function seatbelt(policy: SandboxPolicy): Seatbelt {
   const parameters = [
     {name: 'TREE', value: darwin.tree},
     ...named('WRITABLE', darwin.writable),
+    ...named('READ_ONLY', darwin.readOnly),
     ...named('DEVICE', darwin.devices),
     ...named('HIDDEN', darwin.hidden),
     ...named('HIDDEN_ANCESTOR', hiddenAncestors),
     ...named('TREE_ANCESTOR', treeAncestors),
+    ...named('SOCKET_DIR', SOCKET_DIRS),
+    ...named('SYSTEM_SOCKET', SYSTEM_SOCKETS),
   ]
   const profile = seatbeltProfile({
     writable: darwin.writable.length,
+    readOnly: darwin.readOnly.length,
+    socketDirs: SOCKET_DIRS.length,
+    systemSockets: SYSTEM_SOCKETS.length,
+    tiocsti: options.tiocsti,
     devices: darwin.devices.length,
     hidden: darwin.hidden.length,
     hiddenAncestors: hiddenAncestors.length,

@@ -16,6 +16,8 @@ export interface SandboxPolicy {
   readable: string[]
   /** Paths that may also be written (minus `hidden`): temp dirs, caches, -w paths. */
   writable: string[]
+  /** Paths inside writable ones that stay read-only: where caches keep programs that run outside the sandbox. */
+  readOnly: string[]
   /** Device directories: writable, with device ioctls (terminals). */
   devices: string[]
   /** Paths whose contents may not be read: secrets and hmm's own data. */
@@ -30,6 +32,15 @@ export const CACHES: Record<Platform, string[]> = {
   linux: ['.cargo', '.rustup', '.cache', '.npm'],
   darwin: ['.cargo', '.rustup', '.cache', '.npm', 'Library/Caches'],
 }
+
+/**
+ * Where the caches keep programs that run outside the sandbox later: a
+ * command that wrote them would persist past its workspace (rustup puts
+ * ~/.cargo/bin first on PATH and ~/.profile sources ~/.cargo/env; npx runs
+ * what it finds in ~/.npm/_npx). Read-only wherever no overlay keeps the
+ * command's cache writes in its workspace (macOS; Linux opted out).
+ */
+export const CACHE_PROGRAMS = ['.cargo/bin', '.cargo/env', '.rustup/toolchains', '.npm/_npx']
 
 /** Temp directories every platform has; $TMPDIR is added to them. */
 export const TEMP_DIRS: Record<Platform, string[]> = {
@@ -54,11 +65,14 @@ function bothForms(path: string): string[] {
 
 export function buildPolicy(input: PolicyInput): SandboxPolicy {
   const home = (rel: string) => join(input.home, rel)
+  const extra = input.extraWritable.map(canonical)
   const temp = [...TEMP_DIRS[input.platform], ...(input.tmpdir && isAbsolute(input.tmpdir) ? [input.tmpdir] : [])]
   return {
     tree: canonical(input.tree),
     readable: ['/'],
-    writable: unique([...temp, ...CACHES[input.platform].map(home), ...input.extraWritable].map(canonical)),
+    writable: unique([...[...temp, ...CACHES[input.platform].map(home)].map(canonical), ...extra]),
+    // The caches' program parts, but those a -w path names or lies inside: asked for by name.
+    readOnly: unique(CACHE_PROGRAMS.map(home).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path))),
     devices: ['/dev'],
     hidden: unique([...SECRETS.map(home), input.dataDir].flatMap(bothForms)),
   }

@@ -4,7 +4,7 @@
 import {mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {darwinPath, darwinPolicy, SANDBOX_EXEC, seatbelt, seatbeltArgs, seatbeltArgv, seatbeltProfile} from '../../src/platform/darwin.js'
+import {darwinPath, darwinPolicy, SANDBOX_EXEC, seatbelt, seatbeltArgs, seatbeltArgv, seatbeltKnowsTiocsti, seatbeltProfile} from '../../src/platform/darwin.js'
 import {buildPolicy, type SandboxPolicy} from '../../src/sandbox/policy.js'
 import {PROJECT} from '../world.js'
 import {head, lists, parse, tokenize, type Sexpr} from './sexpr.js'
@@ -15,12 +15,14 @@ const HOME = '/Users/me'
 const DATA = `${HOME}/Library/Application Support/hmm`
 const CACHES = ['.cargo', '.rustup', '.cache', '.npm', 'Library/Caches']
 const SECRETS = ['.ssh', '.aws', '.gnupg', '.config/gh']
+const PROGRAMS = ['.cargo/bin', '.cargo/env', '.rustup/toolchains', '.npm/_npx']
 
 /** A Mac's policy, as buildPolicy gives it there (with /tmp both ways, and $TMPDIR through /var). */
 const MAC: SandboxPolicy = {
   tree: `${DATA}/k3xq9a/tree/proj`,
   readable: ['/'],
   writable: ['/tmp', '/private/tmp', '/private/var/folders', '/var/folders/zz/abc/T', ...CACHES.map(c => `${HOME}/${c}`), `${HOME}/.m2`],
+  readOnly: PROGRAMS.map(p => `${HOME}/${p}`),
   devices: ['/dev'],
   hidden: [...SECRETS.map(s => `${HOME}/${s}`), DATA],
 }
@@ -36,6 +38,10 @@ const MAC_PARAMETERS = [
   'WRITABLE_6=/Users/me/.npm',
   'WRITABLE_7=/Users/me/Library/Caches',
   'WRITABLE_8=/Users/me/.m2',
+  'READ_ONLY_0=/Users/me/.cargo/bin',
+  'READ_ONLY_1=/Users/me/.cargo/env',
+  'READ_ONLY_2=/Users/me/.rustup/toolchains',
+  'READ_ONLY_3=/Users/me/.npm/_npx',
   'DEVICE_0=/dev',
   'HIDDEN_0=/Users/me/.ssh',
   'HIDDEN_1=/Users/me/.aws',
@@ -50,6 +56,9 @@ const MAC_PARAMETERS = [
   `TREE_ANCESTOR_0=${DATA}`,
   `TREE_ANCESTOR_1=${DATA}/k3xq9a`,
   `TREE_ANCESTOR_2=${DATA}/k3xq9a/tree`,
+  'SOCKET_DIR_0=/private/var/folders',
+  'SYSTEM_SOCKET_0=/private/var/run/mDNSResponder',
+  'SYSTEM_SOCKET_1=/private/var/run/syslog',
 ]
 
 function definitions(policy: SandboxPolicy): string[] {
@@ -84,12 +93,16 @@ describe('the Seatbelt profile', () => {
       'allow default',
       'deny file-write* file-link',
       'allow file-write* file-link: WRITABLE_0 WRITABLE_1 WRITABLE_2 WRITABLE_3 WRITABLE_4 WRITABLE_5 WRITABLE_6 WRITABLE_7 WRITABLE_8',
+      'deny file-write* file-link: READ_ONLY_0 READ_ONLY_1 READ_ONLY_2 READ_ONLY_3',
       'allow file-write*: DEVICE_0',
       'deny file-read* file-write* file-link file-clone process-exec: HIDDEN_0 HIDDEN_0 HIDDEN_1 HIDDEN_1 HIDDEN_2 HIDDEN_2 HIDDEN_3 HIDDEN_3 HIDDEN_4 HIDDEN_4',
       'deny file-write-unlink: HIDDEN_ANCESTOR_0 HIDDEN_ANCESTOR_1 HIDDEN_ANCESTOR_2 HIDDEN_ANCESTOR_3 HIDDEN_ANCESTOR_4',
       'allow file-read-metadata: TREE_ANCESTOR_0 TREE_ANCESTOR_1 TREE_ANCESTOR_2',
       'allow file-read* file-write* file-link file-clone process-exec: TREE',
       'deny file-write-unlink: TREE',
+      'deny network-outbound',
+      'allow network-outbound: TREE SOCKET_DIR_0 SYSTEM_SOCKET_0 SYSTEM_SOCKET_1',
+      'deny file-ioctl',
       'deny file-write-setugid',
     ])
   })
@@ -113,7 +126,7 @@ describe('the Seatbelt profile', () => {
     for (const {list, parent} of params) {
       expect(head(list)).toBe('param')
       expect(list.items).toHaveLength(2)
-      expect(['subpath', 'literal']).toContain(parent && head(parent))
+      expect(['subpath', 'literal', 'path-literal']).toContain(parent && head(parent))
       expect(parent?.items).toHaveLength(2)
     }
     // No path anywhere outside comments: no string holds one, and no symbol.
@@ -133,17 +146,63 @@ describe('the Seatbelt profile', () => {
   })
 
   it('never allows without a filter but by (allow default), even when a kind of path is missing', () => {
-    for (const policy of [MAC, {...MAC, writable: [], devices: [], hidden: []}, {...MAC, hidden: ['/x']}]) {
+    for (const policy of [MAC, {...MAC, writable: [], readOnly: [], devices: [], hidden: []}, {...MAC, hidden: ['/x']}]) {
       const unfiltered = rules(seatbelt(policy).profile)
         .filter(rule => rule.items.every(item => item.kind === 'symbol'))
         .map(summary)
       expect(unfiltered).toEqual(['allow default', 'deny file-write* file-link', 'deny file-write-setugid'])
     }
-    expect(seatbelt({...MAC, writable: [], devices: [], hidden: []}).parameters.map(({name}) => name)).toEqual(['TREE'])
+    expect(seatbelt({...MAC, writable: [], readOnly: [], devices: [], hidden: []}).parameters.map(({name}) => name)).toEqual([
+      'TREE',
+      'SOCKET_DIR_0',
+      'SYSTEM_SOCKET_0',
+      'SYSTEM_SOCKET_1',
+    ])
+  })
+
+  it('denies connecting to unix sockets but those of the tree, the per-user temp directories and the system', () => {
+    const profile = seatbelt(MAC).profile
+    expect(profile).toContain('(deny network-outbound (remote unix-socket))\n')
+    expect(profile).toContain(
+      '(allow network-outbound\n' +
+        '  (remote unix-socket (subpath (param "TREE")))\n' +
+        '  (remote unix-socket (subpath (param "SOCKET_DIR_0")))\n' +
+        '  (remote unix-socket (path-literal (param "SYSTEM_SOCKET_0")))\n' +
+        '  (remote unix-socket (path-literal (param "SYSTEM_SOCKET_1"))))\n',
+    )
+    // /tmp holds tmux's and launchd's ssh-agent sockets: never a socket directory
+    const values = seatbelt(MAC)
+      .parameters.filter(({name}) => name.startsWith('SOCKET_DIR'))
+      .map(({value}) => value)
+    expect(values).toEqual(['/private/var/folders'])
+  })
+
+  it("keeps the caches' program parts read-only, after the writable caches they lie in", () => {
+    const names = rules(seatbelt(MAC).profile).map(summary)
+    expect(names.indexOf('deny file-write* file-link: READ_ONLY_0 READ_ONLY_1 READ_ONLY_2 READ_ONLY_3')).toBeGreaterThan(
+      names.findIndex(rule => rule.startsWith('allow file-write* file-link: WRITABLE_0')),
+    )
+    const home = '/Users/me'
+    const policy = buildPolicy({tree: `${DATA}/k3xq9a/tree/proj`, home, dataDir: DATA, extraWritable: [], platform: 'darwin'})
+    expect(policy.readOnly).toEqual(PROGRAMS.map(p => `${home}/${p}`))
+    // given by name with -w (or inside one), it is writable; a -w above it changes nothing
+    expect(buildPolicy({tree: `${DATA}/t`, home, dataDir: DATA, extraWritable: [`${home}/.cargo/bin`, home], platform: 'darwin'}).readOnly).toEqual(
+      PROGRAMS.slice(1).map(p => `${home}/${p}`),
+    )
+  })
+
+  it('refuses TIOCSTI where Seatbelt can name it (macOS 13, Darwin 22, and later)', () => {
+    expect(seatbelt(MAC, {tiocsti: true}).profile).toContain('(deny file-ioctl (ioctl-command TIOCSTI))\n')
+    expect(seatbelt(MAC, {tiocsti: false}).profile).not.toContain('ioctl')
+    expect(seatbeltKnowsTiocsti('darwin', '22.1.0')).toBe(true)
+    expect(seatbeltKnowsTiocsti('darwin', '21.6.0')).toBe(false)
+    expect(seatbeltKnowsTiocsti('linux', '6.18.0')).toBe(true) // rendered for a Mac from elsewhere
   })
 
   it('depends only on how many paths of each kind there are', () => {
-    expect(seatbelt(MAC).profile).toBe(seatbeltProfile({writable: 9, devices: 1, hidden: 5, hiddenAncestors: 5, treeAncestors: 3}))
+    expect(seatbelt(MAC).profile).toBe(
+      seatbeltProfile({writable: 9, readOnly: 4, socketDirs: 1, systemSockets: 2, tiocsti: true, devices: 1, hidden: 5, hiddenAncestors: 5, treeAncestors: 3}),
+    )
   })
 })
 
@@ -189,6 +248,10 @@ describe('paths that would break SBPL if pasted into it', () => {
       `-DWRITABLE_6=${home}/.npm`,
       `-DWRITABLE_7=${home}/Library/Caches`,
       `-DWRITABLE_8=/Users/m2${ODD}`,
+      `-DREAD_ONLY_0=${home}/.cargo/bin`,
+      `-DREAD_ONLY_1=${home}/.cargo/env`,
+      `-DREAD_ONLY_2=${home}/.rustup/toolchains`,
+      `-DREAD_ONLY_3=${home}/.npm/_npx`,
       '-DDEVICE_0=/dev',
       `-DHIDDEN_0=${home}/.ssh`,
       `-DHIDDEN_1=${home}/.aws`,
@@ -203,6 +266,9 @@ describe('paths that would break SBPL if pasted into it', () => {
       `-DTREE_ANCESTOR_0=${data}`,
       `-DTREE_ANCESTOR_1=${data}/k3xq9a`,
       `-DTREE_ANCESTOR_2=${data}/k3xq9a/tree`,
+      '-DSOCKET_DIR_0=/private/var/folders',
+      '-DSYSTEM_SOCKET_0=/private/var/run/mDNSResponder',
+      '-DSYSTEM_SOCKET_1=/private/var/run/syslog',
     ])
   })
 

@@ -55,7 +55,7 @@ describe('the sandbox policy', () => {
   })
 
   it('becomes the helper argv with the policy only in arguments', () => {
-    const policy = {tree: '/d/x/tree/p', readable: ['/'], writable: ['/tmp'], devices: ['/dev'], hidden: ['/h/.ssh', '/d']}
+    const policy = {tree: '/d/x/tree/p', readable: ['/'], writable: ['/tmp'], readOnly: [], devices: ['/dev'], hidden: ['/h/.ssh', '/d']}
     expect(landlockArgs(policy)).toEqual(['--read', '/', '--write', '/tmp', '--write', '/d/x/tree/p', '--dev', '/dev', '--hide', '/h/.ssh', '--hide', '/d'])
     const control = {lock: '/d/x/lock', reportFd: 3, waitFd: 4, chdir: '/d/x/tree/p'}
     const controlArgs = ['exec', '--lock', '/d/x/lock', '--report-fd', '3', '--wait-fd', '4', '--chdir', '/d/x/tree/p']
