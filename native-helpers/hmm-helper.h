@@ -1,8 +1,8 @@
 /*
  * hmm-helper: what the modules of the helper share. One mode per file
  * (main.c dispatches): exec.c (lock, descriptors, capabilities, exec),
- * landlock.c, seccomp.c, clone.c + clone-copy.c, statpairs.c, remove.c; util.c
- * holds the small utilities every mode uses.
+ * landlock.c, seccomp.c, layers.c, clone.c + clone-copy.c, statpairs.c,
+ * remove.c; util.c holds the small utilities every mode uses.
  */
 #ifndef HMM_HELPER_H
 #define HMM_HELPER_H
@@ -98,6 +98,10 @@ int cmd_abi(int argc, char **argv);
 /* Applies the grants and hides of o with Landlock, and no_new_privs. */
 void landlock_confine(const struct exec_opts *o);
 #endif
+
+/* ---- layers.c ---- */
+
+int cmd_layers(int argc, char **argv);
 
 /* ---- seccomp.c ---- */
 

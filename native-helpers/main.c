@@ -2,6 +2,7 @@
  * hmm-helper: the small native part of hmm, for what Node cannot do itself.
  *
  *   hmm-helper abi
+ *   hmm-helper layers
  *   hmm-helper locked FILE...
  *   hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]
  *                   [--read PATH]... [--write PATH]... [--dev PATH]...
@@ -31,6 +32,7 @@
 static void usage(void)
 {
 	fputs("usage: hmm-helper abi\n"
+	      "       hmm-helper layers\n"
 	      "       hmm-helper locked FILE...\n"
 	      "       hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]\n"
 	      "                       [--read PATH]... [--write PATH]... [--dev PATH]...\n"
@@ -49,6 +51,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "abi") == 0)
 		return cmd_abi(argc, argv);
+	if (strcmp(argv[1], "layers") == 0)
+		return cmd_layers(argc, argv);
 	if (strcmp(argv[1], "locked") == 0)
 		return cmd_locked(argc, argv);
 	if (strcmp(argv[1], "exec") == 0)

@@ -2,17 +2,43 @@
 import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 import {HmmError} from '../ui/errors.js'
-import {dataDir, defaultPlatform} from '../platform/index.js'
+import {dataDir, defaultPlatform, runsOn} from '../platform/index.js'
 import {workingOrigin} from '../workspaces/context.js'
-import {loadConfig, settingsFor} from '../sandbox/config.js'
+import {loadConfig, settingsFor, type Isolation} from '../sandbox/config.js'
+import {sandboxLayers} from '../native/helper.js'
 import {SANDBOX_EXEC, seatbelt} from '../platform/darwin.js'
-import {policyFor, sandboxedArgv} from '../platform/confine.js'
+import {enableNamespaces, optOut, policyFor, sandboxedArgv} from '../platform/confine.js'
 import {canonical} from '../sandbox/paths.js'
 import type {Platform} from '../sandbox/policy.js'
 
 /** Shell-style quoting, only for display: the real argv is passed without a shell. */
 function quote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`
+}
+
+/** Which layers `hmm run` would apply here: on Linux as this system gives them (asked of the helper), never more than are in force. */
+function layerLines(platform: Platform, isolation: Isolation): string[] {
+  if (platform === 'darwin') {
+    return [
+      '  seatbelt: files; no unix socket outside the tree and the per-user temp directories; TIOCSTI refused (macOS 13 and later)',
+      '  not on macOS: namespaces (no PID namespace: processes left running are not held; /tmp is shared), an overlay over the caches (their program parts are read-only instead)',
+      isolation === 'full' ? `  hmm run refuses on macOS until you opt out: ${optOut()}` : '  opted out (isolation = "landlock-only"): Seatbelt alone',
+    ]
+  }
+  if (!runsOn('linux')) return ['  (asked of the kernel when run on Linux)']
+  const layers = sandboxLayers()
+  const namespaces =
+    isolation === 'landlock-only'
+      ? '  namespaces: off (isolation = "landlock-only"): /tmp, /dev/shm and the sockets of the user\'s session are shared; the caches are written in place, but for their program parts'
+      : layers.namespaces
+        ? `  namespaces: refused by this system (${layers.namespaces}): hmm run refuses; ${enableNamespaces(layers.namespaces)}, or ${optOut()}`
+        : '  namespaces: user, mount, PID and IPC'
+  const scoped = layers.landlock >= 6 ? 'signals and abstract unix sockets scoped' : 'signals and abstract unix sockets not scoped (needs ABI 6, Linux 6.12)'
+  return [
+    namespaces,
+    `  landlock: ABI ${layers.landlock}: files; ${scoped}`,
+    layers.seccomp ? `  seccomp: refused by this system (${layers.seccomp}): hmm run refuses` : '  seccomp: ioctl TIOCSTI and TIOCLINUX refused',
+  ]
 }
 
 /** `platform`: render as hmm run would there (default: this one). */
@@ -33,6 +59,9 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     'may not read:',
     ...policy.hidden.map(path => `  ${path}`),
     'may read: everything else',
+    ...(policy.readOnly.length > 0 ? ['may not write (inside the writable paths):', ...policy.readOnly.map(path => `  ${path}`)] : []),
+    'layers:',
+    ...layerLines(platform, settings.isolation),
   ]
   if (platform === 'linux') {
     const argv = sandboxedArgv('linux', policy, {lock: join(data, '<id>', 'lock'), reportFd: 3, waitFd: 4, chdir: policy.tree}, ['COMMAND...'])

@@ -36,7 +36,7 @@ export function givenWritable(paths: string[]): string[] {
  */
 export function sandboxWritable(context: Context, platform: Platform, given: string[], settings: Effective): string[] {
   const writable = [...given, ...settings.write.map(canonical)]
-  checkSandboxAvailable(platform)
+  checkSandboxAvailable(platform, settings.isolation)
   // The tree does not matter here (writableHolding leaves it aside).
   checkOwnFilesOutOfReach(policyFor(platform, {tree: context.data, dataDir: context.data, writable}))
   return writable

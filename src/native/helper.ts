@@ -43,9 +43,27 @@ function runHelper(args: string[]): string {
   return childProcess().execFileSync(helperPath(), args, {encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']})
 }
 
-/** The kernel's Landlock ABI version (0: none). */
-export function landlockAbi(): number {
-  return Number.parseInt(runHelper(['abi']).trim(), 10) || 0
+/** Which layers of the sandbox this system gives (`hmm-helper layers`, tried for real). */
+export interface Layers {
+  /** The kernel's Landlock ABI version (0: none). */
+  landlock: number
+  /** Why a user namespace cannot be had (e.g. `unshare: No space left on device`), or null when it can. */
+  namespaces: string | null
+  /** Why a seccomp filter cannot be installed, or null when it can. */
+  seccomp: string | null
+}
+
+export function sandboxLayers(): Layers {
+  const said = new Map<string, string>()
+  for (const line of runHelper(['layers']).split('\n')) {
+    const space = line.indexOf(' ')
+    if (space > 0) said.set(line.slice(0, space), line.slice(space + 1))
+  }
+  const refusal = (layer: string) => {
+    const answer = said.get(layer) ?? 'the helper did not say'
+    return answer === 'ok' ? null : answer
+  }
+  return {landlock: Number.parseInt(said.get('landlock') ?? '', 10) || 0, namespaces: refusal('namespaces'), seccomp: refusal('seccomp')}
 }
 
 /** Which of the lock files some process holds (without taking them). */

@@ -2,10 +2,12 @@
 // helper applies Landlock itself; on macOS the helper (which still takes
 // the lock and closes descriptors) execs sandbox-exec with the Seatbelt
 // profile, which execs the command.
-import {existsSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {homedir, tmpdir} from 'node:os'
 import {HmmError} from '../ui/errors.js'
-import {landlockAbi} from '../native/helper.js'
+import {sandboxLayers} from '../native/helper.js'
+import {configPath, type Isolation} from '../sandbox/config.js'
+import {tildify} from '../ui/format.js'
 import {SANDBOX_EXEC, darwinPolicy, seatbeltArgv} from './darwin.js'
 import {helperExecArgv, landlockArgs, type HelperControl} from './linux.js'
 import {buildPolicy, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
@@ -13,16 +15,54 @@ import {buildPolicy, type Platform, type SandboxPolicy} from '../sandbox/policy.
 /** Landlock ABI 2 brought REFER: without it a sandboxed rename across directories fails. */
 const MIN_LANDLOCK_ABI = 2
 
-/** Refuses, before anything is made, where the sandbox cannot work. */
-export function checkSandboxAvailable(platform: Platform): void {
+/** How to opt out of the layers a system cannot give, in the words of the config file. */
+export function optOut(): string {
+  return `set isolation = "landlock-only" in ${tildify(configPath())}`
+}
+
+/** What to change so that an unprivileged user namespace can be had, going by what refused it. */
+export function enableNamespaces(refusal: string): string {
+  const sysctl = (name: string) => {
+    try {
+      return readFileSync(`/proc/sys/${name.replaceAll('.', '/')}`, 'utf8').trim()
+    } catch {
+      return undefined
+    }
+  }
+  // ENOSPC: as many user namespaces as the limit allows (0: none) already exist.
+  if (refusal.endsWith('No space left on device')) return 'raise user.max_user_namespaces (sysctl -w user.max_user_namespaces=10000)'
+  if (sysctl('kernel.apparmor_restrict_unprivileged_userns') === '1') {
+    return 'allow them (sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile for hmm-helper that allows userns)'
+  }
+  if (sysctl('kernel.unprivileged_userns_clone') === '0') return 'allow them (sysctl -w kernel.unprivileged_userns_clone=1)'
+  return 'allow unshare(CLONE_NEWUSER) to this user (in a container, its seccomp profile refuses it)'
+}
+
+/**
+ * Refuses, before anything is made, where the sandbox cannot work, and
+ * where a layer of it cannot be had and the user has not opted out: never a
+ * sandbox weaker than the user was told without a word (SPEC "Sandbox").
+ */
+export function checkSandboxAvailable(platform: Platform, isolation: Isolation): void {
   if (platform === 'darwin') {
     if (!existsSync(SANDBOX_EXEC)) throw new HmmError(`the sandbox needs ${SANDBOX_EXEC}, which this Mac does not have`)
+    if (isolation === 'full') {
+      throw new HmmError(
+        `macOS has no namespaces for the sandbox (no PID namespace, no overlay over the caches, /tmp shared); to run under Seatbelt alone, ${optOut()}`,
+      )
+    }
     return
   }
-  const abi = landlockAbi()
-  if (abi < MIN_LANDLOCK_ABI) {
-    const has = abi === 0 ? 'Landlock is not enabled in this kernel' : `this kernel has Landlock ABI ${abi}`
+  const layers = sandboxLayers()
+  if (layers.landlock < MIN_LANDLOCK_ABI) {
+    const has = layers.landlock === 0 ? 'Landlock is not enabled in this kernel' : `this kernel has Landlock ABI ${layers.landlock}`
     throw new HmmError(`the sandbox needs Landlock ABI ${MIN_LANDLOCK_ABI} or later (Linux 5.19+); ${has}`)
+  }
+  if (layers.seccomp) throw new HmmError(`the sandbox needs seccomp filters, which this system refuses (${layers.seccomp})`)
+  if (isolation === 'full' && layers.namespaces) {
+    throw new HmmError(
+      `the sandbox needs unprivileged user namespaces, which this system refuses (${layers.namespaces}); ${enableNamespaces(layers.namespaces)}, or to run under Landlock alone, ${optOut()}`,
+    )
   }
 }
 
