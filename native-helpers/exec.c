@@ -70,7 +70,7 @@ int cmd_locked(int argc, char **argv)
 #define EXEC_USAGE                                                                       \
 	"usage: hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] " \
 	"[--read PATH]... [--write PATH]... " \
-	"[--dev PATH]... [--hide PATH]... -- CMD [ARG...]"
+	"[--dev PATH]... [--hide PATH]... [--read-only PATH]... -- CMD [ARG...]"
 
 /* Paths must come absolute and canonical (the TS side resolves them), because
  * hidden paths are compared with grant paths as byte strings: "/a/./b" or a
@@ -99,6 +99,7 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 	o->wait_fd = -1;
 	o->grants = xmalloc(sizeof *o->grants * (size_t)argc);
 	o->hides = xmalloc(sizeof *o->hides * (size_t)argc);
+	o->read_only = xmalloc(sizeof *o->read_only * (size_t)argc);
 	int i = 2;
 	for (; i < argc; i++) {
 		const char *a = argv[i];
@@ -129,6 +130,9 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 		} else if (strcmp(a, "--hide") == 0) {
 			check_canonical(a, v);
 			o->hides[o->nhides++] = v;
+		} else if (strcmp(a, "--read-only") == 0) {
+			check_canonical(a, v);
+			o->read_only[o->nread_only++] = v;
 		} else {
 			setup_fail("%s", EXEC_USAGE);
 		}
@@ -332,7 +336,7 @@ int cmd_exec(int argc, char **argv)
 		if (strcmp(argv[i], "--lock") == 0 || strcmp(argv[i], "--read") == 0 ||
 		    strcmp(argv[i], "--wait-fd") == 0 || strcmp(argv[i], "--chdir") == 0 ||
 		    strcmp(argv[i], "--write") == 0 || strcmp(argv[i], "--dev") == 0 ||
-		    strcmp(argv[i], "--hide") == 0)
+		    strcmp(argv[i], "--hide") == 0 || strcmp(argv[i], "--read-only") == 0)
 			i++; /* skip the value, which may look like a flag */
 	}
 
@@ -340,7 +344,7 @@ int cmd_exec(int argc, char **argv)
 	parse_exec(argc, argv, &o);
 
 #ifndef __linux__
-	if (o.ngrants || o.nhides)
+	if (o.ngrants || o.nhides || o.nread_only)
 		setup_fail("Landlock rules need Linux; this system confines commands otherwise");
 #endif
 

@@ -84,6 +84,8 @@ struct exec_opts {
 	size_t ngrants;
 	const char **hides;
 	size_t nhides;
+	const char **read_only; /* inside write grants, but not written */
+	size_t nread_only;
 	char **cmd;
 };
 
@@ -95,7 +97,8 @@ int cmd_exec(int argc, char **argv);
 int landlock_abi(void);
 int cmd_abi(int argc, char **argv);
 #ifdef __linux__
-/* Applies the grants and hides of o with Landlock, and no_new_privs. */
+/* Applies the grants, hides and read-only paths of o with Landlock, and
+ * no_new_privs. */
 void landlock_confine(const struct exec_opts *o);
 #endif
 

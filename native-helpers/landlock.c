@@ -181,28 +181,37 @@ static int beneath(const char *p, const char *h)
 	return strncmp(p, h, lp) == 0 && h[lp] == '/';
 }
 
-static int is_hidden(const char *p)
+/* What a grant of class cls leaves out: the hidden paths, and for a grant
+ * that writes, the read-only ones (the read grant still covers those). */
+static int left_out(const char *p, int cls)
 {
 	for (size_t i = 0; i < policy->nhides; i++)
 		if (strcmp(policy->hides[i], p) == 0)
 			return 1;
-	return 0;
-}
-
-static int hides_beneath(const char *p)
-{
-	for (size_t i = 0; i < policy->nhides; i++)
-		if (beneath(p, policy->hides[i]))
+	for (size_t i = 0; cls != CLASS_READ && i < policy->nread_only; i++)
+		if (strcmp(policy->read_only[i], p) == 0)
 			return 1;
 	return 0;
 }
 
-/* Rights are granted, never denied, so a hidden path beneath a grant is cut
- * out by granting, instead of the directory, each of its entries that is
- * neither hidden nor above something hidden, and walking down into those
- * that are above. The directories on the way down get no rule themselves:
- * files made in them later are not readable, which errs on the safe side. */
-static void walk_around_hidden(int dfd, const char *path, uint64_t rights)
+static int leaves_out_beneath(const char *p, int cls)
+{
+	for (size_t i = 0; i < policy->nhides; i++)
+		if (beneath(p, policy->hides[i]))
+			return 1;
+	for (size_t i = 0; cls != CLASS_READ && i < policy->nread_only; i++)
+		if (beneath(p, policy->read_only[i]))
+			return 1;
+	return 0;
+}
+
+/* Rights are granted, never denied, so a path left out beneath a grant is
+ * cut out by granting, instead of the directory, each of its entries that
+ * is neither left out nor above something left out, and walking down into
+ * those that are above. The directories on the way down get no rule
+ * themselves: files made in them later are not readable (or, for a grant
+ * that writes, not writable), which errs on the safe side. */
+static void walk_around(int dfd, const char *path, uint64_t rights, int cls)
 {
 	DIR *d = fdopendir(dfd);
 	if (!d) {
@@ -214,13 +223,13 @@ static void walk_around_hidden(int dfd, const char *path, uint64_t rights)
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		char *child = path_join(path, e->d_name);
-		if (is_hidden(child)) {
+		if (left_out(child, cls)) {
 			/* gets nothing from this grant */
-		} else if (hides_beneath(child)) {
+		} else if (leaves_out_beneath(child, cls)) {
 			int cfd = openat(dirfd(d), e->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (cfd >= 0)
-				walk_around_hidden(cfd, child, rights);
+				walk_around(cfd, child, rights, cls);
 		} else {
 			/* O_NOFOLLOW: a link here (say ~/keys -> ~/.ssh) must not
 			 * carry the grant to its target; links get no rule, their
@@ -241,7 +250,7 @@ static void walk_around_hidden(int dfd, const char *path, uint64_t rights)
 static void grant(const struct grant *g)
 {
 	uint64_t rights = class_rights(g->cls);
-	if (!hides_beneath(g->path)) {
+	if (!leaves_out_beneath(g->path, g->cls)) {
 		int fd = open(g->path, O_PATH | O_CLOEXEC);
 		if (fd < 0) {
 			/* Caches like ~/.cargo need not exist. */
@@ -259,7 +268,7 @@ static void grant(const struct grant *g)
 			return;
 		setup_fail("cannot open %s: %s", g->path, strerror(errno));
 	}
-	walk_around_hidden(fd, g->path, rights);
+	walk_around(fd, g->path, rights, g->cls);
 }
 
 void landlock_confine(const struct exec_opts *o)

@@ -19,6 +19,8 @@ export function landlockArgs(policy: SandboxPolicy): string[] {
     ...[...policy.writable, policy.tree].flatMap(path => ['--write', path]),
     ...policy.devices.flatMap(path => ['--dev', path]),
     ...policy.hidden.flatMap(path => ['--hide', path]),
+    // The caches are written in place (no overlay keeps the command's writes): the places in them that hold programs are not.
+    ...policy.readOnly.flatMap(path => ['--read-only', path]),
   ]
 }
 

@@ -1,7 +1,7 @@
 // Ways out of the sandbox. Each must fail and leave its target unchanged.
 // The world lives outside /tmp (which the command may write).
 import {execa, execaSync} from 'execa'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {HELPER, World, workspaceLine} from '../world.js'
@@ -121,6 +121,33 @@ describe('the sandboxed command', () => {
       outside.kill()
       await outside.catch(() => undefined)
     }
+  })
+
+  it('cannot leave a program in the caches for the user to run later (~/.cargo/bin, ~/.cargo/env, ~/.npm/_npx), while it uses the caches', async () => {
+    const cargo = join(world.home, '.cargo')
+    world.write(join(cargo, 'bin', 'cargo'), '#!/bin/sh\necho real cargo\n')
+    world.write(join(cargo, 'env'), 'export PATH="$HOME/.cargo/bin:$PATH"\n')
+    world.write(join(cargo, 'registry', 'index'), 'index\n')
+    world.write(join(world.home, '.npm', '_npx', 'abc', 'package.json'), '{}\n')
+    world.write(join(world.home, '.npm', '_cacache', 'index'), 'index\n')
+    const result = await inSandbox(
+      [
+        'echo evil > ~/.cargo/bin/git',
+        'echo evil > ~/.cargo/bin/cargo',
+        'echo evil >> ~/.cargo/env',
+        'mv ~/.cargo/bin ~/.cargo/old-bin',
+        'echo evil > ~/.npm/_npx/abc/package.json',
+        'mkdir ~/.npm/_npx/def',
+        'echo cached >> ~/.cargo/registry/index && echo cached >> ~/.npm/_cacache/index && echo used caches',
+      ].join('; '),
+    )
+    expect(result.stdout).toContain('used caches')
+    expect(existsSync(join(cargo, 'bin', 'git'))).toBe(false)
+    expect(readFileSync(join(cargo, 'bin', 'cargo'), 'utf8')).toBe('#!/bin/sh\necho real cargo\n')
+    expect(readFileSync(join(cargo, 'env'), 'utf8')).toBe('export PATH="$HOME/.cargo/bin:$PATH"\n')
+    expect(existsSync(join(cargo, 'old-bin'))).toBe(false)
+    expect(readFileSync(join(world.home, '.npm', '_npx', 'abc', 'package.json'), 'utf8')).toBe('{}\n')
+    expect(existsSync(join(world.home, '.npm', '_npx', 'def'))).toBe(false)
   })
 
   it.skipIf(abi < 6)("cannot connect to the user's abstract unix sockets (Landlock ABI 6+), while its own work", async () => {

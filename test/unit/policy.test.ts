@@ -55,8 +55,9 @@ describe('the sandbox policy', () => {
   })
 
   it('becomes the helper argv with the policy only in arguments', () => {
-    const policy = {tree: '/d/x/tree/p', readable: ['/'], writable: ['/tmp'], readOnly: [], devices: ['/dev'], hidden: ['/h/.ssh', '/d']}
-    expect(landlockArgs(policy)).toEqual(['--read', '/', '--write', '/tmp', '--write', '/d/x/tree/p', '--dev', '/dev', '--hide', '/h/.ssh', '--hide', '/d'])
+    const policy = {tree: '/d/x/tree/p', readable: ['/'], writable: ['/tmp'], readOnly: ['/h/.cargo/bin'], devices: ['/dev'], hidden: ['/h/.ssh', '/d']}
+    // prettier-ignore
+    expect(landlockArgs(policy)).toEqual(['--read', '/', '--write', '/tmp', '--write', '/d/x/tree/p', '--dev', '/dev', '--hide', '/h/.ssh', '--hide', '/d', '--read-only', '/h/.cargo/bin'])
     const control = {lock: '/d/x/lock', reportFd: 3, waitFd: 4, chdir: '/d/x/tree/p'}
     const controlArgs = ['exec', '--lock', '/d/x/lock', '--report-fd', '3', '--wait-fd', '4', '--chdir', '/d/x/tree/p']
     expect(sandboxedArgv('linux', policy, control, ['claude', '--resume'])).toEqual([...controlArgs, ...landlockArgs(policy), '--', 'claude', '--resume'])
