@@ -1,10 +1,10 @@
 // `hmm run`: make a workspace of the working directory and run a command in
 // it, confined (DESIGN "Data flow of hmm run").
 import {mkdirSync, writeFileSync} from 'node:fs'
-import {setTimeout as sleep} from 'node:timers/promises'
 import {dirname} from 'node:path'
 import {cloneTree} from '../platform/clone.js'
-import {gitOriginOf, planFirstIndex, recordGitOrigin, recordPlainOrigin, writeFirstIndex, type OriginRecord} from '../git/origin.js'
+import {afterTreeMade, planFirstIndex, writeFirstIndex} from '../git/first-index.js'
+import {gitOriginOf, recordGitOrigin, recordPlainOrigin, type OriginRecord} from '../git/origin.js'
 import {statPairs, type StatPairs} from '../native/helper.js'
 import {loadConfig, settingsFor} from '../sandbox/config.js'
 import type {Launch} from '../platform/launch.js'
@@ -62,27 +62,14 @@ async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Orig
   if (repoOfOrigin && recorded) {
     if (firstIndex) writeFirstIndex(firstIndex, stats ?? statPairs(origin, workspace.tree, firstIndex.paths))
     timing.lap('indexed the clone')
-    await tickAfter(treeMade)
+    await afterTreeMade(treeMade)
     return {...recorded, originKind: 'git'}
   }
   mkdirSync(dirname(workspace.base), {recursive: true})
   const record = await recordPlainOrigin(workspace.gitDir, workspace.tree, workspace.base, (from, to) => cloneTree(from, to, {signal}))
   timing.lap('recorded the clone and its base')
-  await tickAfter(treeMade)
+  await afterTreeMade(treeMade)
   return {...record, originKind: 'plain'}
-}
-
-/** Longer than a tick of the kernel's coarse clock (HZ 100: 10 ms), which stamps ctimes. */
-const CLOCK_TICK_MS = 20
-
-/**
- * Waits, if need be, until a clock tick has passed since the tree was made:
- * then any file the command changes gets a ctime no cloned file has, which
- * lets the first index keep the clone's stat data (index-trust.ts).
- */
-async function tickAfter(treeMade: number): Promise<void> {
-  const wait = treeMade + CLOCK_TICK_MS - Date.now()
-  if (wait > 0) await sleep(wait)
 }
 
 /** Signals that, while the tree is still being made, mean "give up". */

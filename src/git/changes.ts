@@ -13,7 +13,8 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {HmmError, stopwatch} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {git, gitBytes, gitLine, gitReason} from './git.js'
-import {checkMarkedEntries, distrustRecentEntries, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS} from './index-trust.js'
+import {checkFirstIndex} from './first-index.js'
+import {distrustRecentEntries, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS} from './index-trust.js'
 import {restoreGitlinks, takeOutGitlinks} from './nested.js'
 import {ensureBaseBlobs} from './origin.js'
 import {privateEnv, privateRepo} from './private-repo.js'
@@ -26,7 +27,7 @@ import {privateEnv, privateRepo} from './private-repo.js'
  * inode cannot be forged that way (within one second, index-trust.ts sees
  * to it). The first diff is still cheap: the workspace index starts with the
  * clone's own stat data for every file the origin provably did not change
- * (origin.ts, writeFirstIndex), so git reads only what the command touched.
+ * (first-index.ts), so git reads only what the command touched.
  */
 
 /**
@@ -39,7 +40,7 @@ async function indexFilesNow(workspace: Workspace): Promise<Record<string, strin
   const repo = privateRepo(workspace.gitDir)
   const env = {...privateEnv(repo), GIT_WORK_TREE: workspace.tree}
   const timing = stopwatch()
-  await checkMarkedEntries(repo.index, workspace.tree)
+  await checkFirstIndex(repo.index, workspace.tree)
   timing.lap('checked the entries cloned last')
   const on = {index: repo.index, cwd: workspace.tree, env}
   const gitlinks = await takeOutGitlinks(on)

@@ -7,13 +7,11 @@
 // the origin's index, refs, stash and objects are left byte-for-byte as they
 // were. Anything else (no repository, a subdirectory of one, a bare one) is
 // recorded after cloning as the tree of the fresh clone.
-import {copyFileSync, existsSync, lstatSync, readFileSync, readlinkSync, writeFileSync} from 'node:fs'
+import {copyFileSync, existsSync, lstatSync, readFileSync, readlinkSync} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
-import {debug, HmmError} from '../ui/errors.js'
-import {STAT_WORDS, type StatPairs} from '../native/helper.js'
+import {HmmError} from '../ui/errors.js'
 import {git, gitLine, nulPairs} from './git.js'
-import {compareStat, CTIME_SEC, MODE, MTIME_NSEC, MTIME_SEC, namesOf, parseIndex, rewriteIndex, SIZE, type IndexEntry, type ParsedIndex} from './index-file.js'
-import {markForCheck} from './index-trust.js'
+import {trustFreshIndex} from './first-index.js'
 import {createPrivateRepo, hashTreeOf, privateEnv, privateRepo, type PrivateRepo} from './private-repo.js'
 
 export interface GitOrigin {
@@ -90,6 +88,8 @@ export async function recordPlainOrigin(
 ): Promise<OriginRecord> {
   const repo = await createPrivateRepo(gitDir)
   const forkTree = await hashTreeOf(repo, tree)
+  // The command starts only after this: the index's entries of this second are not taken at their word.
+  await trustFreshIndex(repo.index)
   await clone(tree, base)
   return {headCommit: null, headBranch: null, forkTree}
 }
@@ -121,77 +121,4 @@ export async function ensureBaseBlobs(gitDir: string, base: string, forkTree: st
       : await gitLine(['hash-object', '-w', '--', path], {cwd: base, env: baseEnv})
     if (written !== id) throw new HmmError(`the recorded copy of ${path} in ${base} no longer matches what was recorded`)
   }
-}
-
-const NS = 1_000_000_000n
-/** What the clone's file gives its entry: everything but the mode (git's normalised one stays). */
-const ADOPTED = STAT_WORDS.map((_, n) => n).filter(n => n !== MODE)
-
-/**
- * The workspace's first index is the fork's, with the clone's stat data for
- * every file the origin provably did not change since git hashed it (see
- * index-file.ts). The rest keep the origin's stat data, which never matches
- * a clone, so git reads them. Planned before the clone (which entries may
- * take the clone's stat data), written after it from the stat pairs of
- * those paths.
- */
-export interface FirstIndexPlan {
-  gitDir: string
-  /** The fork index; undefined when it cannot be rewritten (version 4, an unknown object format): then it is copied as it is. */
-  parsed?: ParsedIndex
-  candidates: IndexEntry[]
-  /** The candidates' paths, NUL-terminated, for the helper. */
-  paths: {names: Buffer; count: number}
-}
-
-export function planFirstIndex(gitDir: string, objectFormat: string): FirstIndexPlan | undefined {
-  const forkIndex = join(gitDir, 'index.fork')
-  if (!existsSync(forkIndex)) return undefined
-  const parsed = objectFormat === 'sha1' || objectFormat === 'sha256' ? parseIndex(readFileSync(forkIndex), objectFormat) : undefined
-  if (!parsed) return {gitDir, candidates: [], paths: {names: Buffer.alloc(0), count: 0}}
-  const written = lstatSync(forkIndex, {bigint: true}).mtimeNs
-  const writtenSec = Number(written / NS)
-  const writtenNsec = Number(written % NS)
-  const candidates = parsed.entries.filter(entry => {
-    if (entry.kind === 'other') return false
-    // Racily clean: written in the same instant as the index, git itself does not trust its stat data.
-    const mtimeSec = entry.word(MTIME_SEC)
-    return mtimeSec < writtenSec || (mtimeSec === writtenSec && entry.word(MTIME_NSEC) < writtenNsec)
-  })
-  return {gitDir, parsed, candidates, paths: {names: namesOf(parsed, candidates), count: candidates.length}}
-}
-
-/**
- * Writes the first index, before the command starts. `stats` answers for
- * the plan's paths: side 0 the origin's file, side 1 the clone's, both
- * taken after the clone copied it.
- */
-export function writeFirstIndex(plan: FirstIndexPlan, stats: StatPairs, nowMs = Date.now): void {
-  const forkIndex = join(plan.gitDir, 'index.fork')
-  const workspaceIndex = privateRepo(plan.gitDir).index
-  let adopted = 0
-  let latestCtime = 0
-  const rewritten =
-    plan.parsed &&
-    rewriteIndex(plan.parsed, entries => {
-      for (let index = 0; index < plan.candidates.length; index++) {
-        const entry = plan.candidates[index]
-        // The origin's file as git recorded it, so the clone holds the same bytes ...
-        if (compareStat(entry, stats.kind(index, 0), n => stats.word(index, 0, n)) !== 'exactly') continue
-        // ... then the clone's own stat data can stand in.
-        if (stats.kind(index, 1) !== entry.kind || stats.word(index, 1, SIZE) !== entry.word(SIZE)) continue
-        for (const n of ADOPTED) entries.writeUInt32BE(stats.word(index, 1, n), entry.offset + 4 * n)
-        latestCtime = Math.max(latestCtime, stats.word(index, 1, CTIME_SEC))
-        adopted++
-      }
-    })
-  debug(`first index: the clone's stat data for ${adopted} of ${plan.parsed?.count ?? 0} entries`)
-  if (!rewritten) {
-    copyFileSync(forkIndex, workspaceIndex)
-    return
-  }
-  writeFileSync(workspaceIndex, rewritten)
-  // Entries cloned in the second the command may start in are checked to the nanosecond before git uses them.
-  const second = Math.floor(nowMs() / 1000)
-  if (latestCtime >= second) markForCheck(workspaceIndex, second)
 }

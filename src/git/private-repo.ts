@@ -9,7 +9,6 @@
 import {appendFileSync, mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {git, gitLine} from './git.js'
-import {markForCheck} from './index-trust.js'
 
 export interface PrivateRepo {
   gitDir: string
@@ -100,7 +99,5 @@ export async function hashTreeOf(repo: PrivateRepo, workTree: string): Promise<s
   if (paths.length > 0) {
     await git(['update-index', '--add', '--info-only', '-z', '--stdin'], {cwd: workTree, env, input: paths.join('\0') + '\0'})
   }
-  // The command starts only after this: entries from this second on are checked before git next uses them.
-  markForCheck(repo.index, Math.floor(Date.now() / 1000))
   return gitLine(['write-tree', '--missing-ok'], {cwd: workTree, env})
 }

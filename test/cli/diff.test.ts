@@ -1,18 +1,42 @@
 // `hmm diff`, line by line of SPEC.
 import Database from 'better-sqlite3'
 import {execa} from 'execa'
-import {rmSync, writeFileSync} from 'node:fs'
+import {existsSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, World} from '../world.js'
 import {hmm, made} from './taking.js'
 
 let world: World
 afterEach(() => world?.dispose())
 
-describe('hmm diff', () => {
+/** Every case runs twice: with the first index (git/first-index.ts, the default) and without it, HMM_FIRST_INDEX=0. */
+let firstIndex = '1'
+
+function newWorld(name: string): World {
+  const created = new World(name)
+  created.env.HMM_FIRST_INDEX = firstIndex
+  return created
+}
+
+describe.each(['1', '0'])('hmm diff (HMM_FIRST_INDEX=%s)', value => {
+  beforeAll(() => {
+    firstIndex = value
+  })
+
+  it('has the workspace index written before the command starts only with the first index on', async () => {
+    world = newWorld('diff-first-index')
+    await world.gitRepo()
+    const ws = await made(world, 'echo changed >> README.md')
+    expect(existsSync(join(world.dataDir, ws.id, 'git', 'index'))).toBe(value === '1')
+    const result = await hmm(world, ['diff', '--stat'])
+    expect(result).toMatchObject({exitCode: 0, stderr: ''})
+    expect(result.stdout).toContain('README.md | 1 +')
+    expect(existsSync(join(world.dataDir, ws.id, 'git', 'index'))).toBe(true)
+  })
+
   it('shows what changed since the workspace was made, committed or not, as a git patch', async () => {
-    world = new World('diff-patch')
+    world = newWorld('diff-patch')
     await world.gitRepo()
     world.file('gone.txt', 'to be deleted\n')
     await world.git(['add', 'gone.txt'])
@@ -37,7 +61,7 @@ describe('hmm diff', () => {
   })
 
   it("leaves out what git ignores, by the origin's rules and the user's excludes file", async () => {
-    world = new World('diff-ignored')
+    world = newWorld('diff-ignored')
     world.write(join(world.home, '.gitignore_global'), '*.log\n')
     writeFileSync(join(world.home, '.gitconfig'), '[user]\n\tname = World\n\temail = world@example.com\n[core]\n\texcludesFile = ~/.gitignore_global\n')
     await world.gitRepo()
@@ -49,7 +73,7 @@ describe('hmm diff', () => {
   })
 
   it('keeps to the excludes file the workspace was made with, whatever characters its path holds', async () => {
-    world = new World('diff-excludes-file')
+    world = newWorld('diff-excludes-file')
     const odd = join(world.home, 'odd "dir\\ name', 'ignore')
     world.write(odd, '*.log\n')
     const quoted = odd.replace(/\\/g, '\\\\').replace(/"/g, '\\"')
@@ -66,7 +90,7 @@ describe('hmm diff', () => {
     ['a SHA-256 repository', ['init', '-q', '--object-format=sha256'], []],
     ['a repository whose index is version 4', ['init', '-q'], ['update-index', '--index-version', '4']],
   ])('shows and applies the right changes for %s, diff after diff', async (_, init, after) => {
-    world = new World('diff-index-kinds')
+    world = newWorld('diff-index-kinds')
     await world.git(init)
     world.file('a.txt', 'a\n')
     world.file('keep.txt', 'keep\n')
@@ -81,7 +105,7 @@ describe('hmm diff', () => {
   })
 
   it('leaves out what changed in the origin since', async () => {
-    world = new World('diff-origin-moved')
+    world = newWorld('diff-origin-moved')
     await world.gitRepo()
     await made(world, 'echo ws > ws.txt')
     world.file('origin-later.txt', 'later\n')
@@ -93,7 +117,7 @@ describe('hmm diff', () => {
   })
 
   it('prints nothing for a workspace that changed nothing', async () => {
-    world = new World('diff-nothing')
+    world = newWorld('diff-nothing')
     await world.gitRepo()
     await made(world, 'true')
     expect(await hmm(world, ['diff'])).toEqual({exitCode: 0, stdout: '', stderr: ''})
@@ -101,7 +125,7 @@ describe('hmm diff', () => {
   })
 
   it("--stat prints git's stat summary", async () => {
-    world = new World('diff-stat')
+    world = newWorld('diff-stat')
     await world.gitRepo()
     world.file('bin.dat', Buffer.from([0, 1, 2, 3]))
     await made(world, 'echo a >> README.md && printf "\\0\\1\\2" > bin.dat && git mv src/main.c src/entry.c')
@@ -119,7 +143,7 @@ describe('hmm diff', () => {
   })
 
   it('works for a directory that is not a repository: new, changed and deleted files', async () => {
-    world = new World('diff-plain')
+    world = newWorld('diff-plain')
     world.file('keep.txt', 'keep\n')
     world.file('change.txt', 'before\n')
     world.file('delete.txt', 'delete me\n')
@@ -133,7 +157,7 @@ describe('hmm diff', () => {
   })
 
   it('names files with spaces, newlines, leading dashes and non-ASCII as git does', async () => {
-    world = new World('diff-names')
+    world = newWorld('diff-names')
     world.file('plain.txt', 'x\n')
     await made(world, `echo a > 'with space.txt' && echo b > "$(printf 'new\\nline')" && echo c > ./-dash && echo d > ./é.txt`)
     const stat = (await hmm(world, ['diff', '--stat'])).stdout
@@ -144,7 +168,7 @@ describe('hmm diff', () => {
   })
 
   it('is allowed while the command runs', async () => {
-    world = new World('diff-running')
+    world = newWorld('diff-running')
     await world.gitRepo()
     const go = join(world.home, 'go')
     const started = world.start(['run', 'sh', '-c', `echo during > during.txt; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`])
@@ -156,7 +180,7 @@ describe('hmm diff', () => {
   })
 
   it('sees a file rewritten with the same size at once, after the clone and between two diffs', async () => {
-    world = new World('diff-same-size')
+    world = newWorld('diff-same-size')
     world.file('same.txt', 'aaa\n')
     const go = join(world.home, 'go')
     const started = world.start([
@@ -176,7 +200,7 @@ describe('hmm diff', () => {
   it.each(['git repository', 'plain directory'])(
     'cannot be fooled by a file rewritten at the same size with its old mtime put back: diff shows it, apply applies it (%s)',
     async kind => {
-      world = new World('diff-forged-mtime')
+      world = newWorld('diff-forged-mtime')
       if (kind === 'git repository') await world.gitRepo()
       else world.file('src/main.c', 'int main(void) { return 0; }\n')
       // An mtime of long ago, as most files have: git's racy-file rule (a file
@@ -195,7 +219,7 @@ describe('hmm diff', () => {
   )
 
   it("pages and colours on a terminal as the user's git would, and not with NO_COLOR", async () => {
-    world = new World('diff-terminal')
+    world = newWorld('diff-terminal')
     writeFileSync(join(world.home, '.gitconfig'), "[user]\n\tname = World\n\temail = world@example.com\n[core]\n\tpager = sed 's/^/PAGED:/'\n")
     await world.gitRepo()
     await made(world, 'echo more >> README.md')
@@ -221,7 +245,7 @@ describe('hmm diff', () => {
   })
 
   it('says so for a workspace whose tree was deleted by hand', async () => {
-    world = new World('diff-gone')
+    world = newWorld('diff-gone')
     world.file('a.txt', 'a\n')
     const ws = await made(world, 'echo b > b.txt')
     rmSync(ws.tree, {recursive: true, force: true})
@@ -230,7 +254,7 @@ describe('hmm diff', () => {
   })
 
   it('reports the errors shared by commands taking WS', async () => {
-    world = new World('diff-ws-errors')
+    world = newWorld('diff-ws-errors')
     expect(await hmm(world, ['diff'])).toMatchObject({exitCode: 1, stderr: `hmm: ${world.origin} has no workspaces\n`})
     expect(await hmm(world, ['diff', 'nope'])).toMatchObject({exitCode: 1, stderr: 'hmm: no workspace nope\n'})
     await made(world, 'true')

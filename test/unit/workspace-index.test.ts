@@ -6,8 +6,8 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {cloneTree} from '../../src/platform/clone.js'
 import {parseIndex} from '../../src/git/index-file.js'
-import {checkMarkedEntries, markForCheck} from '../../src/git/index-trust.js'
-import {gitOriginOf, planFirstIndex, recordGitOrigin, writeFirstIndex, type FirstIndexPlan} from '../../src/git/origin.js'
+import {checkFirstIndex, markForCheck, planFirstIndex, writeFirstIndex, type FirstIndexPlan} from '../../src/git/first-index.js'
+import {gitOriginOf, recordGitOrigin} from '../../src/git/origin.js'
 import {statPairs, type StatPairs} from '../../src/native/helper.js'
 import {readFileSync} from 'node:fs'
 import {PROJECT} from '../world.js'
@@ -89,7 +89,7 @@ describe.each(CLONES)("the workspace's first index (clone by %s)", how => {
     writeFileSync(file, 'C D.TXT\n')
     utimesSync(file, before.atime, before.mtime)
     expect(Math.floor(statSync(file).ctimeMs / 1000)).toBe(cloned) // as git sees it: unchanged
-    await checkMarkedEntries(join(gitDir, 'index'), tree)
+    await checkFirstIndex(join(gitDir, 'index'), tree)
     const byPath = new Map(entries(gitDir).map(entry => [entry.path, entry]))
     expect(byPath.get('c d.txt')!.stat.ctimeSec).toBe(0)
     expect(byPath.get('a.txt')!.stat.ino).toBe(statSync(join(tree, 'a.txt')).ino)
@@ -97,10 +97,10 @@ describe.each(CLONES)("the workspace's first index (clone by %s)", how => {
     // The mark stays while its second lasts (a change may still come in it), and goes after.
     const now = Math.floor(Date.now() / 1000)
     markForCheck(join(gitDir, 'index'), now + 100)
-    await checkMarkedEntries(join(gitDir, 'index'), tree)
+    await checkFirstIndex(join(gitDir, 'index'), tree)
     expect(existsSync(join(gitDir, 'index.check-from'))).toBe(true)
     markForCheck(join(gitDir, 'index'), now - 1)
-    await checkMarkedEntries(join(gitDir, 'index'), tree)
+    await checkFirstIndex(join(gitDir, 'index'), tree)
     expect(existsSync(join(gitDir, 'index.check-from'))).toBe(false)
   })
 })

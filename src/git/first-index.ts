@@ -1,0 +1,185 @@
+// The first index: the speed-up that lets the first diff of a big tree read
+// only what the command changed, in one module (plan, write, check).
+// HMM_FIRST_INDEX=0 turns it off: then the private index is made the plain
+// git way (git add reads every file the first time; a plain origin's index,
+// hashed before the command starts, has its entries of that second
+// distrusted), and the helper answers no stat pairs.
+//
+// - plan (before the clone): which entries of the fork index (a copy of the
+//   origin's, see origin.ts) may take the clone's stat data: those git
+//   hashed strictly before it wrote that index (racily clean ones aside).
+// - write (after the clone): for each such file the origin did not change
+//   since (its stat data exactly as recorded), the clone's stat data stands
+//   in; the rest keep the origin's, which never matches a clone, so git
+//   reads them. The stat pairs come from the helper's clone as it copies.
+// - check: git (Debian's, built without USE_NSEC) compares times to the
+//   second, so entries from the second the index was written on are marked,
+//   and checked to the nanosecond against the files before git next uses
+//   the index. That is sound because the command starts at least one clock
+//   tick after the tree was made (afterTreeMade): whatever it changes gets a
+//   ctime no file of the clone had. Zeroing them instead would make the
+//   first diff re-read every file cloned in the last second: a third of a
+//   big tree.
+import {copyFileSync, existsSync, lstatSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {setTimeout as sleep} from 'node:timers/promises'
+import {STAT_WORDS, statPairs, type StatPairs} from '../native/helper.js'
+import {debug} from '../ui/errors.js'
+import {
+  compareStat,
+  CTIME_SEC,
+  distrustCurrentSecond,
+  distrustEntries,
+  MODE,
+  MTIME_NSEC,
+  MTIME_SEC,
+  namesOf,
+  parseIndex,
+  rewriteIndex,
+  SIZE,
+  type IndexEntry,
+  type ParsedIndex,
+} from './index-file.js'
+import {distrustRecentEntries, rewriteLocked} from './index-trust.js'
+import {privateRepo} from './private-repo.js'
+
+/** Whether the first index is on (HMM_FIRST_INDEX=0 turns it off). */
+export function firstIndexOn(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.HMM_FIRST_INDEX !== '0'
+}
+
+const NS = 1_000_000_000n
+/** What the clone's file gives its entry: everything but the mode (git's normalised one stays). */
+const ADOPTED = STAT_WORDS.map((_, n) => n).filter(n => n !== MODE)
+
+/**
+ * The workspace's first index is the fork's, with the clone's stat data for
+ * every file the origin provably did not change since git hashed it (see
+ * the header). The rest keep the origin's stat data, which never matches
+ * a clone, so git reads them. Planned before the clone (which entries may
+ * take the clone's stat data), written after it from the stat pairs of
+ * those paths.
+ */
+export interface FirstIndexPlan {
+  gitDir: string
+  /** The fork index; undefined when it cannot be rewritten (version 4, an unknown object format): then it is copied as it is. */
+  parsed?: ParsedIndex
+  candidates: IndexEntry[]
+  /** The candidates' paths, NUL-terminated, for the helper. */
+  paths: {names: Buffer; count: number}
+}
+
+/** The plan, before the clone; undefined when the first index is off or there is no fork index (no index in the origin). */
+export function planFirstIndex(gitDir: string, objectFormat: string): FirstIndexPlan | undefined {
+  if (!firstIndexOn()) return undefined
+  const forkIndex = join(gitDir, 'index.fork')
+  if (!existsSync(forkIndex)) return undefined
+  const parsed = objectFormat === 'sha1' || objectFormat === 'sha256' ? parseIndex(readFileSync(forkIndex), objectFormat) : undefined
+  if (!parsed) return {gitDir, candidates: [], paths: {names: Buffer.alloc(0), count: 0}}
+  const written = lstatSync(forkIndex, {bigint: true}).mtimeNs
+  const writtenSec = Number(written / NS)
+  const writtenNsec = Number(written % NS)
+  const candidates = parsed.entries.filter(entry => {
+    if (entry.kind === 'other') return false
+    // Racily clean: written in the same instant as the index, git itself does not trust its stat data.
+    const mtimeSec = entry.word(MTIME_SEC)
+    return mtimeSec < writtenSec || (mtimeSec === writtenSec && entry.word(MTIME_NSEC) < writtenNsec)
+  })
+  return {gitDir, parsed, candidates, paths: {names: namesOf(parsed, candidates), count: candidates.length}}
+}
+
+/**
+ * Writes the first index, before the command starts. `stats` answers for
+ * the plan's paths: side 0 the origin's file, side 1 the clone's, both
+ * taken after the clone copied it.
+ */
+export function writeFirstIndex(plan: FirstIndexPlan, stats: StatPairs, nowMs = Date.now): void {
+  const forkIndex = join(plan.gitDir, 'index.fork')
+  const workspaceIndex = privateRepo(plan.gitDir).index
+  let adopted = 0
+  let latestCtime = 0
+  const rewritten =
+    plan.parsed &&
+    rewriteIndex(plan.parsed, entries => {
+      for (let index = 0; index < plan.candidates.length; index++) {
+        const entry = plan.candidates[index]
+        // The origin's file as git recorded it, so the clone holds the same bytes ...
+        if (compareStat(entry, stats.kind(index, 0), n => stats.word(index, 0, n)) !== 'exactly') continue
+        // ... then the clone's own stat data can stand in.
+        if (stats.kind(index, 1) !== entry.kind || stats.word(index, 1, SIZE) !== entry.word(SIZE)) continue
+        for (const n of ADOPTED) entries.writeUInt32BE(stats.word(index, 1, n), entry.offset + 4 * n)
+        latestCtime = Math.max(latestCtime, stats.word(index, 1, CTIME_SEC))
+        adopted++
+      }
+    })
+  debug(`first index: the clone's stat data for ${adopted} of ${plan.parsed?.count ?? 0} entries`)
+  if (!rewritten) {
+    copyFileSync(forkIndex, workspaceIndex)
+    return
+  }
+  writeFileSync(workspaceIndex, rewritten)
+  // Entries cloned in the second the command may start in are checked to the nanosecond before git uses them.
+  const second = Math.floor(nowMs() / 1000)
+  if (latestCtime >= second) markForCheck(workspaceIndex, second)
+}
+
+/** Longer than a tick of the kernel's coarse clock (HZ 100: 10 ms), which stamps ctimes. */
+const CLOCK_TICK_MS = 20
+
+/**
+ * Waits, if need be, until a clock tick has passed since the tree was made:
+ * then any file the command changes gets a ctime no cloned file has (see
+ * the header). Nothing to wait for when the first index is off.
+ */
+export async function afterTreeMade(treeMade: number): Promise<void> {
+  const wait = treeMade + CLOCK_TICK_MS - Date.now()
+  if (firstIndexOn() && wait > 0) await sleep(wait)
+}
+
+/**
+ * A private index just hashed from a tree the command has not touched yet
+ * (a plain origin's, private-repo.ts): its entries from this second on are
+ * checked before git next uses it, or, with the first index off, distrusted
+ * now, so git reads those files again.
+ */
+export async function trustFreshIndex(indexPath: string): Promise<void> {
+  const now = Date.now()
+  if (firstIndexOn()) markForCheck(indexPath, Math.floor(now / 1000))
+  else await distrustRecentEntries(indexPath, now)
+}
+
+const markerOf = (indexPath: string) => `${indexPath}.check-from`
+
+/**
+ * Says that the index's entries whose ctime falls in `second` or later are
+ * to be checked to the nanosecond before git next uses it (the index was
+ * just written, before the command started).
+ */
+export function markForCheck(indexPath: string, second: number): void {
+  writeFileSync(markerOf(indexPath), `${second}\n`)
+}
+
+/**
+ * The check (markForCheck asked for it): entries from the marked second on whose
+ * file git would take as recorded, comparing times to the second, but is
+ * not exactly (ctime or mtime differ in their nanoseconds) are made to
+ * mismatch. The mark goes once that second is over: any later change gets a
+ * later second, which git sees itself.
+ */
+export async function checkFirstIndex(indexPath: string, tree: string): Promise<void> {
+  const marker = markerOf(indexPath)
+  if (!existsSync(marker)) return
+  const second = Number.parseInt(readFileSync(marker, 'utf8'), 10)
+  const now = Date.now()
+  await rewriteLocked(indexPath, parsed => {
+    if (!Number.isInteger(second)) return distrustCurrentSecond(parsed, 0)
+    const suspects = parsed.changedSince(second)
+    if (suspects.length === 0) return parsed.buffer
+    const stats = statPairs(tree, tree, {names: namesOf(parsed, suspects), count: suspects.length})
+    // Only where git, comparing to the second, would be fooled; a change it sees itself needs no help.
+    const fooling = suspects.filter((entry, index) => compareStat(entry, stats.kind(index, 0), n => stats.word(index, 0, n)) === 'to-the-second')
+    debug(`checked ${suspects.length} entries cloned in the second the command started; ${fooling.length} changed since`)
+    return distrustEntries(parsed, fooling)
+  })
+  if (!Number.isInteger(second) || Math.floor(now / 1000) > second) rmSync(marker, {force: true})
+}
