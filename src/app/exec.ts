@@ -2,12 +2,12 @@
 // existing workspace, to continue its work, under the sandbox `hmm run`
 // gives (session.ts): the -w paths it was given, and any given now, kept for
 // the next. Several commands may run in one workspace at once.
-import {loadConfig, settingsFor} from '../sandbox/config.js'
+import {loadConfig, makeAgentPlaces, settingsFor} from '../sandbox/config.js'
 import {currentPlatform} from '../platform/index.js'
 import {HmmError, say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
 import {status} from '../workspaces/status.js'
-import {commandEnded, commandOrShell, givenWritable, sandboxWritable, startInWorkspace, waitForCommand} from './session.js'
+import {commandEnded, commandOrShell, givenWritable, sandboxWritable, sayAgentProfile, startInWorkspace, waitForCommand} from './session.js'
 
 export interface ExecRequest {
   key: string | undefined
@@ -29,13 +29,16 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     // Running but not ready: the run that makes it is still cloning.
     if (workspace.row.state !== 'ready') throw new HmmError(`workspace ${workspace.label} is still being made`)
     const kept = [...new Set([...workspace.row.writable, ...given])]
-    const writable = sandboxWritable(context, platform, kept, settingsFor(loadConfig(), command))
+    const settings = settingsFor(loadConfig(), command)
+    const writable = sandboxWritable(context, platform, kept, settings)
+    makeAgentPlaces(settings)
     if (kept.length !== workspace.row.writable.length) context.store.update(workspace.id, {writable: kept})
 
     // Counted before the helper takes the lock, so a command ending meanwhile does not mark it idle.
     context.store.commandStarted(workspace.id)
-    const running = startInWorkspace(context, workspace, {platform, writable, command})
+    const running = startInWorkspace(context, workspace, {platform, writable, command, settings})
     const line = `workspace ${workspace.label}: ${workspace.tree}`
+    sayAgentProfile(settings)
     say(line)
     const exitStatus = await waitForCommand(running, command)
     commandEnded(context, workspace)

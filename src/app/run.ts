@@ -6,7 +6,7 @@ import {cloneTree} from '../platform/clone.js'
 import {afterTreeMade, planFirstIndex, writeFirstIndex} from '../git/first-index.js'
 import {gitOriginOf, recordGitOrigin, recordPlainOrigin, type OriginRecord} from '../git/origin.js'
 import {statPairs, type StatPairs} from '../native/helper.js'
-import {loadConfig, settingsFor} from '../sandbox/config.js'
+import {loadConfig, makeAgentPlaces, settingsFor} from '../sandbox/config.js'
 import type {Launch} from '../platform/launch.js'
 import {currentPlatform} from '../platform/index.js'
 import {canonical, isWithin} from '../sandbox/paths.js'
@@ -17,7 +17,17 @@ import {newId} from '../workspaces/ids.js'
 import {checkName} from '../workspaces/names.js'
 import {removeWorkspace} from '../workspaces/remove.js'
 import {Workspace} from '../workspaces/workspace.js'
-import {commandEnded, commandOrShell, FORWARDED, givenWritable, sandboxWritable, signalNumber, startInWorkspace, waitForCommand} from './session.js'
+import {
+  commandEnded,
+  commandOrShell,
+  FORWARDED,
+  givenWritable,
+  sandboxWritable,
+  sayAgentProfile,
+  signalNumber,
+  startInWorkspace,
+  waitForCommand,
+} from './session.js'
 
 export interface RunRequest {
   name?: string
@@ -80,13 +90,15 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   const platform = currentPlatform()
   const command = commandOrShell(request.command)
   const given = checkRequest(context, request)
-  const writable = sandboxWritable(context, platform, given, settingsFor(loadConfig(), command))
+  const settings = settingsFor(loadConfig(), command)
+  const writable = sandboxWritable(context, platform, given, settings)
+  makeAgentPlaces(settings)
   const store = context.store
   const workspace = new Workspace(store.reserve({name: request.name ?? null, origin: context.origin, command, writable: given}, newId), context.data)
   mkdirSync(workspace.root, {recursive: true, mode: 0o700})
   writeFileSync(workspace.lock, '')
 
-  const running: Launch = startInWorkspace(context, workspace, {platform, writable, command})
+  const running: Launch = startInWorkspace(context, workspace, {platform, writable, command, settings})
 
   // While the tree is being made, a signal means: give up and leave nothing behind.
   const making = new AbortController()
@@ -113,6 +125,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   }
 
   const line = `workspace ${workspace.label}: ${workspace.tree}`
+  sayAgentProfile(settings)
   say(line)
   const status = await waitForCommand(running, command)
 

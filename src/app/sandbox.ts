@@ -5,6 +5,7 @@ import {HmmError} from '../ui/errors.js'
 import {dataDir, defaultPlatform, runsOn} from '../platform/index.js'
 import {workingOrigin} from '../workspaces/context.js'
 import {loadConfig, settingsFor, type Isolation} from '../sandbox/config.js'
+import {removedVariables} from '../sandbox/env.js'
 import {sandboxLayers} from '../native/helper.js'
 import {SANDBOX_EXEC, seatbelt} from '../platform/darwin.js'
 import {enableNamespaces, optOut, policyFor, sandboxedArgv} from '../platform/confine.js'
@@ -42,23 +43,32 @@ function layerLines(platform: Platform, isolation: Isolation): string[] {
 }
 
 /** `platform`: render as hmm run would there (default: this one). */
-export function describeSandbox(options: {platform?: Platform; writable: string[]}): string {
+export function describeSandbox(options: {platform?: Platform; writable: string[]; command: string[]}): string {
   const platform = options.platform ?? defaultPlatform()
   for (const path of options.writable) if (!existsSync(path)) throw new HmmError(`${path} does not exist`)
-  const settings = settingsFor(loadConfig(), [])
+  const settings = settingsFor(loadConfig(), options.command)
   const origin = workingOrigin()
   const data = canonical(dataDir(process.env, platform))
   const tree = join(data, '<id>', 'tree', origin.split('/').pop() || 'root')
   // On macOS /tmp, /var and /etc resolve into /private: the paths are shown as a Mac sees them.
-  const policy = policyFor(platform, {tree, dataDir: data, writable: [...options.writable, ...settings.write]})
+  const policy = policyFor(platform, {
+    tree,
+    dataDir: data,
+    writable: [...options.writable, ...settings.write],
+    hide: settings.hide,
+    unhide: settings.unhide,
+  })
+  const agent = settings.agent ? `${settings.agent.name} (${settings.agent.from})` : 'none'
   const lines = [
     `origin: ${origin}`,
+    `agent profile: ${agent}`,
     `workspace tree: ${policy.tree}`,
     'may write:',
     ...[policy.tree, ...policy.writable, ...policy.devices].map(path => `  ${path}`),
     'may not read:',
     ...policy.hidden.map(path => `  ${path}`),
     'may read: everything else',
+    `environment: removes ${removedVariables(process.env, settings.env).join(' ') || 'nothing set now'} (credentials, sockets of this session, the config file's env.remove)`,
     ...(policy.readOnly.length > 0 ? ['may not write (inside the writable paths):', ...policy.readOnly.map(path => `  ${path}`)] : []),
     'layers:',
     ...layerLines(platform, settings.isolation),

@@ -4,14 +4,16 @@
 // under exactly the sandbox run gives it.
 import {existsSync} from 'node:fs'
 import {constants} from 'node:os'
-import {dirname, join} from 'node:path'
-import {HELPER_PATH, lockedFiles} from '../native/helper.js'
+import {lockedFiles} from '../native/helper.js'
 import type {Effective} from '../sandbox/config.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
 import {checkSandboxAvailable, policyFor} from '../platform/confine.js'
+import {checkProgramsOutOfReach} from '../platform/programs.js'
+import {commandEnv} from '../sandbox/env.js'
 import {canonical} from '../sandbox/paths.js'
-import {writableHolding, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
+import {type Platform} from '../sandbox/policy.js'
 import {HmmError, say} from '../ui/errors.js'
+import {tildify} from '../ui/format.js'
 import type {Context} from '../workspaces/context.js'
 import type {Workspace} from '../workspaces/workspace.js'
 
@@ -38,39 +40,46 @@ export function sandboxWritable(context: Context, platform: Platform, given: str
   const writable = [...given, ...settings.write.map(canonical)]
   checkSandboxAvailable(platform, settings.isolation)
   // The tree does not matter here (writableHolding leaves it aside).
-  checkOwnFilesOutOfReach(policyFor(platform, {tree: context.data, dataDir: context.data, writable}))
+  checkProgramsOutOfReach(policyFor(platform, {tree: context.data, dataDir: context.data, writable}))
   return writable
-}
-
-/**
- * Refuses to run a command that could rewrite hmm itself or the Node that
- * runs it (hmm run from `npx`, whose cache is writable; a -w or TMPDIR
- * above them): the next hmm, run outside any sandbox, would run its code.
- */
-function checkOwnFilesOutOfReach(policy: SandboxPolicy): void {
-  const own = [
-    ['hmm', canonical(join(dirname(HELPER_PATH), '..', '..'))],
-    ['node', canonical(process.execPath)],
-  ]
-  for (const [what, path] of own) {
-    const writable = writableHolding(policy, path)
-    if (writable) throw new HmmError(`${what} is installed in ${path}, which the sandboxed command could write (${writable}); install ${what} elsewhere`)
-  }
 }
 
 /**
  * Starts the helper for the command in the workspace's tree: it takes the
  * workspace's lock at once and waits for go() (run makes the tree meanwhile).
  */
-export function startInWorkspace(context: Context, workspace: Workspace, options: {platform: Platform; writable: string[]; command: string[]}): Launch {
+export function startInWorkspace(
+  context: Context,
+  workspace: Workspace,
+  options: {platform: Platform; writable: string[]; command: string[]; settings: Effective},
+): Launch {
+  const {settings} = options
   return launch({
     platform: options.platform,
-    policy: policyFor(options.platform, {tree: workspace.tree, dataDir: context.data, writable: options.writable}),
+    policy: policyFor(options.platform, {
+      tree: workspace.tree,
+      dataDir: context.data,
+      writable: options.writable,
+      hide: settings.hide,
+      unhide: settings.unhide,
+    }),
     lock: workspace.lock,
     cwd: workspace.tree,
     command: options.command,
-    env: {...process.env, CLAUDE_CODE_SANDBOXED: '1'},
+    env: commandEnv(process.env, settings.env, {
+      // Claude Code, told it is sandboxed, does not ask to trust each new workspace.
+      CLAUDE_CODE_SANDBOXED: '1',
+      HMM_WORKSPACE: workspace.id,
+      ...(workspace.row.name === null ? {} : {HMM_WORKSPACE_NAME: workspace.row.name}),
+    }),
   })
+}
+
+/** Says which agent profile applies, if one does, before the workspace line. */
+export function sayAgentProfile(settings: Effective): void {
+  if (!settings.agent) return
+  const paths = settings.agent.write.map(path => tildify(path)).join(' ') || 'nothing'
+  say(`agent profile ${settings.agent.name} (${settings.agent.from}): may also write ${paths}`)
 }
 
 export function signalNumber(signal: NodeJS.Signals): number {

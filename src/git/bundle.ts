@@ -21,6 +21,7 @@ import {closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSyn
 import {join} from 'node:path'
 import {removeTree} from '../native/helper.js'
 import {policyFor} from '../platform/confine.js'
+import {programPath} from '../platform/programs.js'
 import {runConfined} from '../platform/confined.js'
 import {currentPlatform} from '../platform/index.js'
 import {canonical} from '../sandbox/paths.js'
@@ -112,7 +113,7 @@ async function makeBundle(workspace: Workspace, data: string, noCommits: string)
     policy: bundlePolicy(workspace, data),
     lock: join(workspace.root, 'bundle.lock'),
     cwd: canonical(workspace.tree),
-    command: ['git', 'bundle', 'create', '--quiet', bundle, ...range],
+    command: [programPath('git') ?? 'git', 'bundle', 'create', '--quiet', bundle, ...range],
     env: bundleEnv(workspace),
   })
   const outcome = result.outcome

@@ -10,6 +10,7 @@ import {execa} from 'execa'
 import {rmSync} from 'node:fs'
 import {debug, debugEnabled, HmmError} from '../ui/errors.js'
 import {watchFifoWaits} from '../platform/fifo-watch.js'
+import {programPath} from '../platform/programs.js'
 
 /**
  * Settings for every git hmm runs, and every git that git starts (they
@@ -96,7 +97,7 @@ export function subcommand(args: string[]): string {
 /** git whose output is bytes: patches (binary files byte for byte) and anything passed on unchanged. */
 export async function gitBytes(args: string[], options: GitOptions): Promise<GitBytesResult> {
   const started = debugEnabled() ? performance.now() : 0
-  const child = execa('git', args, {
+  const child = execa(programPath('git') ?? 'git', args, {
     cwd: options.cwd,
     env: scrubbedEnv(options.env),
     extendEnv: false,

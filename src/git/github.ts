@@ -8,6 +8,7 @@
 import {accessSync, constants} from 'node:fs'
 import {delimiter, join} from 'node:path'
 import {execa} from 'execa'
+import {programPath} from '../platform/programs.js'
 import {HmmError} from '../ui/errors.js'
 import {scrubbedEnv} from './git.js'
 
@@ -61,7 +62,7 @@ export function hasGh(path = process.env.PATH ?? ''): boolean {
 }
 
 async function gh(args: string[], cwd: string): Promise<{exitCode: number; stdout: string; stderr: string}> {
-  const result = await execa('gh', args, {cwd, env: scrubbedEnv(), extendEnv: false, reject: false, stdin: 'ignore'})
+  const result = await execa(programPath('gh') ?? 'gh', args, {cwd, env: scrubbedEnv(), extendEnv: false, reject: false, stdin: 'ignore'})
   if ((result as {code?: string}).code === 'ENOENT') throw new HmmError('gh could not be started')
   return {exitCode: result.exitCode ?? 1, stdout: String(result.stdout), stderr: String(result.stderr)}
 }

@@ -8,6 +8,7 @@
 import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import {git} from './git.js'
+import {programPath} from '../platform/programs.js'
 
 /** Where to ask git about the user's settings: the origin (its repository's config too) if it still exists. */
 function askIn(origin: string): string {
@@ -74,7 +75,7 @@ export async function show(bytes: Buffer, origin: string): Promise<void> {
   }
   // The environment git gives its pager: less and lv told to pass colours and quit on one screen.
   const env = {...process.env, LESS: process.env.LESS ?? 'FRX', LV: process.env.LV ?? '-c'}
-  const child = spawn('sh', ['-c', pager], {stdio: ['pipe', 'inherit', 'inherit'], env})
+  const child = spawn(programPath('sh') ?? 'sh', ['-c', pager], {stdio: ['pipe', 'inherit', 'inherit'], env})
   child.stdin.on('error', () => {}) // the user quit the pager before the end: fine
   child.stdin.end(bytes)
   // As git does: Ctrl-C is the pager's to handle (less stays open), hmm waits for it.

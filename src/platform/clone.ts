@@ -6,6 +6,7 @@ import {execa} from 'execa'
 import {HmmError, debug} from '../ui/errors.js'
 import {helperPath, StatPairs, removeTree} from '../native/helper.js'
 import {runsOn} from './index.js'
+import {programPath} from './programs.js'
 
 export interface CloneOptions {
   /** Called with cumulative counts while cloning (for progress display). */
@@ -21,7 +22,7 @@ export interface CloneOptions {
 /** macOS: clonefile(2) of the whole tree through cp -c (APFS), a plain copy elsewhere. */
 async function cloneOnDarwin(source: string, destination: string): Promise<void> {
   for (const flags of [['-c', '-pR'], ['-pR']]) {
-    const result = await execa('cp', [...flags, source, destination], {reject: false, stdin: 'ignore', stdout: 'ignore'})
+    const result = await execa(programPath('cp') ?? 'cp', [...flags, source, destination], {reject: false, stdin: 'ignore', stdout: 'ignore'})
     if (result.exitCode === 0) return
     removeTree(destination)
     if (flags.length === 1) throw new HmmError(`could not clone ${source}: ${String(result.stderr).trim().split('\n').at(-1)}`)

@@ -77,12 +77,14 @@ export function sandboxedArgv(platform: Platform, policy: SandboxPolicy, control
 }
 
 /** The policy for a command in `tree`, from this process's environment (HOME, TMPDIR). */
-export function policyFor(platform: Platform, options: {tree: string; dataDir: string; writable: string[]}): SandboxPolicy {
+export function policyFor(platform: Platform, options: {tree: string; dataDir: string; writable: string[]; hide?: string[]; unhide?: string[]}): SandboxPolicy {
   const policy = buildPolicy({
     tree: options.tree,
     home: process.env.HOME || homedir(),
     dataDir: options.dataDir,
     extraWritable: options.writable,
+    hide: options.hide,
+    unhide: options.unhide,
     tmpdir: process.env.TMPDIR || tmpdir(),
     platform,
   })

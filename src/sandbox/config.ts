@@ -6,11 +6,11 @@
 // Security: the file is the user's (outside every writable place of the
 // sandbox), so it is trusted; it can only widen what the user could widen
 // with -w anyway, or hide more.
-import {readFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {basename, isAbsolute, join} from 'node:path'
 import {parse, TomlError} from 'smol-toml'
-import {HmmError} from '../ui/errors.js'
+import {debug, HmmError} from '../ui/errors.js'
 import {tildify} from '../ui/format.js'
 
 /** "full": namespaces, mounts and seccomp with Landlock; "landlock-only": the user's opt-out where namespaces cannot be had. */
@@ -31,6 +31,8 @@ export interface Settings {
 export interface Config {
   /** Where it was looked for (it need not exist). */
   file: string
+  /** The home directory its ~ paths were expanded against. */
+  home: string
   /** The top-level keys: for every command. */
   all: Settings
   /** `[agent.<command base name>]` tables. */
@@ -46,7 +48,52 @@ export interface Effective {
   isolation: Isolation
   net?: Net
   /** The agent profile that applied, if the command is an agent's. */
-  agent?: {name: string; from: 'config file'}
+  agent?: {name: string; from: AgentSource; write: string[]}
+  /** The agent's own places that do not exist yet: a grant needs them to exist, so hmm makes them first. */
+  make: Array<{path: string; kind: 'directory' | 'file'}>
+}
+
+export type AgentSource = 'built-in' | 'config file' | 'built-in, changed by the config file'
+
+/**
+ * The agents people run, made to work out of the box (SPEC: without -w):
+ * what each writes to keep its sessions, settings and login, and only that.
+ * Claude Code (watched with strace, 2.1.x): its directory ~/.claude
+ * (sessions, projects, settings, credentials, backups) and ~/.claude.json
+ * (account and per-project state), both moved by CLAUDE_CONFIG_DIR. It
+ * also tries a lock directory and temporary files beside ~/.claude.json;
+ * those would need the whole home directory writable, and where they
+ * cannot be made it writes ~/.claude.json in place. Codex: ~/.codex, moved
+ * by CODEX_HOME.
+ */
+function builtInAgents(env: NodeJS.ProcessEnv, home: string): Record<string, Settings> {
+  return {
+    claude: {write: env.CLAUDE_CONFIG_DIR ? [env.CLAUDE_CONFIG_DIR] : [join(home, '.claude'), join(home, '.claude.json')]},
+    codex: {write: [env.CODEX_HOME || join(home, '.codex')]},
+  }
+}
+
+/** The agent's files among its places (the rest are directories): made empty, as the agent would make them. */
+const AGENT_FILES: Record<string, string> = {'.claude.json': '{}\n'}
+
+/** The built-in places of the profile in effect that are missing. */
+function missing(write: string[], builtIn: string[]): Effective['make'] {
+  return write
+    .filter(path => builtIn.includes(path) && !existsSync(path))
+    .map(path => ({path, kind: Object.hasOwn(AGENT_FILES, basename(path)) ? ('file' as const) : ('directory' as const)}))
+}
+
+/** Makes the agent's missing places, before the policy is built (hmm does it as the user, outside the sandbox). */
+export function makeAgentPlaces(settings: Effective): void {
+  for (const {path, kind} of settings.make) {
+    try {
+      if (kind === 'directory') mkdirSync(path, {recursive: true, mode: 0o700})
+      else writeFileSync(path, AGENT_FILES[basename(path)], {flag: 'wx', mode: 0o600})
+    } catch (error) {
+      // Then the agent runs without it, as it would anywhere it may not write.
+      debug(`could not make ${path}: ${(error as Error).message}`)
+    }
+  }
 }
 
 const KEYS = ['write', 'hide', 'unhide', 'env', 'isolation', 'net']
@@ -65,7 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, home = env.HOME
   try {
     text = readFileSync(file, 'utf8')
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {file, all: {}, agents: {}}
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {file, home, all: {}, agents: {}}
     throw new HmmError(`${tildify(file, home)}: cannot be read: ${(error as Error).message}`)
   }
   return parseConfig(text, file, home)
@@ -90,7 +137,7 @@ export function parseConfig(text: string, file: string, home: string): Config {
       agents[name] = readSettings(settings, `agent.${name}.`, KEYS, home, bad)
     }
   }
-  return {file, all: readSettings(rest, '', [...KEYS, 'agent'], home, bad), agents}
+  return {file, home, all: readSettings(rest, '', [...KEYS, 'agent'], home, bad), agents}
 }
 
 function isTable(value: unknown): value is Record<string, unknown> {
@@ -153,19 +200,38 @@ function readEnv(value: unknown, name: string, bad: Bad): Settings['env'] {
   return env
 }
 
-/** The settings for one command: the top level, and its agent's table added (lists joined; single values replaced). */
-export function settingsFor(config: Config, command: string[]): Effective {
+/** The agent profile for a command's base name: built in, and as the config file changes it (key by key). */
+function agentProfile(config: Config, name: string, env: NodeJS.ProcessEnv): {settings: Settings; from: AgentSource; builtInWrite: string[]} | undefined {
+  const builtIn = builtInAgents(env, config.home)
+  const own = (table: Record<string, Settings>) => (Object.hasOwn(table, name) ? table[name] : undefined)
+  const [base, changes] = [own(builtIn), own(config.agents)]
+  const builtInWrite = base?.write ?? []
+  if (base && changes) return {settings: {...base, ...changes}, from: 'built-in, changed by the config file', builtInWrite}
+  if (base) return {settings: base, from: 'built-in', builtInWrite}
+  if (changes) return {settings: changes, from: 'config file', builtInWrite}
+  return undefined
+}
+
+/** What some run could write: the top level's paths and every agent profile's, built in or in the file. */
+export function everyWrite(config: Config, env: NodeJS.ProcessEnv = process.env): string[] {
+  const agents = [...Object.values(builtInAgents(env, config.home)), ...Object.values(config.agents)]
+  return [config.all, ...agents].flatMap(settings => settings.write ?? [])
+}
+
+/** The settings for one command: the top level, and its agent's profile added (lists joined; single values replaced). */
+export function settingsFor(config: Config, command: string[], env: NodeJS.ProcessEnv = process.env): Effective {
   const name = command.length > 0 ? basename(command[0]) : ''
-  const agent = Object.hasOwn(config.agents, name) ? config.agents[name] : undefined
-  const layers = [config.all, ...(agent ? [agent] : [])]
+  const agent = agentProfile(config, name, env)
+  const layers = [config.all, ...(agent ? [agent.settings] : [])]
   const joined = (pick: (settings: Settings) => string[] | undefined) => layers.flatMap(settings => pick(settings) ?? [])
   return {
     write: joined(settings => settings.write),
     hide: joined(settings => settings.hide),
     unhide: joined(settings => settings.unhide),
     env: {keep: joined(settings => settings.env?.keep), remove: joined(settings => settings.env?.remove)},
-    isolation: agent?.isolation ?? config.all.isolation ?? 'full',
-    net: agent?.net ?? config.all.net,
-    ...(agent ? {agent: {name, from: 'config file' as const}} : {}),
+    isolation: agent?.settings.isolation ?? config.all.isolation ?? 'full',
+    net: agent?.settings.net ?? config.all.net,
+    ...(agent ? {agent: {name, from: agent.from, write: agent.settings.write ?? []}} : {}),
+    make: agent ? missing(agent.settings.write ?? [], agent.builtInWrite) : [],
   }
 }

@@ -4,6 +4,7 @@
 //
 // Everything may be read except the hidden paths; only the tree, temp
 // directories, devices, tool caches and -w paths may be written.
+import {readdirSync} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
 import {canonical, isWithin, unique} from './paths.js'
 
@@ -24,8 +25,64 @@ export interface SandboxPolicy {
   hidden: string[]
 }
 
-/** Credentials a coding agent never needs; a leaked key is the worst outcome. */
-export const SECRETS = ['.ssh', '.aws', '.gnupg', '.config/gh']
+/**
+ * What a coding agent never needs to read, in the home directory (SPEC
+ * "Reading"): credentials (a leaked key is the worst outcome), keyrings and
+ * browser profiles (logins, cookies), and histories (passwords typed on
+ * command lines, connection strings).
+ */
+export const SECRETS = [
+  // Keys and tokens of ssh, clouds, forges, registries and package managers.
+  '.ssh',
+  '.aws',
+  '.gnupg',
+  '.config/gh',
+  '.netrc',
+  '.git-credentials',
+  '.config/git/credentials',
+  '.npmrc',
+  '.yarnrc.yml',
+  '.pypirc',
+  '.docker/config.json',
+  '.kube',
+  '.config/gcloud',
+  '.azure',
+  '.oci',
+  '.terraform.d',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.gem/credentials',
+  '.config/hub',
+  // Keyrings, password stores, browser profiles.
+  '.local/share/keyrings',
+  '.password-store',
+  '.mozilla',
+  '.config/google-chrome',
+  '.config/chromium',
+  // Shells' and REPLs' histories.
+  '.bash_history',
+  '.zsh_history',
+  '.local/share/fish',
+  '.python_history',
+  '.node_repl_history',
+  '.psql_history',
+  '.mysql_history',
+]
+
+/** The system's: password hashes (and their backups, which passwd and vipw leave). Root could read them. */
+export const SYSTEM_SECRETS = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-']
+
+/** The ssh host keys (`/etc/ssh/*_key`), as they are when the policy is made: with them a machine can be impersonated. */
+export function hostKeys(dir = '/etc/ssh'): string[] {
+  try {
+    return readdirSync(dir)
+      .filter(name => name.endsWith('_key'))
+      .sort()
+      .map(name => join(dir, name))
+  } catch {
+    return []
+  }
+}
 
 /** Package managers' and compilers' caches: builds need to write them, and they hold no secrets. */
 export const CACHES: Record<Platform, string[]> = {
@@ -54,6 +111,10 @@ export interface PolicyInput {
   dataDir: string
   /** Extra writable paths from -w, as the user gave them. */
   extraWritable: string[]
+  /** More paths to hide (the config file's `hide`), absolute. */
+  hide?: string[]
+  /** Secrets to give back (the config file's `unhide`), absolute; the data directory is never given back. */
+  unhide?: string[]
   tmpdir?: string
   platform: Platform
 }
@@ -61,6 +122,13 @@ export interface PolicyInput {
 /** A path and, if a symbolic link leads elsewhere, where it leads: both must be hidden. */
 function bothForms(path: string): string[] {
   return unique([resolve(path), canonical(path)])
+}
+
+/** The secrets, the config's additions, minus what it gives back; then hmm's own data, whatever the config says. */
+function hiddenPaths(input: PolicyInput): string[] {
+  const unhidden = new Set((input.unhide ?? []).map(path => resolve(path)))
+  const secrets = [...SECRETS.map(rel => join(input.home, rel)), ...SYSTEM_SECRETS, ...hostKeys(), ...(input.hide ?? [])]
+  return [...secrets.filter(path => !unhidden.has(resolve(path))), input.dataDir]
 }
 
 export function buildPolicy(input: PolicyInput): SandboxPolicy {
@@ -74,7 +142,7 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
     // The caches' program parts, but those a -w path names or lies inside: asked for by name.
     readOnly: unique(CACHE_PROGRAMS.map(home).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path))),
     devices: ['/dev'],
-    hidden: unique([...SECRETS.map(home), input.dataDir].flatMap(bothForms)),
+    hidden: unique(hiddenPaths(input).flatMap(bothForms)),
   }
 }
 

@@ -1,7 +1,7 @@
 import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {configPath, loadConfig, parseConfig, settingsFor} from '../../src/sandbox/config.js'
+import {configPath, everyWrite, loadConfig, parseConfig, settingsFor} from '../../src/sandbox/config.js'
 import {HmmError} from '../../src/ui/errors.js'
 import {PROJECT} from '../world.js'
 
@@ -39,7 +39,7 @@ describe('the config file', () => {
     const home = mkdtempSync(join(PROJECT, '.test-worlds', 'config-'))
     dirs.push(home)
     const config = loadConfig({}, home)
-    const settings = settingsFor(config, ['make'])
+    const settings = settingsFor(config, ['make'], {})
     expect(settings).toMatchObject({write: [], hide: [], unhide: [], env: {keep: [], remove: []}, isolation: 'full', net: undefined})
   })
 
@@ -54,7 +54,7 @@ net = ["github.com", "*.npmjs.org"]
 keep = ["GITHUB_TOKEN"]
 remove = ["MY_*"]
 `)
-    expect(settingsFor(config, ['make'])).toMatchObject({
+    expect(settingsFor(config, ['make'], {})).toMatchObject({
       write: ['/home/me/.m2', '/opt/cache'],
       hide: ['/home/me/work/.env'],
       unhide: ['/home/me/.npmrc'],
@@ -62,7 +62,7 @@ remove = ["MY_*"]
       isolation: 'landlock-only',
       net: ['github.com', '*.npmjs.org'],
     })
-    expect(settingsFor(parse('net = "none"'), ['make']).net).toBe('none')
+    expect(settingsFor(parse('net = "none"'), ['make'], {}).net).toBe('none')
   })
 
   it("adds an agent's table when the command's base name matches", () => {
@@ -74,12 +74,12 @@ isolation = "landlock-only"
 [agent.aider.env]
 keep = ["AIDER_KEY"]
 `)
-    const aider = settingsFor(config, ['/usr/local/bin/aider', '--yes'])
+    const aider = settingsFor(config, ['/usr/local/bin/aider', '--yes'], {})
     expect(aider.write).toEqual(['/home/me/.m2', '/home/me/.aider'])
     expect(aider.env.keep).toEqual(['AIDER_KEY'])
     expect(aider.isolation).toBe('landlock-only')
-    expect(aider.agent).toEqual({name: 'aider', from: 'config file'})
-    const other = settingsFor(config, ['make'])
+    expect(aider.agent).toEqual({name: 'aider', from: 'config file', write: ['/home/me/.aider']})
+    const other = settingsFor(config, ['make'], {})
     expect(other.write).toEqual(['/home/me/.m2'])
     expect(other.isolation).toBe('full')
     expect(other.agent).toBeUndefined()
@@ -118,6 +118,37 @@ keep = ["AIDER_KEY"]
     expect(() => loadConfig({}, home)).toThrow(/^~\/\.config\/hmm\/config\.toml: cannot be read: /)
     rmSync(join(home, '.config', 'hmm', 'config.toml'), {recursive: true})
     writeFileSync(join(home, '.config', 'hmm', 'config.toml'), 'hide = ["~/secret"]\n')
-    expect(settingsFor(loadConfig({}, home), ['x']).hide).toEqual([join(home, 'secret')])
+    expect(settingsFor(loadConfig({}, home), ['x'], {}).hide).toEqual([join(home, 'secret')])
+  })
+
+  it('has built-in profiles for claude (~/.claude, ~/.claude.json) and codex (~/.codex)', () => {
+    const none = parse('')
+    expect(settingsFor(none, ['claude', '--continue'], {})).toMatchObject({
+      write: ['/home/me/.claude', '/home/me/.claude.json'],
+      agent: {name: 'claude', from: 'built-in'},
+    })
+    expect(settingsFor(none, ['/usr/local/bin/codex'], {})).toMatchObject({write: ['/home/me/.codex'], agent: {name: 'codex', from: 'built-in'}})
+    // Where the agent is told to keep its files elsewhere, that is what it writes.
+    expect(settingsFor(none, ['claude'], {CLAUDE_CONFIG_DIR: '/x/claude'}).write).toEqual(['/x/claude'])
+    expect(settingsFor(none, ['codex'], {CODEX_HOME: '/x/codex'}).write).toEqual(['/x/codex'])
+    expect(settingsFor(none, ['make'], {}).agent).toBeUndefined()
+  })
+
+  it('lets the config file change a built-in profile key by key', () => {
+    const config = parse('write = ["~/.m2"]\n[agent.claude]\nwrite = ["~/.claude"]\nhide = ["~/.claude/.credentials.json"]\n')
+    expect(settingsFor(config, ['claude'], {})).toMatchObject({
+      write: ['/home/me/.m2', '/home/me/.claude'],
+      hide: ['/home/me/.claude/.credentials.json'],
+      agent: {name: 'claude', from: 'built-in, changed by the config file'},
+    })
+    expect(settingsFor(parse('[agent.codex]\nisolation = "landlock-only"\n'), ['codex'], {})).toMatchObject({
+      write: ['/home/me/.codex'],
+      isolation: 'landlock-only',
+    })
+  })
+
+  it('knows what any run could write: the top level and every profile, built in or in the file', () => {
+    const config = parse('write = ["~/.m2"]\n[agent.aider]\nwrite = ["~/.aider"]\n')
+    expect(everyWrite(config, {}).sort()).toEqual(['/home/me/.aider', '/home/me/.claude', '/home/me/.claude.json', '/home/me/.codex', '/home/me/.m2'])
   })
 })

@@ -1,11 +1,11 @@
-import {mkdirSync, mkdtempSync, rmSync, symlinkSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {landlockArgs} from '../../src/platform/linux.js'
 import {sandboxedArgv} from '../../src/platform/confine.js'
 import {seatbeltArgv} from '../../src/platform/darwin.js'
 import {canonical} from '../../src/sandbox/paths.js'
-import {buildPolicy} from '../../src/sandbox/policy.js'
+import {buildPolicy, hostKeys} from '../../src/sandbox/policy.js'
 import {PROJECT} from '../world.js'
 
 const dirs: string[] = []
@@ -35,7 +35,48 @@ describe('the sandbox policy', () => {
     expect(policy.tree).toBe(join(home, 'data/ab/tree/p'))
     expect(policy.writable).toEqual(['/tmp', ...['.cargo', '.rustup', '.cache', '.npm'].map(c => join(home, c)), extra])
     expect(policy.devices).toEqual(['/dev'])
-    expect(policy.hidden).toEqual([...['.ssh', '.aws', '.gnupg', '.config/gh'].map(s => join(home, s)), join(home, 'data')])
+    for (const secret of [
+      '.ssh',
+      '.aws',
+      '.gnupg',
+      '.config/gh',
+      '.netrc',
+      '.git-credentials',
+      '.npmrc',
+      '.docker/config.json',
+      '.kube',
+      '.config/gcloud',
+      '.bash_history',
+      '.local/share/keyrings',
+    ]) {
+      expect(policy.hidden).toContain(join(home, secret))
+    }
+    expect(policy.hidden).toEqual(expect.arrayContaining(['/etc/shadow', '/etc/gshadow', join(home, 'data')]))
+    // SPEC's list: about thirty paths in the home directory.
+    expect(policy.hidden.filter(path => path.startsWith(home + '/')).length).toBeGreaterThanOrEqual(30)
+  })
+
+  it("hides the config file's hide paths and gives back its unhide paths, never the data directory", () => {
+    const home = scratch()
+    const policy = buildPolicy({
+      tree: join(home, 'data/ab/tree/p'),
+      home,
+      dataDir: join(home, 'data'),
+      extraWritable: [],
+      platform: 'linux',
+      hide: [join(home, 'work/.env')],
+      unhide: [join(home, '.npmrc'), join(home, 'data')],
+    })
+    expect(policy.hidden).toContain(join(home, 'work/.env'))
+    expect(policy.hidden).not.toContain(join(home, '.npmrc'))
+    expect(policy.hidden).toContain(join(home, 'data'))
+  })
+
+  it('expands /etc/ssh/*_key when the policy is made', () => {
+    const etcSsh = scratch()
+    for (const name of ['ssh_host_ed25519_key', 'ssh_host_ed25519_key.pub', 'ssh_host_rsa_key', 'sshd_config']) writeFileSync(join(etcSsh, name), '')
+    expect(hostKeys(etcSsh)).toEqual([join(etcSsh, 'ssh_host_ed25519_key'), join(etcSsh, 'ssh_host_rsa_key')])
+    expect(hostKeys(join(etcSsh, 'missing'))).toEqual([])
   })
 
   it('hides where a symlinked secret leads as well as the link', () => {

@@ -1,0 +1,142 @@
+// The programs hmm runs outside the sandbox (SPEC "Sandbox", Writing): git,
+// gh, the shell and cp it starts, and what runs hmm itself next time (the
+// `hmm` and `node` on PATH, and the files they lead to). Each is found once
+// per process, as an absolute path, and every later start uses that path.
+//
+// Security: a sandboxed command may write some places (caches, temp
+// directories, -w paths). A program found there, or reached through a
+// symbolic link there, could have been written by it, and hmm would run its
+// code outside the sandbox, as the user (issue 10: ~/.cargo/bin/git, the hmm
+// link in ~/.local/bin with -w ~/.local). So hmm refuses, naming the path,
+// rather than run it.
+import {accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync} from 'node:fs'
+import {basename, delimiter, dirname, isAbsolute, join, resolve} from 'node:path'
+import {HELPER_PATH} from '../native/helper.js'
+import {everyWrite, loadConfig} from '../sandbox/config.js'
+import {writableHolding, type SandboxPolicy} from '../sandbox/policy.js'
+import {HmmError} from '../ui/errors.js'
+import {policyFor} from './confine.js'
+import {currentPlatform, dataDir} from './index.js'
+
+/** Programs hmm starts outside the sandbox by name. */
+export type Program = 'git' | 'gh' | 'sh' | 'cp'
+
+/** The first executable file named `name` in the PATH's directories (absolute ones only: a relative one means the working directory). */
+export function findOnPath(name: string, path = process.env.PATH ?? ''): string | undefined {
+  for (const dir of path.split(delimiter)) {
+    if (!isAbsolute(dir)) continue
+    const candidate = join(dir, name)
+    try {
+      accessSync(candidate, constants.X_OK)
+      if (statSync(candidate).isFile()) return candidate
+    } catch {}
+  }
+  return undefined
+}
+
+/** At most this many symbolic links are followed, as the kernel does (ELOOP). */
+const MAX_LINKS = 40
+
+/**
+ * Where each step on the way to `path` really lies: the path itself (its
+ * directories resolved), then each symbolic link's target in turn, down to
+ * the file. Any of them rewritten redirects what runs.
+ */
+export function linksOnTheWay(path: string): string[] {
+  const way: string[] = []
+  let current = resolve(path)
+  for (let step = 0; step <= MAX_LINKS; step++) {
+    let location: string
+    try {
+      location = join(realpathSync(dirname(current)), basename(current))
+    } catch {
+      return way
+    }
+    way.push(location)
+    let link: string
+    try {
+      if (!lstatSync(location).isSymbolicLink()) return way
+      link = readlinkSync(location)
+    } catch {
+      return way
+    }
+    current = resolve(dirname(location), link)
+  }
+  return way
+}
+
+/** Refuses when the program, or a link on the way to it, lies where the sandboxed command could write. */
+function checkOutOfReach(what: string, path: string, policy: SandboxPolicy): void {
+  const way = linksOnTheWay(path)
+  for (const [index, location] of way.entries()) {
+    const writable = writableHolding(policy, location)
+    if (!writable) continue
+    const how = index === way.length - 1 ? 'is' : 'is reached through'
+    throw new HmmError(`${what} ${how} ${location}, which the sandboxed command could write (${writable}); install ${what} elsewhere or change PATH`)
+  }
+}
+
+/** Refuses when a directory of hmm's own (or Node's) lies where the sandboxed command could write. */
+function checkInstalledOutOfReach(what: string, path: string, policy: SandboxPolicy): void {
+  const writable = writableHolding(policy, path)
+  if (writable) throw new HmmError(`${what} is installed in ${path}, which the sandboxed command could write (${writable}); install ${what} elsewhere`)
+}
+
+const resolved = new Map<Program, string | undefined>()
+const checked = new Set<Program>()
+
+/** Where the program is: looked up on PATH the first time, the same path ever after. */
+function found(name: Program): string | undefined {
+  if (!resolved.has(name)) resolved.set(name, findOnPath(name))
+  return resolved.get(name)
+}
+
+/**
+ * What a command run with the defaults and the config file could have
+ * written: the policy a program is checked against when hmm did not check
+ * it before starting a command itself (diff, apply, merge, pr, ...). The
+ * -w paths of earlier runs are not known here.
+ */
+function defaultPolicy(): SandboxPolicy {
+  const data = dataDir()
+  let write: string[] = []
+  try {
+    write = everyWrite(loadConfig())
+  } catch {
+    // A bad config file is reported by the commands that read it; its paths cannot be known.
+  }
+  return policyFor(currentPlatform(), {tree: data, dataDir: data, writable: write})
+}
+
+/** The absolute path of a program hmm runs outside the sandbox, or undefined where it is not installed. */
+export function programPath(name: Program): string | undefined {
+  const path = found(name)
+  if (path && !checked.has(name)) {
+    checkOutOfReach(name, path, defaultPolicy())
+    checked.add(name)
+  }
+  return path
+}
+
+/**
+ * Before a command starts: every program hmm runs outside, and what runs
+ * hmm next time (the `hmm` and `node` on PATH, this hmm's files, this
+ * node), out of the policy's reach. The programs keep the paths found now.
+ */
+export function checkProgramsOutOfReach(policy: SandboxPolicy): void {
+  // hmm's install directory as a whole (the helper, the bundles, node_modules) and the Node running it.
+  checkInstalledOutOfReach('hmm', realpathSync(join(dirname(HELPER_PATH), '..', '..')), policy)
+  checkInstalledOutOfReach('node', realpathSync(process.execPath), policy)
+  for (const name of ['git', 'gh', 'sh', 'cp'] as const) {
+    const path = found(name)
+    if (path) checkOutOfReach(name, path, policy)
+    checked.add(name)
+  }
+  // What the user's next `hmm` runs: the link on PATH, the script as this one was started, the node its #! finds.
+  const next: Array<[string, string | undefined]> = [
+    ['hmm', findOnPath('hmm')],
+    ['hmm', process.argv[1]],
+    ['node', findOnPath('node')],
+  ]
+  for (const [what, path] of next) if (path) checkOutOfReach(what, path, policy)
+}

@@ -1,0 +1,120 @@
+// The sandboxed command's environment (SPEC "Sandbox", Reading and Other
+// programs): hmm's own, less what would hand the command a credential or a
+// way into the user's session.
+//
+// Security: a token in the environment is read as easily as a file, and a
+// variable naming a socket (ssh-agent, tmux, D-Bus, an editor's server)
+// tells the command where to ask a program outside the sandbox to act for
+// it. The namespaces hide the sockets themselves where they can; removing
+// the variables holds on every platform and fallback.
+
+/** Credentials named outright: those the patterns below would miss. */
+const CREDENTIAL_NAMES = [
+  'GOOGLE_APPLICATION_CREDENTIALS',
+  'DOCKER_AUTH_CONFIG',
+  'REGISTRY_AUTH_FILE',
+  'MYSQL_PWD',
+  'SSHPASS',
+  'NPM_CONFIG__AUTH',
+  'AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE',
+  'KUBECONFIG',
+  'CI_JOB_JWT',
+  'ARM_ACCESS_KEY',
+]
+
+/**
+ * Credentials by the shape of their name, as CI systems mask them and
+ * similar tools filter them (codex drops *KEY*, *SECRET*, *TOKEN*): a word
+ * TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL(S), AUTH (npm's
+ * `_auth`, `_authToken`), a name ending in _KEY or holding _KEY_ (API keys,
+ * AWS_ACCESS_KEY_ID), or ending in PASSWORD (PGPASSWORD); and whole
+ * families (AZURE_*).
+ */
+const CREDENTIAL_PATTERNS = [
+  /(^|_)(TOKEN|TOKENS|SECRET|SECRETS|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|CREDENTIALS|APIKEY)(_|$)/i,
+  /_KEY$|_KEY_|PASSWORD$/i,
+  /^AZURE_/i,
+  /^NPM_CONFIG_.*(_AUTH|AUTHTOKEN)/i,
+]
+
+/** An agent's own key: the agent needs it to work at all (SPEC). */
+const AGENT_KEYS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'OPENAI_API_KEY']
+
+/**
+ * Variables that name a socket or server of the user's session: agents
+ * (ssh, gpg), terminal multiplexers (tmux, screen, zellij), D-Bus, the
+ * runtime directory they live in, editors' servers (neovim, VS Code) and
+ * terminals' remote control (kitty, wezterm).
+ */
+const SOCKET_NAMES = [
+  'SSH_AUTH_SOCK',
+  'SSH_AGENT_PID',
+  'GPG_AGENT_INFO',
+  'DBUS_SESSION_BUS_ADDRESS',
+  'DBUS_SYSTEM_BUS_ADDRESS',
+  'TMUX',
+  'TMUX_PANE',
+  'STY',
+  'ZELLIJ',
+  'ZELLIJ_SESSION_NAME',
+  'XDG_RUNTIME_DIR',
+  'NVIM',
+  'NVIM_LISTEN_ADDRESS',
+  'VSCODE_IPC_HOOK_CLI',
+  'VSCODE_GIT_IPC_HANDLE',
+  'KITTY_LISTEN_ON',
+  'WEZTERM_UNIX_SOCKET',
+]
+
+/** A Docker or Podman daemon on a unix socket is the user's (often root's) machine; one over TCP is a remote service. */
+const SOCKET_IF_UNIX = ['DOCKER_HOST', 'CONTAINER_HOST']
+
+/** hmm's own, set for the command and never inherited: a forged HMM_WORKSPACE_NAME must not survive an unnamed run. */
+const OWN = ['HMM_WORKSPACE', 'HMM_WORKSPACE_NAME']
+
+/** A config file's name pattern: `*` matches anything, the rest is exact. */
+function matcher(patterns: string[]): (name: string) => boolean {
+  const regexps = patterns.map(
+    pattern =>
+      new RegExp(
+        `^${pattern
+          .split('*')
+          .map(part => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('.*')}$`,
+      ),
+  )
+  return name => regexps.some(regexp => regexp.test(name))
+}
+
+/** Why hmm removes the variable by default, if it does. */
+export function removedBecause(name: string, value: string): 'credential' | 'socket' | undefined {
+  if (AGENT_KEYS.includes(name)) return undefined
+  if (SOCKET_NAMES.includes(name) || (SOCKET_IF_UNIX.includes(name) && value.startsWith('unix://'))) return 'socket'
+  if (CREDENTIAL_NAMES.includes(name.toUpperCase()) || CREDENTIAL_PATTERNS.some(pattern => pattern.test(name))) return 'credential'
+  return undefined
+}
+
+/** The names `commandEnv` takes out of `base`, for `hmm sandbox`. */
+export function removedVariables(base: NodeJS.ProcessEnv, config: {keep: string[]; remove: string[]}): string[] {
+  const kept = commandEnv(base, config, {})
+  return Object.keys(base)
+    .filter(name => base[name] !== undefined && !OWN.includes(name) && !Object.hasOwn(kept, name))
+    .sort()
+}
+
+/**
+ * The command's environment: `base` less the credential and socket
+ * variables (unless the config keeps them) and less what the config
+ * removes, then hmm's own variables.
+ */
+export function commandEnv(base: NodeJS.ProcessEnv, config: {keep: string[]; remove: string[]}, own: Record<string, string>): Record<string, string> {
+  const keep = matcher(config.keep)
+  const remove = matcher(config.remove)
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries(base)) {
+    if (value === undefined || OWN.includes(name)) continue
+    if (remove(name) || (removedBecause(name, value) && !keep(name))) continue
+    env[name] = value
+  }
+  return {...env, ...own}
+}

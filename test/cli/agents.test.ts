@@ -1,0 +1,69 @@
+// Agent profiles (SPEC "Sandbox", Config file; issue 13 item 5): `hmm run
+// claude` lets Claude Code keep its sessions, settings and login without
+// -w, and only that.
+import {chmodSync, existsSync, mkdirSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {World} from '../world.js'
+
+let world: World
+let bin: string
+beforeEach(() => {
+  world = new World('agents')
+  world.file('f.txt', 'x\n')
+  // Stand-ins named as the agents, outside every writable place: they write what the real ones write.
+  bin = join(world.root, 'bin')
+  mkdirSync(bin)
+  for (const [name, script] of Object.entries({
+    claude: `mkdir -p ~/.claude/projects/p && echo session > ~/.claude/projects/p/s.jsonl && echo '{"n":1}' > ~/.claude.json && echo claude-ok; echo pwned > ~/.bashrc 2>/dev/null && echo wrote-bashrc; echo pwned > ~/.claude.json.tmp.1 2>/dev/null && echo wrote-sibling; true`,
+    codex: `mkdir -p ~/.codex/sessions && echo session > ~/.codex/sessions/s.jsonl && echo codex-ok; echo pwned > ~/.claude/x 2>/dev/null && echo wrote-claude; true`,
+  })) {
+    world.write(join(bin, name), `#!/bin/sh\n${script}\n`)
+    chmodSync(join(bin, name), 0o755)
+  }
+})
+afterEach(() => world.dispose())
+
+const env = () => ({...world.env, PATH: `${bin}:${world.env.PATH}`})
+
+describe('the claude profile', () => {
+  it('lets claude write ~/.claude and ~/.claude.json, made if missing, and nothing else of the home directory', async () => {
+    const result = await world.hmm(['run', '--rm', 'claude', '--continue'], {env: env()})
+    expect(result.stdout).toBe('claude-ok\n')
+    expect(result.stderr).toContain('hmm: agent profile claude (built-in): may also write ~/.claude ~/.claude.json\n')
+    expect(readFileSync(join(world.home, '.claude', 'projects', 'p', 's.jsonl'), 'utf8')).toBe('session\n')
+    expect(readFileSync(join(world.home, '.claude.json'), 'utf8')).toBe('{"n":1}\n')
+    expect(existsSync(join(world.home, '.bashrc'))).toBe(false)
+    expect(existsSync(join(world.home, '.claude.json.tmp.1'))).toBe(false)
+  })
+
+  it('is only for claude: another command cannot write ~/.claude', async () => {
+    mkdirSync(join(world.home, '.claude'))
+    const result = await world.hmm(['run', '--rm', 'codex'], {env: env()})
+    expect(result.stdout).toBe('codex-ok\n')
+    expect(existsSync(join(world.home, '.claude', 'x'))).toBe(false)
+    expect(readFileSync(join(world.home, '.codex', 'sessions', 's.jsonl'), 'utf8')).toBe('session\n')
+  })
+
+  it('can be changed in the config file', async () => {
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), '[agent.claude]\nwrite = ["~/.claude"]\n')
+    mkdirSync(join(world.home, '.claude'))
+    const shown = await world.hmm(['sandbox', '--', 'claude'], {env: env()})
+    expect(shown.stdout).toContain('agent profile: claude (built-in, changed by the config file)\n')
+    const mayWrite = shown.stdout.split('may write:\n')[1].split('may not read:')[0]
+    expect(mayWrite).toContain(`  ${join(world.home, '.claude')}\n`)
+    expect(mayWrite).not.toContain('.claude.json')
+  })
+})
+
+describe('hmm sandbox -- COMMAND', () => {
+  it('shows which profile applies', async () => {
+    const claude = await world.hmm(['sandbox', '--', 'claude', '--resume'], {env: env()})
+    expect(claude.exitCode).toBe(0)
+    expect(claude.stdout).toContain('agent profile: claude (built-in)\n')
+    expect(claude.stdout.split('may write:\n')[1].split('may not read:')[0]).toContain(`  ${join(world.home, '.claude.json')}\n`)
+    const plain = await world.hmm(['sandbox', '--', 'make'], {env: env()})
+    expect(plain.stdout).toContain('agent profile: none\n')
+    expect(plain.stdout).not.toContain('.claude')
+  })
+})

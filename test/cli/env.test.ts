@@ -1,0 +1,107 @@
+// The command's environment (SPEC "Sandbox"): credential and socket
+// variables removed, the agent's own key kept, the config's env applied,
+// hmm's own variables set.
+import {execa} from 'execa'
+import {join} from 'node:path'
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {World, workspaceLine} from '../world.js'
+
+let world: World
+let agent: {socket: string; pid: string}
+
+beforeAll(async () => {
+  world = new World('env')
+  world.file('f.txt', 'x\n')
+  // A real ssh-agent holding a real key, its socket outside /tmp (the world is).
+  const socket = join(world.root, 'agent.sock')
+  const started = await execa('ssh-agent', ['-a', socket, '-s'], {env: world.env, extendEnv: false})
+  agent = {socket, pid: /SSH_AGENT_PID=(\d+)/.exec(started.stdout)![1]}
+  await execa('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(world.root, 'id')], {env: world.env, extendEnv: false})
+  await execa('ssh-add', [join(world.root, 'id')], {env: {...world.env, SSH_AUTH_SOCK: socket}, extendEnv: false})
+})
+afterEach(context => {
+  if (context.task.result?.state === 'fail') world.keepOnFailure()
+})
+afterAll(() => {
+  if (agent) process.kill(Number(agent.pid))
+  world.dispose()
+})
+
+describe("the command's environment", () => {
+  it("has no way to the user's ssh-agent: ssh-add -l fails inside, works outside", async () => {
+    const env = {...world.env, SSH_AUTH_SOCK: agent.socket, SSH_AGENT_PID: agent.pid}
+    expect((await execa('ssh-add', ['-l'], {env, extendEnv: false})).stdout).toContain('ED25519')
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', 'ssh-add -l; echo "status $?"; echo "sock=$SSH_AUTH_SOCK"'], {env})
+    expect(result.stdout).not.toContain('ED25519')
+    expect(result.stdout).toContain('status 2') // "Could not open a connection to your authentication agent"
+    expect(result.stdout).toContain('sock=\n')
+  })
+
+  it("loses credential and socket variables and keeps the agent's API key", async () => {
+    const env = {
+      ...world.env,
+      GITHUB_TOKEN: 'LEAKED_gh',
+      GH_TOKEN: 'LEAKED_gh2',
+      NPM_TOKEN: 'LEAKED_npm',
+      AWS_SECRET_ACCESS_KEY: 'LEAKED_aws',
+      AZURE_CLIENT_SECRET: 'LEAKED_az',
+      TMUX: '/tmp/tmux-0/default,1,0',
+      TMUX_PANE: '%1',
+      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/0/bus',
+      XDG_RUNTIME_DIR: '/run/user/0',
+      DOCKER_HOST: 'unix:///var/run/docker.sock',
+      GPG_AGENT_INFO: '/x',
+      STY: '1.pts',
+      ANTHROPIC_API_KEY: 'sk-ant-kept',
+      OPENAI_API_KEY: 'sk-openai-kept',
+      MY_SETTING: 'kept',
+    }
+    const result = await world.hmm(['run', '--rm', 'env'], {env})
+    expect(result.exitCode).toBe(0)
+    const seen = Object.fromEntries(
+      result.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map(line => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    )
+    for (const name of [
+      'GITHUB_TOKEN',
+      'GH_TOKEN',
+      'NPM_TOKEN',
+      'AWS_SECRET_ACCESS_KEY',
+      'AZURE_CLIENT_SECRET',
+      'TMUX',
+      'TMUX_PANE',
+      'DBUS_SESSION_BUS_ADDRESS',
+      'XDG_RUNTIME_DIR',
+      'DOCKER_HOST',
+      'GPG_AGENT_INFO',
+      'STY',
+    ]) {
+      expect(seen).not.toHaveProperty(name)
+    }
+    expect(result.stdout).not.toContain('LEAKED')
+    expect(seen).toMatchObject({ANTHROPIC_API_KEY: 'sk-ant-kept', OPENAI_API_KEY: 'sk-openai-kept', MY_SETTING: 'kept', PATH: world.env.PATH})
+  })
+
+  it('is shown by hmm sandbox: the variables set now that the command would not get', async () => {
+    const result = await world.hmm(['sandbox'], {env: {...world.env, GITHUB_TOKEN: 'x', SSH_AUTH_SOCK: '/x', ANTHROPIC_API_KEY: 'k'}})
+    expect(result.stdout).toContain('environment: removes GITHUB_TOKEN SSH_AUTH_SOCK (')
+  })
+
+  it("applies the config file's env keep and remove", async () => {
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), '[env]\nkeep = ["GITHUB_TOKEN"]\nremove = ["MY_*"]\n')
+    const env = {...world.env, GITHUB_TOKEN: 'ghp_kept', NPM_TOKEN: 'npm_secret', MY_SETTING: 'gone', OTHER: 'kept'}
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', 'echo "gh=$GITHUB_TOKEN npm=$NPM_TOKEN my=$MY_SETTING other=$OTHER"'], {env})
+    expect(result.stdout).toBe('gh=ghp_kept npm= my= other=kept\n')
+    await world.sh('rm ~/.config/hmm/config.toml')
+  })
+
+  it('has HMM_WORKSPACE and, when named, HMM_WORKSPACE_NAME; never forged ones', async () => {
+    const env = {...world.env, HMM_WORKSPACE: 'forged', HMM_WORKSPACE_NAME: 'forged'}
+    const named = await world.hmm(['run', '--rm', '-n', 'parser', 'sh', '-c', 'echo "$HMM_WORKSPACE $HMM_WORKSPACE_NAME"'], {env})
+    expect(named.stdout).toBe(`${workspaceLine(named.stderr).id} parser\n`)
+    const unnamed = await world.hmm(['run', '--rm', 'sh', '-c', 'echo "$HMM_WORKSPACE ${HMM_WORKSPACE_NAME-unset}"'], {env})
+    expect(unnamed.stdout).toBe(`${workspaceLine(unnamed.stderr).id} unset\n`)
+  })
+})

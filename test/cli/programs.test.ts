@@ -1,0 +1,68 @@
+// Programs hmm runs outside the sandbox are found once, and never where the
+// sandboxed command could have written them (SPEC "Sandbox", Writing;
+// issue 10 item 4).
+import {chmodSync, existsSync, mkdirSync, symlinkSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {BIN, World} from '../world.js'
+
+let world: World
+beforeEach(async () => {
+  world = new World('programs')
+  await world.gitRepo()
+})
+afterEach(() => world.dispose())
+
+/** A git that leaves a mark when it runs, then does what git does. */
+function fakeGit(path: string, marker: string): string {
+  world.write(path, `#!/bin/sh\necho ran >> '${marker}'\nexec /usr/bin/git "$@"\n`)
+  chmodSync(path, 0o755)
+  return path
+}
+
+describe('a program hmm runs outside the sandbox', () => {
+  it('is refused, naming it, where the command could write it (~/.cargo/bin/git first on PATH)', async () => {
+    const cargoBin = join(world.home, '.cargo', 'bin')
+    const marker = join(world.root, 'ran-outside')
+    const git = fakeGit(join(cargoBin, 'git'), marker)
+    const env = {...world.env, PATH: `${cargoBin}:${world.env.PATH}`}
+    const run = await world.hmm(['run', 'true'], {env})
+    expect(run.stderr).toBe(
+      `hmm: git is ${git}, which the sandboxed command could write (${join(world.home, '.cargo')}); install git elsewhere or change PATH\n`,
+    )
+    expect(run.exitCode).toBe(1)
+    expect(existsSync(marker)).toBe(false)
+  })
+
+  it('written by the command into ~/.cargo/bin is not run by the next hmm diff', async () => {
+    const cargoBin = join(world.home, '.cargo', 'bin')
+    mkdirSync(cargoBin, {recursive: true})
+    const marker = join(world.root, 'ran-outside')
+    const env = {...world.env, PATH: `${cargoBin}:${world.env.PATH}`}
+    const script = `(printf '#!/bin/sh\\necho ran >> ${marker}\\nexec /usr/bin/git "$@"\\n' > '${cargoBin}/git' && chmod +x '${cargoBin}/git'); echo change >> README.md`
+    const run = await world.hmm(['run', 'sh', '-c', script], {env})
+    expect(run.exitCode).toBe(0)
+    const diff = await world.hmm(['diff'], {env})
+    expect(existsSync(marker)).toBe(false)
+    // Either the write was refused or stayed in the workspace's cache layer (the diff works), or hmm refused the git it would have run.
+    if (diff.exitCode !== 0)
+      expect(diff.stderr).toBe(
+        `hmm: git is ${cargoBin}/git, which the sandboxed command could write (${join(world.home, '.cargo')}); install git elsewhere or change PATH\n`,
+      )
+    else expect(diff.stdout).toContain('+change')
+  })
+
+  it('is refused when reached through a link the command could write (-w ~/.local, hmm linked in ~/.local/bin)', async () => {
+    const localBin = join(world.home, '.local', 'bin')
+    mkdirSync(localBin, {recursive: true})
+    symlinkSync(BIN, join(localBin, 'hmm'))
+    const env = {...world.env, PATH: `${localBin}:${world.env.PATH}`}
+    const run = await world.hmm(['run', '-w', join(world.home, '.local'), 'true'], {env})
+    expect(run.stderr).toBe(
+      `hmm: hmm is reached through ${localBin}/hmm, which the sandboxed command could write (${join(world.home, '.local')}); install hmm elsewhere or change PATH\n`,
+    )
+    expect(run.exitCode).toBe(1)
+    // Without -w ~/.local it runs.
+    expect((await world.hmm(['run', '--rm', 'true'], {env})).exitCode).toBe(0)
+  })
+})

@@ -1,0 +1,124 @@
+// The secrets hidden by default (SPEC "Sandbox", Reading) and the config
+// file's hide/unhide: the command cannot read any of them, as root or not.
+import {execaSync} from 'execa'
+import {mkdirSync, rmSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {World} from '../world.js'
+
+/** Each default secret of SPEC, with a file in it where it is a directory. */
+const HOME_SECRETS = [
+  '.ssh/id_ed25519',
+  '.aws/credentials',
+  '.gnupg/private-keys-v1.d/key.key',
+  '.config/gh/hosts.yml',
+  '.netrc',
+  '.git-credentials',
+  '.config/git/credentials',
+  '.npmrc',
+  '.yarnrc.yml',
+  '.pypirc',
+  '.docker/config.json',
+  '.kube/config',
+  '.config/gcloud/application_default_credentials.json',
+  '.azure/accessTokens.json',
+  '.oci/config',
+  '.terraform.d/credentials.tfrc.json',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.gem/credentials',
+  '.config/hub',
+  '.local/share/keyrings/login.keyring',
+  '.password-store/bank.gpg',
+  '.mozilla/firefox/x.default/logins.json',
+  '.config/google-chrome/Default/Login Data',
+  '.config/chromium/Default/Cookies',
+  '.bash_history',
+  '.zsh_history',
+  '.local/share/fish/fish_history',
+  '.python_history',
+  '.node_repl_history',
+  '.psql_history',
+  '.mysql_history',
+]
+
+let world: World
+const isRoot = process.getuid?.() === 0
+// As root, a host key of our own beside the real ones (if any): /etc/ssh/*_key is expanded when the policy is made.
+const hostKey = `/etc/ssh/ssh_host_hmmtest${process.pid}_key`
+
+beforeAll(() => {
+  world = new World('secrets')
+  world.file('f.txt', 'x\n')
+  for (const rel of HOME_SECRETS) world.write(join(world.home, rel), `secret of ${rel}\n`)
+  world.write(join(world.home, 'work', '.env'), 'secret of work/.env\n')
+  world.write(join(world.home, 'work', 'notes'), 'readable notes\n')
+  if (isRoot) {
+    mkdirSync('/etc/ssh', {recursive: true})
+    writeFileSync(hostKey, 'secret host key\n', {mode: 0o600})
+  }
+})
+afterEach(context => {
+  if (context.task.result?.state === 'fail') world.keepOnFailure()
+})
+afterAll(() => {
+  if (isRoot) rmSync(hostKey, {force: true})
+  world.dispose()
+})
+
+/** Runs a script that tries to read each path and prints READ <path> for each it could. */
+async function tryToRead(paths: string[]): Promise<string> {
+  const script = paths.map(path => `cat '${path}' 2>/dev/null && echo 'READ ${path}'`).join('\n') + '\necho done\n'
+  world.write(join(world.root, 'try.sh'), script)
+  const result = await world.hmm(['run', '--rm', 'sh', join(world.root, 'try.sh')])
+  expect(result.stdout).toMatch(/done\n$/)
+  return result.stdout
+}
+
+const configFile = () => join(world.home, '.config', 'hmm', 'config.toml')
+
+describe('the sandboxed command', () => {
+  it('cannot read any default secret of the home directory', async () => {
+    const out = await tryToRead(HOME_SECRETS.map(rel => join(world.home, rel)))
+    expect(out).not.toContain('READ')
+    expect(out).not.toContain('secret of')
+  })
+
+  it('cannot read /etc/shadow, /etc/gshadow nor the ssh host keys', async () => {
+    const keys = execaSync('sh', ['-c', 'ls /etc/ssh/*_key 2>/dev/null || true']).stdout.split('\n').filter(Boolean)
+    if (isRoot) expect(keys).toContain(hostKey)
+    const out = await tryToRead(['/etc/shadow', '/etc/gshadow', ...keys])
+    expect(out).not.toContain('READ')
+    // The rest of /etc stays readable.
+    expect(await tryToRead(['/etc/passwd'])).toContain('READ /etc/passwd')
+  })
+
+  it('cannot read what the config file hides; reads what it unhides', async () => {
+    world.write(configFile(), 'hide = ["~/work/.env"]\nunhide = ["~/.npmrc"]\n')
+    try {
+      const out = await tryToRead([join(world.home, 'work', '.env'), join(world.home, 'work', 'notes'), join(world.home, '.npmrc'), join(world.home, '.netrc')])
+      expect(out).not.toContain('secret of work/.env')
+      expect(out).toContain('readable notes')
+      expect(out).toContain('secret of .npmrc')
+      expect(out).not.toContain('secret of .netrc')
+    } finally {
+      rmSync(configFile())
+    }
+  })
+})
+
+describe('hmm sandbox', () => {
+  it('shows the effective list of what may not be read', async () => {
+    world.write(configFile(), 'hide = ["~/work/.env"]\nunhide = ["~/.npmrc"]\n')
+    try {
+      const result = await world.hmm(['sandbox'])
+      expect(result.exitCode).toBe(0)
+      const hidden = result.stdout.split('may not read:\n')[1].split('may read:')[0]
+      for (const path of ['.ssh', '.netrc', '.docker/config.json', '.bash_history', 'work/.env']) expect(hidden).toContain(`  ${join(world.home, path)}\n`)
+      expect(hidden).toContain('  /etc/shadow\n')
+      expect(hidden).not.toContain('.npmrc')
+    } finally {
+      rmSync(configFile())
+    }
+  })
+})

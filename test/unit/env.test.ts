@@ -1,0 +1,86 @@
+import {describe, expect, it} from 'vitest'
+import {commandEnv} from '../../src/sandbox/env.js'
+
+const NONE = {keep: [], remove: []}
+
+describe("the command's environment", () => {
+  it('loses the credential variables', () => {
+    const credentials = [
+      'GITHUB_TOKEN',
+      'GH_TOKEN',
+      'GH_ENTERPRISE_TOKEN',
+      'GITLAB_TOKEN',
+      'CI_JOB_TOKEN',
+      'NPM_TOKEN',
+      'NODE_AUTH_TOKEN',
+      'npm_config__auth',
+      'npm_config_//registry.npmjs.org/:_authToken',
+      'AWS_ACCESS_KEY_ID',
+      'AWS_SECRET_ACCESS_KEY',
+      'AWS_SESSION_TOKEN',
+      'GOOGLE_APPLICATION_CREDENTIALS',
+      'AZURE_CLIENT_SECRET',
+      'AZURE_CLIENT_ID',
+      'DOCKER_AUTH_CONFIG',
+      'HF_TOKEN',
+      'VAULT_TOKEN',
+      'CARGO_REGISTRY_TOKEN',
+      'TWINE_PASSWORD',
+      'PGPASSWORD',
+      'MYSQL_PWD',
+      'SSHPASS',
+      'STRIPE_SECRET_KEY',
+      'SENTRY_AUTH_TOKEN',
+      'DIGITALOCEAN_ACCESS_TOKEN',
+      'HEROKU_API_KEY',
+      'TF_TOKEN_app_terraform_io',
+      'GPG_PASSPHRASE',
+      'DATABASE_PASSWORD',
+    ]
+    const env = commandEnv(Object.fromEntries(credentials.map(name => [name, 'secret'])), NONE, {})
+    expect(env).toEqual({})
+  })
+
+  it("loses the variables naming sockets of the user's session", () => {
+    const sockets = {
+      SSH_AUTH_SOCK: '/tmp/ssh-x/agent.1',
+      SSH_AGENT_PID: '12',
+      GPG_AGENT_INFO: '/run/user/1/gnupg/S.gpg-agent',
+      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1/bus',
+      TMUX: '/tmp/tmux-1/default,1,0',
+      TMUX_PANE: '%0',
+      STY: '1.pts-0',
+      XDG_RUNTIME_DIR: '/run/user/1',
+      DOCKER_HOST: 'unix:///run/docker.sock',
+      NVIM: '/run/user/1/nvim.1.0',
+      VSCODE_IPC_HOOK_CLI: '/run/user/1/vscode-ipc.sock',
+    }
+    expect(commandEnv(sockets, NONE, {})).toEqual({})
+    // A Docker daemon over TCP is not the user's session: it stays.
+    expect(commandEnv({DOCKER_HOST: 'tcp://build:2376'}, NONE, {})).toEqual({DOCKER_HOST: 'tcp://build:2376'})
+  })
+
+  it("keeps an agent's own API key and everything ordinary", () => {
+    const kept = {
+      ANTHROPIC_API_KEY: 'a',
+      OPENAI_API_KEY: 'o',
+      PATH: '/usr/bin',
+      HOME: '/home/me',
+      TERM: 'xterm',
+      LANG: 'C.UTF-8',
+      TOKENIZERS_PARALLELISM: 'false',
+      PWD: '/x',
+      KEYTIMEOUT: '1',
+    }
+    expect(commandEnv(kept, NONE, {})).toEqual(kept)
+  })
+
+  it("applies the config file's keep and remove, with * patterns", () => {
+    const env = {GITHUB_TOKEN: 'g', NPM_TOKEN: 'n', MY_THING: 'm', MY_OTHER: 'o', PATH: '/usr/bin'}
+    expect(commandEnv(env, {keep: ['GITHUB_TOKEN'], remove: ['MY_*']}, {})).toEqual({GITHUB_TOKEN: 'g', PATH: '/usr/bin'})
+  })
+
+  it("sets hmm's own variables last", () => {
+    expect(commandEnv({HMM_WORKSPACE: 'forged', PATH: '/p'}, NONE, {HMM_WORKSPACE: 'k3xq9a'})).toEqual({HMM_WORKSPACE: 'k3xq9a', PATH: '/p'})
+  })
+})
