@@ -1,6 +1,7 @@
 // The commits of a workspace as merge and pr take them: the checks both
 // make (a git top-level origin, commits since the workspace was made), the
-// commits fetched into refs/hmm/<id> (git/bundle.ts), what rm may then count as
+// commits named, checked against what hmm diff shows (git/review.ts) and
+// fetched into refs/hmm/<id> (git/bundle.ts), what rm may then count as
 // taken back, and the warning about changes that were not committed.
 //
 // Security: see git/bundle.ts; nothing here runs git on the workspace's `.git`.
@@ -8,27 +9,58 @@ import {HmmError, say} from '../ui/errors.js'
 import type {Context} from '../workspaces/context.js'
 import {stateKey} from '../workspaces/work.js'
 import type {Workspace} from '../workspaces/workspace.js'
-import {takeCommits, workspaceCommits, type TakenCommits} from '../git/bundle.js'
+import {takeIntoOrigin, takeIntoPrivate, workspaceCommits, type TakenCommits} from '../git/bundle.js'
+import {treeNow} from '../git/changes.js'
+import {commitLines, unshownChanges} from '../git/review.js'
+import {printable} from '../ui/format.js'
 import {gitOriginOf} from '../git/origin.js'
 import {checkTakeable} from './taking.js'
 
+/** The workspace's commits, fetched into its private repository (not the origin); undefined when there are none. */
+export async function commitsOutOf(context: Context, workspace: Workspace): Promise<string | undefined> {
+  const commits = workspaceCommits(workspace)
+  return commits && takeIntoPrivate(workspace, context.data, commits)
+}
+
+/** The one line per commit that names it, newest first: the user's terminal never gets the command's control characters. */
+export async function namedCommits(workspace: Workspace, tip: string): Promise<string[]> {
+  return (await commitLines(workspace, tip)).map(printable)
+}
+
 /**
- * The workspace's commits in the origin as refs/hmm/<id>. `before` runs
- * once the cheap checks passed and before anything is fetched (pr finds its
- * remote there, so a missing remote fails with the origin untouched).
+ * The workspace's commits in the origin as refs/hmm/<id>, named first, and
+ * refused (unless `force`) when they change what the workspace's files do
+ * not show (git/review.ts). `before` runs once the cheap checks passed and
+ * before anything is fetched (pr finds its remote there, so a missing
+ * remote fails with the origin untouched).
  */
 export async function takeForGit(
   context: Context,
   workspace: Workspace,
-  noCommits: string,
-  before?: (origin: string) => Promise<void>,
+  options: {noCommits: string; force: boolean; before?: (origin: string) => Promise<void>},
 ): Promise<TakenCommits & {origin: string}> {
   const {origin} = checkTakeable(workspace)
   if (workspace.row.originKind !== 'git') throw new HmmError(`workspace ${workspace.label} was not made from the top of a git repository`)
   if (!(await gitOriginOf(origin))) throw new HmmError(`${origin} is no longer the top of a git repository`)
-  const commits = workspaceCommits(workspace, noCommits)
-  await before?.(origin)
-  return {...(await takeCommits(workspace, context.data, origin, commits, noCommits)), origin}
+  if (!workspaceCommits(workspace)) throw new HmmError(options.noCommits)
+  await options.before?.(origin)
+  const tip = await commitsOutOf(context, workspace)
+  if (!tip) throw new HmmError(options.noCommits)
+  for (const line of await namedCommits(workspace, tip)) say(`taking ${line}`)
+  const nowTree = await treeNow(workspace)
+  const unshown = options.force ? [] : await unshownChanges(workspace, tip, nowTree)
+  if (unshown.length > 0) {
+    throw new HmmError(
+      `workspace ${workspace.label}'s commits change what its files do not show: ${listed(unshown)} (hmm log -p shows them; --force takes them anyway)`,
+    )
+  }
+  return {...(await takeIntoOrigin(workspace, origin, tip, nowTree)), origin}
+}
+
+/** Paths for one line: printable, the first ten named. */
+function listed(paths: string[]): string {
+  const shown = paths.slice(0, 10).map(printable).join(', ')
+  return paths.length > 10 ? `${shown} and ${paths.length - 10} more` : shown
 }
 
 /**

@@ -19,11 +19,14 @@ async function headOf(origin: string): Promise<string | undefined> {
 }
 
 /** Returns the exit status. */
-export async function mergeWorkspace(key: string | undefined): Promise<number> {
+export async function mergeWorkspace(key: string | undefined, options: {force: boolean}): Promise<number> {
   const context = new Context()
   try {
     const workspace = context.workspace(key)
-    const taken = await takeForGit(context, workspace, `workspace ${workspace.label} has no commits to merge: hmm apply applies its changes`)
+    const taken = await takeForGit(context, workspace, {
+      noCommits: `workspace ${workspace.label} has no commits to merge: hmm apply applies its changes`,
+      force: options.force,
+    })
     const origin = taken.origin
     const before = await headOf(origin)
     const merged = await git(['merge', '--no-edit', '-m', `Merge workspace ${workspace.label}`, hmmRef(workspace)], {

@@ -36,15 +36,19 @@ async function commitsTaken(workspace: Workspace, origin: string): Promise<Array
 }
 
 /** Returns the exit status. */
-export async function prWorkspace(key: string | undefined, options: {draft: boolean}): Promise<number> {
+export async function prWorkspace(key: string | undefined, options: {draft: boolean; force: boolean}): Promise<number> {
   const context = new Context()
   try {
     const workspace = context.workspace(key)
     const remoteBranch = `hmm/${workspace.row.name ?? workspace.id}`
     let target: PushTarget | undefined
-    const taken = await takeForGit(context, workspace, `workspace ${workspace.label} has no commits to push`, async origin => {
-      target = await pushTarget(origin, workspace.row.headBranch)
-      await checkBranchName(origin, remoteBranch)
+    const taken = await takeForGit(context, workspace, {
+      noCommits: `workspace ${workspace.label} has no commits to push`,
+      force: options.force,
+      before: async origin => {
+        target = await pushTarget(origin, workspace.row.headBranch)
+        await checkBranchName(origin, remoteBranch)
+      },
     })
     if (!target) throw new HmmError('no push target') // set by takeForGit's callback
     const origin = taken.origin

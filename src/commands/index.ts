@@ -4,6 +4,7 @@
 import Apply from './apply.js'
 import Diff from './diff.js'
 import Exec from './exec.js'
+import Log from './log.js'
 import Ls from './ls.js'
 import Merge from './merge.js'
 import Pr from './pr.js'
@@ -11,4 +12,4 @@ import Rm from './rm.js'
 import Run from './run.js'
 import Sandbox from './sandbox.js'
 
-export const COMMANDS = {apply: Apply, diff: Diff, exec: Exec, ls: Ls, merge: Merge, pr: Pr, rm: Rm, run: Run, sandbox: Sandbox}
+export const COMMANDS = {apply: Apply, diff: Diff, exec: Exec, log: Log, ls: Ls, merge: Merge, pr: Pr, rm: Rm, run: Run, sandbox: Sandbox}

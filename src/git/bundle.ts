@@ -28,7 +28,6 @@ import {canonical} from '../sandbox/paths.js'
 import type {SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
-import {treeNow} from './changes.js'
 import {ALLOW_LOCAL_TRANSPORT, git, gitLine, protectiveEnv, gitReason, nulPairs} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 import {readWorkspaceHead} from './workspace-head.js'
@@ -36,7 +35,7 @@ import {readWorkspaceHead} from './workspace-head.js'
 /** The name the bundle is made under, in the directory the sandbox may write. */
 export const BUNDLE_NAME = 'out.bundle'
 /** The private ref the bundle is fetched into before it goes to the origin. */
-const INCOMING_REF = 'refs/hmm/incoming'
+export const INCOMING_REF = 'refs/hmm/incoming'
 
 export function hmmRef(workspace: Workspace): string {
   return `refs/hmm/${workspace.id}`
@@ -84,11 +83,11 @@ export interface WorkspaceCommits {
 }
 
 /**
- * The workspace's HEAD if it has commits made since it was made; throws
- * `noCommits` when it has none. Checks its repository is a directory of
- * the tree (not a `.git` file or link pointing elsewhere).
+ * The workspace's HEAD if it has commits made since it was made, else
+ * undefined. Checks its repository is a directory of the tree (not a `.git`
+ * file or link pointing elsewhere).
  */
-export function workspaceCommits(workspace: Workspace, noCommits: string): WorkspaceCommits {
+export function workspaceCommits(workspace: Workspace): WorkspaceCommits | undefined {
   const dotGit = join(workspace.tree, '.git')
   const stat = lstatSync(dotGit, {throwIfNoEntry: false})
   if (!stat) throw new HmmError(`workspace ${workspace.label} has no repository any more (${dotGit} is gone)`)
@@ -97,12 +96,11 @@ export function workspaceCommits(workspace: Workspace, noCommits: string): Works
   }
   const head = readWorkspaceHead(workspace.tree)
   if (head === undefined) throw new HmmError(`cannot read the HEAD of workspace ${workspace.label}'s repository`)
-  if (head === null || head === workspace.row.headCommit) throw new HmmError(noCommits)
-  return {head}
+  return head === null || head === workspace.row.headCommit ? undefined : {head}
 }
 
-/** Makes the bundle inside the sandbox; returns its path (not yet trusted). */
-async function makeBundle(workspace: Workspace, data: string, noCommits: string): Promise<string> {
+/** Makes the bundle inside the sandbox; returns its path (not yet trusted), or undefined when it holds no commit. */
+async function makeBundle(workspace: Workspace, data: string): Promise<string | undefined> {
   const dir = bundleDir(workspace)
   // A process the last bundling left behind may still be changing it.
   removeTree(dir)
@@ -124,7 +122,7 @@ async function makeBundle(workspace: Workspace, data: string, noCommits: string)
   if (outcome.kind === 'not-started') throw new HmmError(`git could not be started in the sandbox: ${outcome.reason}`)
   if (outcome.kind === 'signalled') throw new HmmError(`git bundle create was killed by ${outcome.signal}`)
   if (outcome.status !== 0) {
-    if (result.stderr.includes('empty bundle')) throw new HmmError(noCommits)
+    if (result.stderr.includes('empty bundle')) return undefined
     throw new HmmError(`could not take the commits out of workspace ${workspace.label}: ${gitReason(result.stderr)}`)
   }
   return bundle
@@ -200,13 +198,21 @@ async function hasOwnUncommitted(workspace: Workspace, tipTree: string, nowTree:
   return false
 }
 
+/** The range of the workspace's commits, given their tip: what was not in the origin when it was made. */
+export function commitRange(workspace: Workspace, tip: string): string[] {
+  return workspace.row.headCommit ? [tip, `^${workspace.row.headCommit}`] : [tip]
+}
+
 /**
- * The workspace's commits since it was made, into the origin's repository
- * as refs/hmm/<id>. The origin's branch, index and files are not touched.
+ * The workspace's commits since it was made, into hmm's private repository
+ * as refs/hmm/incoming (their objects are checked on the way into the
+ * origin, takeIntoOrigin). Returns their tip, the workspace's HEAD, or
+ * undefined when there are none (HEAD moved back to what the origin had).
  */
-export async function takeCommits(workspace: Workspace, data: string, origin: string, commits: WorkspaceCommits, noCommits: string): Promise<TakenCommits> {
+export async function takeIntoPrivate(workspace: Workspace, data: string, commits: WorkspaceCommits): Promise<string | undefined> {
   const {head} = commits
-  const made = await makeBundle(workspace, data, noCommits)
+  const made = await makeBundle(workspace, data)
+  if (!made) return undefined
   const incoming = join(workspace.gitDir, 'incoming.bundle')
   copyRegularFile(made, incoming)
   removeTree(bundleDir(workspace))
@@ -233,7 +239,16 @@ export async function takeCommits(workspace: Workspace, data: string, origin: st
   }
   const fetched = await gitLine(['rev-parse', '--verify', `${INCOMING_REF}^{commit}`], {cwd: workspace.gitDir, env})
   if (fetched !== head) throw new HmmError(`the commits taken out of workspace ${workspace.label} do not end at its HEAD ${head}`)
+  return head
+}
 
+/**
+ * The commits takeIntoPrivate fetched, into the origin's repository as
+ * refs/hmm/<id>, every object checked. The origin's branch, index and files
+ * are not touched. `nowTree`: the workspace's files (treeNow).
+ */
+export async function takeIntoOrigin(workspace: Workspace, origin: string, head: string, nowTree: string): Promise<TakenCommits> {
+  const env = privateEnv(privateRepo(workspace.gitDir))
   // The second hop, with every object checked, into the user's repository.
   const intoOrigin = await git(
     // Options and their values in pairs.
@@ -254,6 +269,5 @@ export async function takeCommits(workspace: Workspace, data: string, origin: st
   const tip = await gitLine(['rev-parse', '--verify', `${hmmRef(workspace)}^{commit}`], {cwd: origin})
   if (tip !== head) throw new HmmError(`${hmmRef(workspace)} in ${origin} is not workspace ${workspace.label}'s HEAD ${head}`)
   const tipTree = await gitLine(['rev-parse', '--verify', `${tip}^{tree}`], {cwd: workspace.gitDir, env})
-  const nowTree = await treeNow(workspace)
   return {tip, tipTree, nowTree, uncommitted: await hasOwnUncommitted(workspace, tipTree, nowTree)}
 }

@@ -7,6 +7,16 @@ export function tildify(path: string, home = homedir()): string {
   return path
 }
 
+/**
+ * Text the command wrote (commit subjects, file names) made safe for one
+ * line on a terminal: control characters (escape sequences that could
+ * rewrite what the user reads, newlines) become `?`.
+ */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
+}
+
 /** The largest whole unit of an age: 45s, 5m, 2h, 3d. */
 export function formatAge(milliseconds: number): string {
   const seconds = Math.max(0, Math.floor(milliseconds / 1000))

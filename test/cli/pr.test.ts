@@ -6,7 +6,7 @@ import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSy
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {World} from '../world.js'
-import {hmm, made, snapshot} from './taking.js'
+import {hmm, made, snapshot, taking} from './taking.js'
 
 let world: World
 afterEach(() => world?.dispose())
@@ -84,7 +84,7 @@ describe('hmm pr', () => {
     const bare = await withRemote()
     const ws = await made(world, COMMIT_TWO, 'feat')
     const before = await originState()
-    const result = await hmm(world, ['pr'])
+    const result = await taking(world, ['pr'])
     expect(result).toEqual({exitCode: 0, stdout: `${PR_URL}\n`, stderr: `hmm: pushed workspace ${ws.label} to origin hmm/feat\n`})
     expect(await remoteBranch(bare, 'hmm/feat')).toBe(await world.git(['rev-parse', `refs/hmm/${ws.id}`]))
     expect(await world.git(['log', '--format=%s', `refs/hmm/${ws.id}`])).toBe('two\none\nfirst')
@@ -101,7 +101,7 @@ describe('hmm pr', () => {
     installGh()
     const bare = await withRemote()
     const ws = await made(world, 'echo x > x.txt && git add x.txt && git commit -q -m "-leading dash subject" -m "line one" -m "line two"')
-    expect(await hmm(world, ['pr', '--draft'])).toMatchObject({exitCode: 0, stdout: `${PR_URL}\n`})
+    expect(await taking(world, ['pr', '--draft'])).toMatchObject({exitCode: 0, stdout: `${PR_URL}\n`})
     expect(ghCalls()[1]).toEqual([
       'pr',
       'create',
@@ -120,8 +120,8 @@ describe('hmm pr', () => {
     installGh()
     await withRemote()
     await made(world, COMMIT_TWO, 'feat')
-    expect((await hmm(world, ['pr'])).exitCode).toBe(0)
-    const again = await hmm(world, ['pr', 'feat'])
+    expect((await taking(world, ['pr'])).exitCode).toBe(0)
+    const again = await taking(world, ['pr', 'feat'])
     expect(again).toMatchObject({exitCode: 0, stdout: `${PR_URL}\n`})
     const calls = ghCalls()
     expect(calls.map(call => call[1])).toEqual(['view', 'create', 'view'])
@@ -132,7 +132,7 @@ describe('hmm pr', () => {
     installGh()
     const bare = await withRemote()
     const ws = await made(world, COMMIT_TWO, 'feat')
-    expect((await hmm(world, ['pr'])).exitCode).toBe(0)
+    expect((await taking(world, ['pr'])).exitCode).toBe(0)
     // Someone else moves hmm/feat.
     const other = join(world.root, 'other')
     await world.git(['clone', '-q', bare, other], world.root)
@@ -142,7 +142,7 @@ describe('hmm pr', () => {
     await world.git(['commit', '-qm', 'theirs'], other)
     await world.git(['push', '-q', 'origin', 'x:hmm/feat'], other)
     const theirs = await remoteBranch(bare, 'hmm/feat')
-    const result = await hmm(world, ['pr', 'feat'])
+    const result = await taking(world, ['pr', 'feat'])
     expect(result.exitCode).toBe(1)
     expect(result.stderr).toMatch(new RegExp(`^hmm: could not push workspace ${ws.id} \\(feat\\) to origin hmm/feat: .*\\n$`))
     expect(await remoteBranch(bare, 'hmm/feat')).toBe(theirs)
@@ -154,7 +154,7 @@ describe('hmm pr', () => {
     const bare = await withRemote()
     await world.git(['push', '-q', 'origin', 'main:hmm/feat'])
     const ws = await made(world, COMMIT_TWO, 'feat')
-    const result = await hmm(world, ['pr'])
+    const result = await taking(world, ['pr'])
     expect(result.exitCode).toBe(1)
     expect(result.stderr).toMatch(new RegExp(`^hmm: could not push workspace ${ws.id} \\(feat\\) to origin hmm/feat: `))
     expect(await remoteBranch(bare, 'hmm/feat')).toBe(await world.git(['rev-parse', 'main']))
@@ -166,7 +166,7 @@ describe('hmm pr', () => {
     const bare = await withRemote({remote: 'upstream'})
     await world.git(['checkout', '-q', '-b', 'work', '--track', 'upstream/main'])
     const ws = await made(world, COMMIT_TWO)
-    const result = await hmm(world, ['pr'])
+    const result = await taking(world, ['pr'])
     expect(result).toEqual({
       exitCode: 0,
       stdout: `https://github.com/owner/name/compare/main...hmm/${ws.id}?expand=1\n`,
@@ -181,7 +181,7 @@ describe('hmm pr', () => {
     const bare = join(world.root, 'plain.git')
     await withRemote({bare})
     const ws = await made(world, COMMIT_TWO, 'feat')
-    expect(await hmm(world, ['pr'])).toEqual({exitCode: 0, stdout: '', stderr: `hmm: pushed workspace ${ws.label} to origin hmm/feat (not on GitHub)\n`})
+    expect(await taking(world, ['pr'])).toEqual({exitCode: 0, stdout: '', stderr: `hmm: pushed workspace ${ws.label} to origin hmm/feat (not on GitHub)\n`})
     expect(await remoteBranch(bare, 'hmm/feat')).not.toBe('')
     expect(ghCalls()).toEqual([])
   })
@@ -191,7 +191,7 @@ describe('hmm pr', () => {
     installGh()
     await withRemote()
     const ws = await made(world, `${COMMIT_TWO} && echo loose > loose.txt`)
-    expect(await hmm(world, ['pr'])).toEqual({
+    expect(await taking(world, ['pr'])).toEqual({
       exitCode: 0,
       stdout: `${PR_URL}\n`,
       stderr: `hmm: pushed workspace ${ws.label} to origin hmm/${ws.id}\nhmm: workspace ${ws.label} has changes it did not commit, which are not merged\n`,
@@ -204,7 +204,7 @@ describe('hmm pr', () => {
     await withRemote()
     const ws = await made(world, COMMIT_TWO)
     expect((await hmm(world, ['rm', ws.id])).exitCode).toBe(1)
-    expect((await hmm(world, ['pr'])).exitCode).toBe(0)
+    expect((await taking(world, ['pr'])).exitCode).toBe(0)
     expect((await hmm(world, ['rm', ws.id])).exitCode).toBe(0)
   })
 
@@ -213,7 +213,7 @@ describe('hmm pr', () => {
     installGh()
     await withRemote()
     const ws = await made(world, 'echo edit >> README.md')
-    expect(await hmm(world, ['pr'])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: workspace ${ws.label} has no commits to push\n`})
+    expect(await taking(world, ['pr'])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: workspace ${ws.label} has no commits to push\n`})
     expect(ghCalls()).toEqual([])
   })
 
@@ -221,7 +221,7 @@ describe('hmm pr', () => {
     world = new World('pr-no-remote')
     await world.gitRepo()
     await made(world, COMMIT_TWO)
-    expect(await hmm(world, ['pr'])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: ${world.origin} has no remote origin\n`})
+    expect(await taking(world, ['pr'])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: ${world.origin} has no remote origin\n`})
     expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
   })
 
@@ -230,7 +230,7 @@ describe('hmm pr', () => {
     installGh()
     const bare = await withRemote()
     await made(world, COMMIT_TWO, 'x.lock')
-    expect(await hmm(world, ['pr'])).toEqual({exitCode: 1, stdout: '', stderr: 'hmm: hmm/x.lock is not a valid branch name, so hmm pr cannot push to it\n'})
+    expect(await taking(world, ['pr'])).toEqual({exitCode: 1, stdout: '', stderr: 'hmm: hmm/x.lock is not a valid branch name, so hmm pr cannot push to it\n'})
     expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
     expect(await world.git(['for-each-ref', '--format=%(refname)'], bare)).toBe('refs/heads/main')
   })
@@ -240,14 +240,14 @@ describe('hmm pr', () => {
     await withRemote()
     await world.git(['checkout', '-q', '--detach'])
     await made(world, COMMIT_TWO)
-    expect(await hmm(world, ['pr'])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: ${world.origin} is not on a branch\n`})
+    expect(await taking(world, ['pr'])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: ${world.origin} is not on a branch\n`})
   })
 
   it('refuses an origin that was not the top of a git repository', async () => {
     world = new World('pr-plain')
     world.file('a.txt', 'a\n')
     const ws = await made(world, 'echo b > b.txt')
-    expect(await hmm(world, ['pr'])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: workspace ${ws.label} was not made from the top of a git repository\n`})
+    expect(await taking(world, ['pr'])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: workspace ${ws.label} was not made from the top of a git repository\n`})
   })
 
   it('refuses a running workspace', async () => {
@@ -257,7 +257,7 @@ describe('hmm pr', () => {
     const go = join(world.home, 'go')
     const started = world.start(['run', '-n', 'busy', 'sh', '-c', `git commit -q --allow-empty -m x; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`])
     await started.line('ready')
-    const result = await hmm(world, ['pr', 'busy'])
+    const result = await taking(world, ['pr', 'busy'])
     writeFileSync(go, '')
     await started.result()
     expect(result.exitCode).toBe(1)

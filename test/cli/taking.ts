@@ -47,3 +47,9 @@ export function snapshot(dir: string): Record<string, string> {
 export function said(stderr: string): string[] {
   return stderr.split('\n').filter(line => line.startsWith('hmm: '))
 }
+
+/** hmm merge or pr without the lines naming the commits they take (review.test.ts holds those to SPEC). */
+export async function taking(world: World, args: string[], options: Options = {}): Promise<HmmResult> {
+  const result = await hmm(world, args, options)
+  return {...result, stderr: result.stderr.replace(/^hmm: taking [0-9a-f]{7,} .*\n/gm, '')}
+}

@@ -1,0 +1,124 @@
+// What a workspace's commits take, against what `hmm diff` shows (SPEC
+// merge: "never bring in a change that hmm diff does not show").
+//
+// hmm diff shows, per path, the fork tree (the origin's files when the
+// workspace was made) against the workspace's files now. The commits take,
+// per path, the origin's HEAD then (their base) against their tip. A path
+// the commits touch is shown as taken only when:
+// - the base is what the diff starts from (else the commits carry the
+//   origin's own uncommitted work there, which the diff leaves out);
+// - the commits change it at all (else they changed it and changed it
+//   back: the diff shows nothing there);
+// - the files still show what the commits did there: the same content, or
+//   changed further without taking back a line the commits added or
+//   bringing back one they removed (work continued after a commit is
+//   fine; a commit undone in the files is not). Binary files, modes and a
+//   file's being there at all are compared whole.
+// Everything here reads hmm's private repository only (the commits were
+// fetched into it, objects of the origin borrowed).
+import type {Workspace} from '../workspaces/workspace.js'
+import {commitRange} from './bundle.js'
+import {git, gitBytes, gitLine} from './git.js'
+import {privateEnv, privateRepo} from './private-repo.js'
+
+function onPrivate(workspace: Workspace) {
+  return {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))}
+}
+
+const nulSeparated = (text: string) => new Set(text.split('\0').filter(Boolean))
+
+/** The paths whose entries differ between two trees (or commits). */
+async function pathsBetween(workspace: Workspace, from: string, to: string): Promise<Set<string>> {
+  const changed = await git(['diff-tree', '-r', '-z', '--no-renames', '--name-only', from, to], onPrivate(workspace))
+  return nulSeparated(changed.stdout)
+}
+
+/** The base of the workspace's commits: the origin's HEAD when it was made, or the empty tree. */
+async function baseOf(workspace: Workspace): Promise<string> {
+  return workspace.row.headCommit ?? gitLine(['mktree'], {...onPrivate(workspace), input: ''})
+}
+
+/**
+ * The paths the commits up to `tip` change whose change hmm diff does not
+ * show as they make it, sorted; `nowTree` is the workspace's files
+ * (treeNow). Merges count against their first parent: what they bring in.
+ */
+export async function unshownChanges(workspace: Workspace, tip: string, nowTree: string): Promise<string[]> {
+  const touched = await git(
+    ['log', '-z', '--format=', '--name-only', '--no-renames', '--diff-merges=first-parent', ...commitRange(workspace, tip), '--'],
+    onPrivate(workspace),
+  )
+  const base = await baseOf(workspace)
+  const [originUncommitted, undone, net] = await Promise.all([
+    pathsBetween(workspace, base, workspace.row.forkTree!),
+    pathsBetween(workspace, tip, nowTree),
+    pathsBetween(workspace, base, tip),
+  ])
+  const unshown: string[] = []
+  for (const path of nulSeparated(touched.stdout)) {
+    if (originUncommitted.has(path) || !net.has(path)) unshown.push(path)
+    else if (undone.has(path) && !(await stillShown(workspace, {base, tip, nowTree}, path))) unshown.push(path)
+  }
+  return unshown.sort()
+}
+
+interface LineChanges {
+  added: Set<string>
+  removed: Set<string>
+  /** A file made or deleted, a mode changed, or binary contents: not comparable line by line. */
+  whole: boolean
+}
+
+/** The lines a change adds and removes at one path. */
+async function lineChanges(workspace: Workspace, from: string, to: string, path: string): Promise<LineChanges> {
+  const {cwd, env} = onPrivate(workspace)
+  const patch = await git(['diff-tree', '-p', '-U0', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color', from, to, '--', path], {
+    cwd,
+    env: {...env, GIT_LITERAL_PATHSPECS: '1'},
+  })
+  const changes: LineChanges = {added: new Set(), removed: new Set(), whole: false}
+  let inHunks = false
+  for (const line of patch.stdout.split('\n')) {
+    if (!inHunks) {
+      if (/^(new file mode|deleted file mode|old mode|Binary files|GIT binary patch)/.test(line)) changes.whole = true
+      inHunks = line.startsWith('@@')
+    } else if (line.startsWith('+')) changes.added.add(line.slice(1))
+    else if (line.startsWith('-')) changes.removed.add(line.slice(1))
+  }
+  return changes
+}
+
+/** Whether the files still show what the commits did at a path whose content changed after them. */
+async function stillShown(workspace: Workspace, trees: {base: string; tip: string; nowTree: string}, path: string): Promise<boolean> {
+  const [made, later] = await Promise.all([lineChanges(workspace, trees.base, trees.tip, path), lineChanges(workspace, trees.tip, trees.nowTree, path)])
+  if (later.whole) return false
+  for (const line of later.removed) if (made.added.has(line)) return false
+  for (const line of later.added) if (made.removed.has(line)) return false
+  return true
+}
+
+/** The commits, newest first, one `<abbreviated id> <subject>` line each (as git log --oneline). */
+export async function commitLines(workspace: Workspace, tip: string): Promise<string[]> {
+  const log = await git(['log', '-z', '--no-show-signature', '--format=%h %s', ...commitRange(workspace, tip), '--'], onPrivate(workspace))
+  return log.stdout.split('\0').filter(Boolean)
+}
+
+/** The commits with their patches, newest first, as bytes no configuration changes (as changes.ts's patches). */
+export async function commitPatches(workspace: Workspace, tip: string, colour: string[] | undefined): Promise<Buffer> {
+  const args = [
+    ...(colour ?? []),
+    'log',
+    '--no-show-signature',
+    '--format=%h %s',
+    '-p',
+    '-M',
+    colour ? '--color=always' : '--no-color',
+    '--no-ext-diff',
+    '--no-textconv',
+    '--src-prefix=a/',
+    '--dst-prefix=b/',
+    ...commitRange(workspace, tip),
+    '--',
+  ]
+  return (await gitBytes(args, onPrivate(workspace))).stdout
+}

@@ -1,0 +1,118 @@
+// Review = what is taken (issue 11, item 3): merge and pr name the commits
+// they take before taking them, and never bring in a change `hmm diff` did
+// not show; `hmm log` lists those commits.
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {World} from '../world.js'
+import {hmm, made, snapshot} from './taking.js'
+
+let world: World
+afterEach(() => world?.dispose())
+
+/** A world whose origin has a commit, uncommitted and untracked work, and a bare remote its branch tracks. */
+async function withRemote(name: string): Promise<string> {
+  world = new World(name)
+  await world.gitRepo()
+  const bare = join(world.root, 'remote.git')
+  await world.git(['init', '-q', '--bare', bare])
+  await world.git(['remote', 'add', 'origin', bare])
+  await world.git(['push', '-q', '-u', 'origin', 'main'])
+  return bare
+}
+
+const refused = (label: string, paths: string) =>
+  `hmm: workspace ${label}'s commits change what its files do not show: ${paths} (hmm log -p shows them; --force takes them anyway)\n`
+
+describe('review: what merge and pr take', () => {
+  it('refuses a commit undone in the files (hmm diff shows nothing), unless --force; the origin untouched', async () => {
+    const bare = await withRemote('review-undone')
+    const ws = await made(world, 'echo evil >> src/main.c && git commit -qm "harmless fix" src/main.c && git checkout HEAD~1 -- src/main.c')
+    expect(await hmm(world, ['diff'])).toEqual({exitCode: 0, stdout: '', stderr: ''})
+    const log = await hmm(world, ['log'])
+    expect(log).toMatchObject({exitCode: 0, stderr: ''})
+    expect(log.stdout).toMatch(/^[0-9a-f]{7,} harmless fix\n$/)
+    const patch = await hmm(world, ['log', '-p'])
+    expect(patch.stdout).toContain('+evil\n')
+
+    const before = snapshot(world.origin)
+    for (const command of ['merge', 'pr']) {
+      expect(await hmm(world, [command])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: taking ${log.stdout}${refused(ws.label, 'src/main.c')}`})
+    }
+    expect(snapshot(world.origin)).toEqual(before)
+    expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
+    expect(await world.git(['for-each-ref', '--format=%(refname)'], bare)).toBe('refs/heads/main')
+
+    const forced = await hmm(world, ['merge', '--force'])
+    expect(forced.exitCode).toBe(0)
+    expect(forced.stderr).toBe(
+      `hmm: taking ${log.stdout}hmm: merged workspace ${ws.label} into ${world.origin} (fast-forward)\nhmm: workspace ${ws.label} has changes it did not commit, which are not merged\n`,
+    )
+  })
+
+  it("refuses to push a commit holding the origin's uncommitted work, which hmm diff leaves out, unless --force", async () => {
+    const bare = await withRemote('review-uncommitted')
+    const ws = await made(world, 'git add README.md notes.txt && git commit -qm tidy')
+    expect(await hmm(world, ['diff'])).toEqual({exitCode: 0, stdout: '', stderr: ''})
+    const before = snapshot(world.origin)
+    const pr = await hmm(world, ['pr'])
+    expect(pr).toMatchObject({exitCode: 1, stdout: ''})
+    expect(pr.stderr).toMatch(/^hmm: taking [0-9a-f]{7,} tidy\n/)
+    expect(pr.stderr).toMatch(new RegExp(`\\n${refused(ws.label, 'README.md, notes.txt').replace(/[()]/g, '\\$&')}$`))
+    expect(snapshot(world.origin)).toEqual(before)
+    expect(await world.git(['for-each-ref', '--format=%(refname)'], bare)).toBe('refs/heads/main')
+    expect((await hmm(world, ['pr', '--force'])).exitCode).toBe(0)
+    expect(await world.git(['log', '-1', '--format=%s', 'hmm/' + ws.id], bare)).toBe('tidy')
+  })
+
+  it('refuses a change made in one commit and undone in a later one, which the files never show', async () => {
+    await withRemote('review-net-zero')
+    const ws = await made(
+      world,
+      'cp README.md copy.txt && git add copy.txt && git commit -qm one && git rm -q copy.txt && echo two > two.txt && git add two.txt && git commit -qm two',
+    )
+    const result = await hmm(world, ['merge'])
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toMatch(/^hmm: taking [0-9a-f]{7,} two\nhmm: taking [0-9a-f]{7,} one\n/)
+    expect(result.stderr).toContain(refused(ws.label, 'copy.txt'))
+  })
+
+  it('refuses a line a commit added and the files took back, under further changes', async () => {
+    await withRemote('review-partly-undone')
+    const ws = await made(world, 'printf "keep\\nevil\\n" > f.txt && git add f.txt && git commit -qm f && printf "keep\\nnice\\n" > f.txt')
+    const result = await hmm(world, ['merge'])
+    expect(result).toMatchObject({exitCode: 1, stderr: expect.stringContaining(refused(ws.label, 'f.txt'))})
+  })
+
+  it('names the commits before it takes them and takes what hmm diff shows, uncommitted changes of the origin elsewhere', async () => {
+    await withRemote('review-ok')
+    const ws = await made(
+      world,
+      'echo one > one.txt && git add one.txt && git commit -qm one && echo two >> src/main.c && git commit -qm "two\x1b[2K" src/main.c',
+    )
+    const log = await hmm(world, ['log'])
+    expect(log.stdout).toMatch(/^[0-9a-f]{7,} two\?\[2K\n[0-9a-f]{7,} one\n$/)
+    const merged = await hmm(world, ['merge'])
+    const taking = log.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map(line => `hmm: taking ${line}\n`)
+      .join('')
+    expect(merged).toEqual({exitCode: 0, stdout: '', stderr: `${taking}hmm: merged workspace ${ws.label} into ${world.origin} (fast-forward)\n`})
+    expect(await hmm(world, ['log'])).toEqual({exitCode: 0, stdout: log.stdout, stderr: ''})
+  })
+
+  it('hmm log: nothing for a workspace without commits or not made from a repository', async () => {
+    world = new World('review-log-none')
+    await world.gitRepo()
+    await made(world, 'echo x > x.txt')
+    expect(await hmm(world, ['log'])).toEqual({exitCode: 0, stdout: '', stderr: ''})
+    const plain = new World('review-log-plain')
+    try {
+      plain.file('a.txt', 'a\n')
+      await made(plain, 'echo b > b.txt')
+      expect(await hmm(plain, ['log'])).toEqual({exitCode: 0, stdout: '', stderr: ''})
+    } finally {
+      plain.dispose()
+    }
+  })
+})
