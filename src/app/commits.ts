@@ -12,7 +12,7 @@ import type {Workspace} from '../workspaces/workspace.js'
 import {takeIntoOrigin, takeIntoPrivate, workspaceCommits, type TakenCommits} from '../git/bundle.js'
 import {treeNow} from '../git/changes.js'
 import {commitLines, unshownChanges} from '../git/review.js'
-import {printable} from '../ui/format.js'
+import {listPaths, printable} from '../ui/format.js'
 import {gitOriginOf} from '../git/origin.js'
 import {checkTakeable} from './taking.js'
 
@@ -51,16 +51,10 @@ export async function takeForGit(
   const unshown = options.force ? [] : await unshownChanges(workspace, tip, nowTree)
   if (unshown.length > 0) {
     throw new HmmError(
-      `workspace ${workspace.label}'s commits change what its files do not show: ${listed(unshown)} (hmm log -p shows them; --force takes them anyway)`,
+      `workspace ${workspace.label}'s commits change what its files do not show: ${listPaths(unshown)} (hmm log -p shows them; --force takes them anyway)`,
     )
   }
   return {...(await takeIntoOrigin(workspace, origin, tip, nowTree)), origin}
-}
-
-/** Paths for one line: printable, the first ten named. */
-function listed(paths: string[]): string {
-  const shown = paths.slice(0, 10).map(printable).join(', ')
-  return paths.length > 10 ? `${shown} and ${paths.length - 10} more` : shown
 }
 
 /**

@@ -9,8 +9,11 @@
 // workspace was made (private-repo.ts). Patches are made with --no-ext-diff
 // --no-textconv --no-color --binary --full-index so no configuration changes
 // their bytes: what `hmm diff` shows is exactly what `hmm apply` applies.
+import {lstatSync} from 'node:fs'
+import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {HmmError, stopwatch} from '../ui/errors.js'
+import {listPaths} from '../ui/format.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {git, gitBytes, gitLine, gitReason} from './git.js'
 import {checkFirstIndex} from './first-index.js'
@@ -44,6 +47,8 @@ async function indexFilesNow(workspace: Workspace): Promise<Record<string, strin
   timing.lap('checked the entries cloned last')
   const on = {index: repo.index, cwd: workspace.tree, env}
   const gitlinks = await takeOutGitlinks(on)
+  await refuseLargeFiles(workspace, env)
+  timing.lap('looked for large files')
   // Twice at most: an index hmm cannot rewrite (version 4, from the origin) is removed, and git makes a new one.
   for (let pass = 1; ; pass++) {
     const looked = Date.now()
@@ -55,6 +60,33 @@ async function indexFilesNow(workspace: Workspace): Promise<Record<string, strin
   timing.lap('distrusted the entries of this second')
   await restoreGitlinks(on, workspace.tree, gitlinks)
   return env
+}
+
+/** Files larger than this are not read: an 8 GB sparse file costs no disk, but minutes of hashing on every diff. */
+export const MAX_FILE_SIZE = 2 ** 30
+
+/**
+ * Refuses, before git reads any, files larger than MAX_FILE_SIZE among
+ * those git add would read: the ones whose stat data changed since the
+ * index (diff-files reads no contents) and the new ones. Their size is
+ * looked at, never their contents.
+ */
+async function refuseLargeFiles(workspace: Workspace, env: Record<string, string>): Promise<void> {
+  const options = {cwd: workspace.tree, env, readsWorkspace: workspace.label}
+  const [changed, added] = await Promise.all([
+    git(['diff-files', '-z', '--name-only', '--ignore-submodules=all'], options),
+    git(['ls-files', '-z', '--others', '--exclude-standard'], options),
+  ])
+  const paths = `${changed.stdout}${added.stdout}`.split('\0').filter(Boolean)
+  const large = paths.filter(path => {
+    const stat = lstatSync(join(workspace.tree, path), {bigint: true, throwIfNoEntry: false})
+    return stat?.isFile() && stat.size > BigInt(MAX_FILE_SIZE)
+  })
+  if (large.length === 0) return
+  const files = large.length === 1 ? 'a file' : 'files'
+  throw new HmmError(
+    `workspace ${workspace.label} has ${files} larger than max_file_size (1 GiB), which hmm does not read: ${listPaths([...new Set(large)].sort())}`,
+  )
 }
 
 /** `git add --all` into the private index, waiting for another hmm that holds it. */

@@ -17,6 +17,12 @@ export function printable(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
 }
 
+/** Paths for one line of a message: printable, the first ten named. */
+export function listPaths(paths: string[]): string {
+  const shown = paths.slice(0, 10).map(printable).join(', ')
+  return paths.length > 10 ? `${shown} and ${paths.length - 10} more` : shown
+}
+
 /** The largest whole unit of an age: 45s, 5m, 2h, 3d. */
 export function formatAge(milliseconds: number): string {
   const seconds = Math.max(0, Math.floor(milliseconds / 1000))

@@ -1,0 +1,42 @@
+// A file larger than max_file_size (issue 11, item 5): hmm does not read
+// it (an 8 GB sparse file costs no disk but made every diff hash for
+// minutes). Whether it was read is told by its access time, set in the
+// past: a read moves it (relatime, as here: checked on a control file).
+import {execa} from 'execa'
+import {statSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {World} from '../world.js'
+import {hmm, made} from './taking.js'
+
+let world: World
+afterEach(() => world?.dispose())
+
+const PAST = '2000-01-01 00:00:00'
+const atime = (path: string) => statSync(path).atimeMs
+
+describe('a file larger than max_file_size', () => {
+  it('is not read: diff, apply and rm say so in one line naming it', async () => {
+    world = new World('bigfile')
+    await world.gitRepo()
+    const ws = await made(world, 'truncate -s 8G big.bin && mkdir -p deep && truncate -s 2G deep/also.bin && echo small > small.txt')
+    const big = join(ws.tree, 'big.bin')
+    const control = join(ws.tree, 'small.txt')
+    await execa('touch', ['-a', '-d', PAST, big, join(ws.tree, 'deep/also.bin'), control])
+    const before = atime(big)
+    // Reading moves the access time on this file system (else this test could not tell).
+    await execa('head', ['-c1', control])
+    expect(atime(control)).not.toBe(before)
+
+    const line = `hmm: workspace ${ws.label} has files larger than max_file_size (1 GiB), which hmm does not read: big.bin, deep/also.bin\n`
+    for (const args of [['diff'], ['diff', '--stat'], ['apply', '--check'], ['apply'], ['rm', ws.id]]) {
+      expect(await hmm(world, args)).toEqual({exitCode: 1, stdout: '', stderr: line})
+    }
+    expect(atime(big)).toBe(before)
+    expect(atime(join(ws.tree, 'deep/also.bin'))).toBe(before)
+    // Gone, the workspace is as usual again; rm -f never reads the files.
+    await execa('rm', [big, join(ws.tree, 'deep/also.bin')])
+    expect((await hmm(world, ['diff', '--stat'])).stdout).toContain('small.txt')
+    expect((await hmm(world, ['rm', '-f', ws.id])).exitCode).toBe(0)
+  })
+})
