@@ -38,7 +38,7 @@ static int flock_retry(int fd, int how)
 	return r;
 }
 
-static int is_locked(const char *path)
+int is_locked(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
@@ -70,7 +70,8 @@ int cmd_locked(int argc, char **argv)
 #define EXEC_USAGE                                                                       \
 	"usage: hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] " \
 	"[--read PATH]... [--write PATH]... " \
-	"[--dev PATH]... [--hide PATH]... [--read-only PATH]... -- CMD [ARG...]"
+	"[--dev PATH]... [--hide PATH]... [--read-only PATH]... [--isolate DIR [--tmp-over PATH]... " \
+	"[--cache PATH]... [--mask PATH]...] -- CMD [ARG...]"
 
 /* Paths must come absolute and canonical (the TS side resolves them), because
  * hidden paths are compared with grant paths as byte strings: "/a/./b" or a
@@ -93,6 +94,19 @@ static void check_canonical(const char *flag, const char *p)
 	}
 }
 
+static const char *const VALUE_FLAGS[] = {
+	"--lock",  "--report-fd", "--wait-fd", "--chdir", "--read", "--write", "--dev",
+	"--hide",  "--read-only", "--isolate", "--tmp-over", "--cache", "--mask",
+};
+
+static int takes_value(const char *a)
+{
+	for (size_t i = 0; i < sizeof VALUE_FLAGS / sizeof *VALUE_FLAGS; i++)
+		if (strcmp(a, VALUE_FLAGS[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static void parse_exec(int argc, char **argv, struct exec_opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -100,6 +114,9 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 	o->grants = xmalloc(sizeof *o->grants * (size_t)argc);
 	o->hides = xmalloc(sizeof *o->hides * (size_t)argc);
 	o->read_only = xmalloc(sizeof *o->read_only * (size_t)argc);
+	o->tmp_over = xmalloc(sizeof *o->tmp_over * (size_t)argc);
+	o->caches = xmalloc(sizeof *o->caches * (size_t)argc);
+	o->masks = xmalloc(sizeof *o->masks * (size_t)argc);
 	int i = 2;
 	for (; i < argc; i++) {
 		const char *a = argv[i];
@@ -133,6 +150,18 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 		} else if (strcmp(a, "--read-only") == 0) {
 			check_canonical(a, v);
 			o->read_only[o->nread_only++] = v;
+		} else if (strcmp(a, "--isolate") == 0) {
+			check_canonical(a, v);
+			o->isolate = v;
+		} else if (strcmp(a, "--tmp-over") == 0) {
+			check_canonical(a, v);
+			o->tmp_over[o->ntmp_over++] = v;
+		} else if (strcmp(a, "--cache") == 0) {
+			check_canonical(a, v);
+			o->caches[o->ncaches++] = v;
+		} else if (strcmp(a, "--mask") == 0) {
+			check_canonical(a, v);
+			o->masks[o->nmasks++] = v;
 		} else {
 			setup_fail("%s", EXEC_USAGE);
 		}
@@ -333,10 +362,7 @@ int cmd_exec(int argc, char **argv)
 			report_fd = (int)fd;
 			break;
 		}
-		if (strcmp(argv[i], "--lock") == 0 || strcmp(argv[i], "--read") == 0 ||
-		    strcmp(argv[i], "--wait-fd") == 0 || strcmp(argv[i], "--chdir") == 0 ||
-		    strcmp(argv[i], "--write") == 0 || strcmp(argv[i], "--dev") == 0 ||
-		    strcmp(argv[i], "--hide") == 0 || strcmp(argv[i], "--read-only") == 0)
+		if (takes_value(argv[i]))
 			i++; /* skip the value, which may look like a flag */
 	}
 
@@ -344,15 +370,20 @@ int cmd_exec(int argc, char **argv)
 	parse_exec(argc, argv, &o);
 
 #ifndef __linux__
-	if (o.ngrants || o.nhides || o.nread_only)
-		setup_fail("Landlock rules need Linux; this system confines commands otherwise");
+	if (o.ngrants || o.nhides || o.nread_only || o.isolate)
+		setup_fail("Landlock rules and namespaces need Linux; this system confines commands otherwise");
+#else
+	if (o.isolate)
+		isolate_namespaces(&o); /* returns in the init only */
 #endif
 
-	/* Step 2: the lock that marks the workspace running. Not close-on-exec:
-	 * the command inherits it, so it is held exactly while the command (or
-	 * whatever it left running with the descriptor) lives, whatever happens
-	 * to hmm. Read-write, though flock alone would not need it: over NFS
-	 * an exclusive flock is emulated with a POSIX lock, which does. */
+	/* Step 2: the lock that marks the workspace running. Isolated, the
+	 * init holds it for as long as any process of the workspace lives.
+	 * Otherwise the command inherits it (not close-on-exec), so it is held
+	 * while the command, or whatever it left running with the descriptor,
+	 * lives. Either way whatever happens to hmm. Read-write, though flock
+	 * alone would not need it: over NFS an exclusive flock is emulated
+	 * with a POSIX lock, which does. */
 	int lock = open(o.lock, O_RDWR | O_CREAT | O_NOCTTY, 0600);
 	if (lock < 0)
 		setup_fail("cannot open the lock %s: %s", o.lock, strerror(errno));
@@ -382,6 +413,21 @@ int cmd_exec(int argc, char **argv)
 			setup_fail("hmm gave up before the command started");
 		close(o.wait_fd);
 	}
+
+#ifdef __linux__
+	/* Step 2c: the mounts, then the command as the init's child. */
+	if (o.isolate) {
+		isolate_mounts(&o);
+		pid_t command = fork();
+		if (command < 0)
+			setup_fail("cannot start the command: %s", strerror(errno));
+		if (command > 0)
+			isolate_init(command, lock);
+		isolate_unblock();
+		close(lock);
+		lock = -1;
+	}
+#endif
 	if (o.chdir && chdir(o.chdir) < 0)
 		setup_fail("cannot enter %s: %s", o.chdir, strerror(errno));
 

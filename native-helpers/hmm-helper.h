@@ -86,9 +86,17 @@ struct exec_opts {
 	size_t nhides;
 	const char **read_only; /* inside write grants, but not written */
 	size_t nread_only;
+	const char *isolate; /* NULL, or the workspace's directory (isolate.c) */
+	const char **tmp_over;
+	size_t ntmp_over;
+	const char **caches;
+	size_t ncaches;
+	const char **masks;
+	size_t nmasks;
 	char **cmd;
 };
 
+int is_locked(const char *path);
 int cmd_locked(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 
@@ -113,6 +121,24 @@ int cmd_layers(int argc, char **argv);
  * everything it runs. Needs no_new_privs set. 0, or -1 with errno set. */
 int seccomp_confine(void);
 #endif
+
+/* ---- isolate.c ---- */
+
+#ifdef __linux__
+/* Namespaces: returns in the init (PID 1 of a new PID namespace); the
+ * process that called it waits for the command and exits as it did. */
+void isolate_namespaces(const struct exec_opts *o);
+/* In the init: /proc, /dev/shm, /dev/mqueue, caches, tmp, masks. */
+void isolate_mounts(const struct exec_opts *o);
+/* In the command, after fork: the signals the init waits for, unblocked. */
+void isolate_unblock(void);
+/* The init's life once the command runs: holds lock, reaps, passes signals. */
+void isolate_init(pid_t command, int lock) __attribute__((noreturn));
+#endif
+
+/* ---- stop.c ---- */
+
+int cmd_stop(int argc, char **argv);
 
 /* ---- clone.c ---- */
 

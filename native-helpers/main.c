@@ -6,13 +6,16 @@
  *   hmm-helper locked FILE...
  *   hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]
  *                   [--read PATH]... [--write PATH]... [--dev PATH]...
- *                   [--hide PATH]... -- CMD [ARG...]
+ *                   [--hide PATH]... [--isolate DIR [--tmp-over PATH]...
+ *                   [--cache PATH]... [--mask PATH]...] -- CMD [ARG...]
+ *   hmm-helper stop LOCK...
  *   hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST
  *   hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated relative paths
  *   hmm-helper remove DIR
  *
  * Where it stands on security: `exec` is the sandbox (exec.c, landlock.c,
- * seccomp.c).
+ * seccomp.c; isolate.c: namespaces, its own /tmp, caches, the init that
+ * holds the lock); `stop` ends a workspace's processes (stop.c).
  * `clone` (clone.c, clone-copy.c) copies the origin into a workspace the way
  * `cp -a --reflink=auto` does, from several threads, reading the source only
  * through *at() calls relative to directory descriptors opened with
@@ -21,11 +24,11 @@
  * (remove.c) deletes a workspace's directory by directory descriptors, never
  * following a link a process of the command swaps in meanwhile.
  *
- * Linux-only parts (Landlock, capabilities, FICLONE, copy_file_range,
- * close_range) are behind __linux__; the rest also builds on macOS, where
- * hmm confines the command with sandbox-exec instead, clones with
- * `cp -c`, and uses the helper's `locked`, `exec` (lock, descriptors, exec,
- * no Landlock rules) and `stat-pairs`.
+ * Linux-only parts (Landlock, namespaces, stop, capabilities, FICLONE,
+ * copy_file_range, close_range) are behind __linux__; the rest also builds
+ * on macOS, where hmm confines the command with sandbox-exec instead, clones
+ * with `cp -c`, and uses the helper's `locked`, `exec` (lock, descriptors,
+ * exec; no Landlock rules, no namespaces) and `stat-pairs`.
  */
 #include "hmm-helper.h"
 
@@ -36,7 +39,9 @@ static void usage(void)
 	      "       hmm-helper locked FILE...\n"
 	      "       hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]\n"
 	      "                       [--read PATH]... [--write PATH]... [--dev PATH]...\n"
-	      "                       [--hide PATH]... -- CMD [ARG...]\n"
+	      "                       [--hide PATH]... [--isolate DIR [--tmp-over PATH]...\n"
+	      "                       [--cache PATH]... [--mask PATH]...] -- CMD [ARG...]\n"
+	      "       hmm-helper stop LOCK...\n"
 	      "       hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST\n"
 	      "       hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated paths\n"
 	      "       hmm-helper remove DIR\n",
@@ -57,6 +62,8 @@ int main(int argc, char **argv)
 		return cmd_locked(argc, argv);
 	if (strcmp(argv[1], "exec") == 0)
 		return cmd_exec(argc, argv);
+	if (strcmp(argv[1], "stop") == 0)
+		return cmd_stop(argc, argv);
 	if (strcmp(argv[1], "clone") == 0)
 		return cmd_clone(argc, argv);
 	if (strcmp(argv[1], "stat-pairs") == 0)

@@ -5,7 +5,7 @@ import {dirname} from 'node:path'
 import {cloneTree} from '../platform/clone.js'
 import {afterTreeMade, planFirstIndex, writeFirstIndex} from '../git/first-index.js'
 import {gitOriginOf, recordGitOrigin, recordPlainOrigin, type OriginRecord} from '../git/origin.js'
-import {statPairs, type StatPairs} from '../native/helper.js'
+import {statPairs, stopLocked, type StatPairs} from '../native/helper.js'
 import {loadConfig, makeAgentPlaces, settingsFor} from '../sandbox/config.js'
 import type {Launch} from '../platform/launch.js'
 import {currentPlatform} from '../platform/index.js'
@@ -130,6 +130,8 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   const status = await waitForCommand(running, command)
 
   if (request.removeAfter) {
+    // What the command left running goes first: nothing of the workspace may race its removal.
+    stopLocked([workspace.lock])
     await removeWorkspace(store, workspace)
   } else {
     commandEnded(context, workspace)

@@ -74,7 +74,9 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     ...layerLines(platform, settings.isolation),
   ]
   if (platform === 'linux') {
-    const argv = sandboxedArgv('linux', policy, {lock: join(data, '<id>', 'lock'), reportFd: 3, waitFd: 4, chdir: policy.tree}, ['COMMAND...'])
+    const argv = sandboxedArgv('linux', policy, {lock: join(data, '<id>', 'lock'), reportFd: 3, waitFd: 4, chdir: policy.tree, workspace: join(data, '<id>')}, [
+      'COMMAND...',
+    ])
     lines.push('enforced by Landlock, applied by the helper just before exec:', `  hmm-helper ${argv.map(quote).join(' ')}`)
   } else {
     const {profile, parameters} = seatbelt(policy)

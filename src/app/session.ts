@@ -63,6 +63,7 @@ export function startInWorkspace(
       hide: settings.hide,
       unhide: settings.unhide,
     }),
+    workspace: workspace.root,
     lock: workspace.lock,
     cwd: workspace.tree,
     command: options.command,

@@ -11,5 +11,6 @@ import Pr from './pr.js'
 import Rm from './rm.js'
 import Run from './run.js'
 import Sandbox from './sandbox.js'
+import Stop from './stop.js'
 
-export const COMMANDS = {apply: Apply, diff: Diff, exec: Exec, log: Log, ls: Ls, merge: Merge, pr: Pr, rm: Rm, run: Run, sandbox: Sandbox}
+export const COMMANDS = {apply: Apply, diff: Diff, exec: Exec, log: Log, ls: Ls, merge: Merge, pr: Pr, rm: Rm, run: Run, sandbox: Sandbox, stop: Stop}

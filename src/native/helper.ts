@@ -73,6 +73,18 @@ export function lockedFiles(paths: string[]): boolean[] {
   return paths.map((_, index) => lines[index] === '1')
 }
 
+export type StopOutcome = 'stopped' | 'not-running' | 'still-running'
+
+/**
+ * Ends every process of the workspaces whose locks are given: SIGTERM to the
+ * init of each one's PID namespace, SIGKILL 5 seconds later; waits for them.
+ */
+export function stopLocked(paths: string[]): StopOutcome[] {
+  if (paths.length === 0) return []
+  const lines = runHelper(['stop', ...paths]).split('\n')
+  return paths.map((_, index) => (lines[index] === '1' ? 'stopped' : lines[index] === '0' ? 'not-running' : 'still-running'))
+}
+
 /**
  * Deletes a directory tree of hmm's (a workspace, a failed clone) that a
  * process of the command may still be changing: the helper goes by directory

@@ -9,7 +9,7 @@ import {sandboxLayers} from '../native/helper.js'
 import {configPath, type Isolation} from '../sandbox/config.js'
 import {tildify} from '../ui/format.js'
 import {SANDBOX_EXEC, darwinPolicy, seatbeltArgv} from './darwin.js'
-import {helperExecArgv, landlockArgs, type HelperControl} from './linux.js'
+import {helperExecArgv, isolationArgs, landlockArgs, type HelperControl} from './linux.js'
 import {buildPolicy, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
 
 /** Landlock ABI 2 brought REFER: without it a sandboxed rename across directories fails. */
@@ -73,7 +73,9 @@ export function platformPolicy(platform: Platform, policy: SandboxPolicy): Sandb
 
 /** The helper's whole argv for running the command confined. */
 export function sandboxedArgv(platform: Platform, policy: SandboxPolicy, control: HelperControl, command: string[]): string[] {
-  return platform === 'darwin' ? helperExecArgv(control, [], seatbeltArgv(policy, command)) : helperExecArgv(control, landlockArgs(policy), command)
+  return platform === 'darwin'
+    ? helperExecArgv(control, [], seatbeltArgv(policy, command))
+    : helperExecArgv(control, [...landlockArgs(policy), ...isolationArgs(policy, control.workspace)], command)
 }
 
 /** The policy for a command in `tree`, from this process's environment (HOME, TMPDIR). */

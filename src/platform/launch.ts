@@ -42,8 +42,16 @@ export function interpretReport(report: string, code: number | null, signal: Nod
   return {kind: 'exited', status: code ?? 1}
 }
 
-export function launch(options: {platform: Platform; policy: SandboxPolicy; lock: string; cwd: string; command: string[]; env: NodeJS.ProcessEnv}): Launch {
-  const control = {lock: options.lock, reportFd: REPORT_FD, waitFd: WAIT_FD, chdir: options.cwd}
+export function launch(options: {
+  platform: Platform
+  policy: SandboxPolicy
+  workspace: string
+  lock: string
+  cwd: string
+  command: string[]
+  env: NodeJS.ProcessEnv
+}): Launch {
+  const control = {lock: options.lock, reportFd: REPORT_FD, waitFd: WAIT_FD, chdir: options.cwd, workspace: options.workspace}
   const argv = sandboxedArgv(options.platform, options.policy, control, options.command)
   const child = spawn(helperPath(), argv, {
     stdio: ['inherit', 'inherit', 'inherit', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 // The policy as the helper's arguments: Landlock rules it applies right
-// before exec (see native-helpers/exec.c and landlock.c). Pure: building the argv is
+// before exec and namespaces (see native-helpers/exec.c, landlock.c, isolate.c). Pure: building the argv is
 // separate from running it, so `hmm sandbox` shows exactly what `hmm run` does.
 import type {SandboxPolicy} from '../sandbox/policy.js'
 
@@ -11,6 +11,8 @@ export interface HelperControl {
   waitFd: number
   /** Directory the command starts in. */
   chdir: string
+  /** The workspace's directory, for its own /tmp and cache layers; without it, no namespaces. */
+  workspace?: string
 }
 
 export function landlockArgs(policy: SandboxPolicy): string[] {
@@ -21,6 +23,19 @@ export function landlockArgs(policy: SandboxPolicy): string[] {
     ...policy.hidden.flatMap(path => ['--hide', path]),
     // The caches are written in place (no overlay keeps the command's writes): the places in them that hold programs are not.
     ...policy.readOnly.flatMap(path => ['--read-only', path]),
+  ]
+}
+
+/** The namespaces (native-helpers/isolate.c): the workspace's own /tmp, caches, no session sockets. */
+export function isolationArgs(policy: SandboxPolicy, workspace: string | undefined): string[] {
+  const isolation = policy.isolation
+  if (!isolation || !workspace) return []
+  return [
+    '--isolate',
+    workspace,
+    ...isolation.temp.flatMap(path => ['--tmp-over', path]),
+    ...isolation.caches.flatMap(path => ['--cache', path]),
+    ...isolation.masked.flatMap(path => ['--mask', path]),
   ]
 }
 

@@ -23,6 +23,17 @@ export interface SandboxPolicy {
   devices: string[]
   /** Paths whose contents may not be read: secrets and hmm's own data. */
   hidden: string[]
+  /** Linux: what the helper's namespaces give the command of its own (SPEC "Sandbox"). */
+  isolation?: Isolation
+}
+
+export interface Isolation {
+  /** Temporary directories the workspace's own is put over. */
+  temp: string[]
+  /** Tool caches overlaid, so what the command writes stays in the workspace. */
+  caches: string[]
+  /** The user's sockets and session directories, covered with nothing. */
+  masked: string[]
 }
 
 /**
@@ -131,10 +142,27 @@ function hiddenPaths(input: PolicyInput): string[] {
   return [...secrets.filter(path => !unhidden.has(resolve(path))), input.dataDir]
 }
 
+/** Where the user's session listens: its runtime directory, D-Bus, Docker and Podman. */
+function sessionSockets(): string[] {
+  const uid = process.getuid?.() ?? 0
+  return [`/run/user/${uid}`, '/run/dbus', '/var/run/dbus', '/run/docker.sock', '/var/run/docker.sock', '/run/podman/podman.sock']
+}
+
+/**
+ * What the namespaces cover. A temporary directory or cache that holds
+ * hmm's data directory is left as it is: covering it would hide the tree.
+ */
+function isolationFor(input: PolicyInput, temp: string[], caches: string[]): Isolation {
+  const data = canonical(input.dataDir)
+  const apart = (paths: string[]) => unique(paths.map(canonical)).filter(path => path !== '/' && !isWithin(data, path))
+  return {temp: apart(temp), caches: apart(caches), masked: unique(sessionSockets().map(canonical))}
+}
+
 export function buildPolicy(input: PolicyInput): SandboxPolicy {
   const home = (rel: string) => join(input.home, rel)
   const extra = input.extraWritable.map(canonical)
   const temp = [...TEMP_DIRS[input.platform], ...(input.tmpdir && isAbsolute(input.tmpdir) ? [input.tmpdir] : [])]
+  const caches = CACHES[input.platform].map(home)
   return {
     tree: canonical(input.tree),
     readable: ['/'],
@@ -143,6 +171,7 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
     readOnly: unique(CACHE_PROGRAMS.map(home).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path))),
     devices: ['/dev'],
     hidden: unique(hiddenPaths(input).flatMap(bothForms)),
+    ...(input.platform === 'linux' ? {isolation: isolationFor(input, temp, caches)} : {}),
   }
 }
 

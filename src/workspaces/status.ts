@@ -1,7 +1,8 @@
 // What `hmm ls` calls STATE, worked out from the registry row, the lock and
-// the tree. The lock (held by the sandboxed command's process, see the
-// helper) is the truth for "running": it outlives a killed hmm and dies with
-// the command, so a crash never leaves a workspace stuck as running.
+// the tree. The lock (held by the init of the workspace's PID namespace, see
+// native-helpers/isolate.c) is the truth for "running": it outlives a killed
+// hmm and goes with the workspace's last process, so a crash never leaves a
+// workspace stuck as running.
 import {lockedFiles} from '../native/helper.js'
 import type {Workspace} from './workspace.js'
 

@@ -1,0 +1,406 @@
+/*
+ * isolate: the namespaces and mounts that cut the command off from the
+ * user's session (DESIGN "Isolation on Linux", "Running state"), before
+ * Landlock confines what it may touch.
+ *
+ * Three processes, for three jobs:
+ *   - the helper hmm started (the "waiter") makes a user namespace (the
+ *     user's own uid and gid; root's whole range as root), a mount, PID and
+ *     IPC namespace, forks the init, and waits for the command's status,
+ *     which it exits with (or dies of), passing hmm's signals on;
+ *   - the init, PID 1 of the new PID namespace, takes the workspace's lock,
+ *     makes the mounts, forks the command and then only reaps: it holds the
+ *     lock while any process of the workspace lives (the command never has
+ *     the lock's descriptor, so nothing it does can drop it), and when it
+ *     exits the kernel kills whatever is left in the namespace;
+ *   - the command (exec.c confines and execs it).
+ *
+ * Signals: hmm forwards SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2 to
+ * the waiter, which queues them to the init marked as forwarded; the init
+ * sends them to the command. Those the terminal sends (SI_KERNEL) reach the
+ * command directly, as it shares hmm's process group, and are not sent
+ * twice. A SIGTERM sent to the init by anyone else (hmm stop) ends every
+ * process of the namespace.
+ */
+#include "hmm-helper.h"
+
+#ifdef __linux__
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+
+/* Marks a signal the waiter passes on, as opposed to one for the init. */
+#define FORWARDED 0x686d6d
+
+static const int PASSED_ON[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2};
+
+static pid_t init_pid;
+
+static void passed_on_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof PASSED_ON / sizeof *PASSED_ON; i++)
+		sigaddset(set, PASSED_ON[i]);
+}
+
+static void write_file(pid_t pid, const char *name, const char *text)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%ld/%s", (long)pid, name);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write_all(fd, text, strlen(text)) < 0)
+		setup_fail("namespaces: cannot write %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+/* The user namespace maps the user to itself: files keep their owners, and
+ * the command runs as the user it is. A plain user can map only itself
+ * (which needs setgroups denied), and does so from inside. Root maps the
+ * whole range, so root stays root over every file; only a process left
+ * outside may write that map: the mapper, forked before the unshare, which
+ * writes it once told the namespace exists. */
+static pid_t start_mapper(int *tell)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		setup_fail("namespaces: pipe: %s", strerror(errno));
+	pid_t parent = getpid();
+	pid_t mapper = fork();
+	if (mapper < 0)
+		setup_fail("namespaces: cannot start the mapper: %s", strerror(errno));
+	if (mapper == 0) {
+		close(p[1]);
+		char go;
+		if (read(p[0], &go, 1) != 1)
+			_exit(EXIT_SETUP); /* the unshare failed; the helper says why */
+		write_file(parent, "uid_map", "0 0 4294967295\n");
+		write_file(parent, "gid_map", "0 0 4294967295\n");
+		_exit(0);
+	}
+	close(p[0]);
+	*tell = p[1];
+	return mapper;
+}
+
+static void map_ids(uid_t uid, gid_t gid, pid_t mapper, int tell)
+{
+	if (mapper > 0) {
+		int status;
+		if (write(tell, "m", 1) != 1)
+			setup_fail("namespaces: cannot reach the mapper: %s", strerror(errno));
+		close(tell);
+		while (waitpid(mapper, &status, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			_exit(EXIT_SETUP); /* the mapper has reported why */
+		return;
+	}
+	char map[64];
+	pid_t self = getpid();
+	write_file(self, "setgroups", "deny\n");
+	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	write_file(self, "uid_map", map);
+	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	write_file(self, "gid_map", map);
+}
+
+static void pass_on(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	if (si->si_code == SI_KERNEL)
+		return; /* from the terminal: the command had its own */
+	int saved = errno;
+	union sigval v = {.sival_int = FORWARDED};
+	sigqueue(init_pid, sig, v);
+	errno = saved;
+}
+
+/* The waiter's life: pass signals on until the init says how the command
+ * ended, then end the same way. If the init ends first (a set-up failure,
+ * or killed), end as it did. */
+static void wait_for_command(int status_fd) __attribute__((noreturn));
+static void wait_for_command(int status_fd)
+{
+	struct sigaction sa = {.sa_sigaction = pass_on, .sa_flags = SA_SIGINFO | SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof PASSED_ON / sizeof *PASSED_ON; i++)
+		sigaction(PASSED_ON[i], &sa, NULL);
+	sigset_t set;
+	passed_on_set(&set);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+
+	int status;
+	ssize_t got;
+	do
+		got = read(status_fd, &status, sizeof status);
+	while (got < 0 && errno == EINTR);
+	if (got != sizeof status) {
+		pid_t r;
+		do
+			r = waitpid(init_pid, &status, 0);
+		while (r < 0 && errno == EINTR);
+		if (r < 0)
+			_exit(EXIT_SETUP);
+	}
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		struct rlimit none = {0, 0};
+		setrlimit(RLIMIT_CORE, &none); /* the command dumped its own core */
+		signal(sig, SIG_DFL);
+		sigset_t only;
+		sigemptyset(&only);
+		sigaddset(&only, sig);
+		sigprocmask(SIG_UNBLOCK, &only, NULL);
+		kill(getpid(), sig);
+		_exit(128 + sig);
+	}
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_SETUP);
+}
+
+static int status_w = -1;
+
+void isolate_namespaces(const struct exec_opts *o)
+{
+	(void)o;
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	int tell = -1;
+	pid_t mapper = uid == 0 ? start_mapper(&tell) : -1;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC) < 0)
+		setup_fail("namespaces: cannot make user, mount and PID namespaces: %s "
+			   "(unprivileged user namespaces may be turned off: "
+			   "sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces, "
+			   "or AppArmor's kernel.apparmor_restrict_unprivileged_userns)",
+			   strerror(errno));
+	map_ids(uid, gid, mapper, tell);
+	/* Nothing mounted here reaches the user's mount namespace. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
+		setup_fail("namespaces: cannot make the mounts private: %s", strerror(errno));
+
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		setup_fail("namespaces: pipe: %s", strerror(errno));
+	/* Blocked from here: the waiter installs its handlers, the init waits
+	 * for them with sigwaitinfo, the command unblocks them. */
+	sigset_t set;
+	passed_on_set(&set);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	init_pid = fork();
+	if (init_pid < 0)
+		setup_fail("namespaces: cannot start the init: %s", strerror(errno));
+	if (init_pid > 0) {
+		close(p[1]);
+		/* The init and the command have their own copies; hmm reads
+		 * EOF once the command has started. */
+		if (report_fd >= 0)
+			close(report_fd);
+		if (o->wait_fd >= 0)
+			close(o->wait_fd);
+		wait_for_command(p[0]);
+	}
+	close(p[0]);
+	status_w = p[1];
+	/* Until the command has ended, the init dies with the waiter, so a
+	 * killed waiter cannot leave a namespace nobody reports on. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
+static void mount_or_fail(const char *step, const char *src, const char *target,
+			  const char *type, unsigned long flags, const char *data)
+{
+	if (mount(src, target, type, flags, data) < 0)
+		setup_fail("%s: cannot mount %s on %s: %s", step, type ? type : src, target,
+			   strerror(errno));
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* mkdir -p, for the workspace's own directories. */
+static void make_dirs(const char *step, const char *path)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0700) < 0 && errno != EEXIST)
+			setup_fail("%s: cannot make %s: %s", step, p, strerror(errno));
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+}
+
+static int beneath_or_at(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+/* The workspace's own /tmp and $TMPDIR: one directory, bound over each. A
+ * temporary directory beneath one already covered is made in the
+ * workspace's instead, so the command's TMPDIR exists. */
+static void own_tmp(const struct exec_opts *o)
+{
+	char *tmp = path_join(o->isolate, "tmp");
+	make_dirs("tmp", tmp);
+	for (size_t i = 0; i < o->ntmp_over; i++) {
+		const char *t = o->tmp_over[i];
+		int covered = 0;
+		for (size_t j = 0; j < i; j++)
+			covered |= beneath_or_at(t, o->tmp_over[j]) && is_dir(o->tmp_over[j]);
+		if (covered)
+			make_dirs("tmp", t);
+		else if (is_dir(t))
+			mount_or_fail("tmp", tmp, t, NULL, MS_BIND, NULL);
+	}
+	free(tmp);
+}
+
+/* Each tool cache that exists: an overlay whose lower layer is the real
+ * cache and whose upper layer is the workspace's, so the command reads the
+ * warm cache and what it writes stays with the workspace. */
+static void overlay_caches(const struct exec_opts *o)
+{
+	for (size_t i = 0; i < o->ncaches; i++) {
+		const char *c = o->caches[i];
+		if (!is_dir(c))
+			continue;
+		if (strpbrk(c, ",:\\"))
+			setup_fail("cache %s: a cache's path may not hold ',', ':' or '\\'", c);
+		const char *base = strrchr(c, '/') + 1;
+		if (*base == '.')
+			base++;
+		char *dir = path_join(o->isolate, "caches");
+		char *mine = path_join(dir, base);
+		char *upper = path_join(mine, "upper");
+		char *work = path_join(mine, "work");
+		make_dirs("cache", upper);
+		make_dirs("cache", work);
+		size_t len = strlen(c) + strlen(upper) + strlen(work) + 64;
+		char *data = xmalloc(len);
+		snprintf(data, len, "lowerdir=%s,upperdir=%s,workdir=%s", c, upper, work);
+		if (mount("overlay", c, "overlay", MS_NOSUID | MS_NODEV, data) < 0)
+			setup_fail("cache %s: cannot mount an overlay on it: %s", c, strerror(errno));
+		free(data);
+		free(work);
+		free(upper);
+		free(mine);
+		free(dir);
+	}
+}
+
+/* The user's sockets and session directories: an empty read-only tmpfs over
+ * a directory, /dev/null over anything else. */
+static void mask(const struct exec_opts *o)
+{
+	for (size_t i = 0; i < o->nmasks; i++) {
+		const char *m = o->masks[i];
+		struct stat st;
+		if (lstat(m, &st) < 0 || S_ISLNK(st.st_mode))
+			continue;
+		if (S_ISDIR(st.st_mode))
+			mount_or_fail("mask", "tmpfs", m, "tmpfs",
+				      MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755");
+		else
+			mount_or_fail("mask", "/dev/null", m, NULL, MS_BIND, NULL);
+	}
+}
+
+void isolate_mounts(const struct exec_opts *o)
+{
+	/* Processes of this namespace only; needs the init to mount it. */
+	mount_or_fail("proc", "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	/* Shared memory and message queues of its own (with its own IPC
+	 * namespace), not the user's programs'. */
+	if (is_dir("/dev/shm"))
+		mount_or_fail("shm", "tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV,
+			      "mode=1777");
+	if (is_dir("/dev/mqueue"))
+		mount_or_fail("mqueue", "mqueue", "/dev/mqueue", "mqueue",
+			      MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	overlay_caches(o);
+	own_tmp(o);
+	mask(o);
+}
+
+static void reap(pid_t *command, int lock)
+{
+	for (;;) {
+		int status;
+		pid_t p = waitpid(-1, &status, WNOHANG);
+		if (p == 0)
+			return;
+		if (p < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(0); /* nobody left: the workspace has stopped */
+		}
+		if (p == *command) {
+			*command = -1;
+			/* Nothing else left: the lock goes before hmm hears the
+			 * command ended, so hmm then sees the workspace stopped. */
+			pid_t more;
+			int ignored;
+			while ((more = waitpid(-1, &ignored, WNOHANG)) > 0)
+				;
+			if (more < 0 && errno == ECHILD)
+				close(lock);
+			/* The waiter exits once told; the init must outlive it. */
+			prctl(PR_SET_PDEATHSIG, 0);
+			write_all(status_w, (const char *)&status, sizeof status);
+			close(status_w);
+		}
+	}
+}
+
+void isolate_init(pid_t command, int lock)
+{
+	/* The init keeps nothing of hmm's: not its output (a reader would wait
+	 * for whatever the command left running), not the report. */
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		close(null);
+	}
+	if (report_fd >= 0)
+		close(report_fd);
+	sigset_t set;
+	passed_on_set(&set);
+	sigaddset(&set, SIGCHLD);
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&set, &si);
+		if (sig < 0)
+			continue;
+		if (sig == SIGCHLD)
+			reap(&command, lock);
+		else if (si.si_code == SI_KERNEL)
+			; /* the terminal's: the command had its own */
+		else if (si.si_code == SI_QUEUE && si.si_value.sival_int == FORWARDED) {
+			if (command > 0)
+				kill(command, sig);
+		} else if (sig == SIGTERM)
+			kill(-1, SIGTERM); /* hmm stop: every process of the workspace */
+		else if (command > 0)
+			kill(command, sig);
+	}
+}
+
+void isolate_unblock(void)
+{
+	sigset_t set;
+	passed_on_set(&set);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+#endif /* __linux__ */

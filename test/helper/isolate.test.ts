@@ -1,0 +1,62 @@
+// `hmm-helper exec --isolate`: the workspace's cache layers outlive one
+// command (a second command in the same workspace sees what the first
+// wrote), masks cover what they name, and the command's status, or the
+// signal that ended it, comes back through the waiter as it would without.
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {createServer} from 'node:net'
+import {join} from 'node:path'
+import {beforeAll, describe, expect, it} from 'vitest'
+import {ensureBuilt, execArgs, run, world} from './support.js'
+
+beforeAll(ensureBuilt)
+
+const policy = (w: string) => ['--read', '/', '--write', w, '--dev', '/dev']
+
+describe('hmm-helper exec --isolate', () => {
+  it('keeps what a command wrote in a cache for the next command of the same workspace, never in the cache', async () => {
+    const w = world('isolate-cache')
+    const cache = join(w, 'cache')
+    mkdirSync(cache)
+    writeFileSync(join(cache, 'warm'), 'warm\n')
+    const ws = join(w, 'ws')
+    mkdirSync(ws)
+    const isolated = ['--isolate', ws, '--cache', cache, '--write', cache]
+    const first = await run(execArgs(join(ws, 'lock'), [...policy(ws), ...isolated], ['sh', '-c', `cat ${cache}/warm; echo made > ${cache}/new`]))
+    expect(first).toMatchObject({code: 0, stdout: 'warm\n', report: ''})
+    const second = await run(execArgs(join(ws, 'lock'), [...policy(ws), ...isolated], ['cat', join(cache, 'new')]))
+    expect(second).toMatchObject({code: 0, stdout: 'made\n', report: ''})
+    expect(() => readFileSync(join(cache, 'new'))).toThrow()
+  })
+
+  it('covers a directory with an empty one and a socket with nothing', async () => {
+    const w = world('isolate-mask')
+    const session = join(w, 'run-user')
+    mkdirSync(session)
+    writeFileSync(join(session, 'bus'), 'x')
+    const socket = join(w, 'docker.sock')
+    const server = createServer(c => c.end('reached\n'))
+    await new Promise<void>(resolve => server.listen(socket, resolve))
+    try {
+      const ws = join(w, 'ws')
+      mkdirSync(ws)
+      const isolated = ['--isolate', ws, '--mask', session, '--mask', socket]
+      const r = await run(execArgs(join(ws, 'lock'), [...policy(ws), ...isolated], ['sh', '-c', `ls -A ${session}; test -S ${socket} || echo no-socket`]))
+      expect(r).toMatchObject({code: 0, stdout: 'no-socket\n', report: ''})
+    } finally {
+      server.close()
+    }
+  })
+
+  it('ends as the command ended: its status, or the signal that killed it', async () => {
+    const w = world('isolate-status')
+    const ws = join(w, 'ws')
+    mkdirSync(ws)
+    const status = await run(execArgs(join(ws, 'lock'), [...policy(ws), '--isolate', ws], ['sh', '-c', 'exit 42']))
+    expect(status).toMatchObject({code: 42, report: ''})
+    const killed = await run(execArgs(join(ws, 'lock'), [...policy(ws), '--isolate', ws], ['sh', '-c', 'kill -TERM $$']))
+    expect(killed).toMatchObject({code: null, signal: 'SIGTERM', report: ''})
+    const missing = await run(execArgs(join(ws, 'lock'), [...policy(ws), '--isolate', ws], ['no-such-command-hmm']))
+    expect(missing.code).toBe(127)
+    expect(missing.report).toMatch(/^exec ENOENT /)
+  })
+})
