@@ -191,7 +191,7 @@ static int keep_fd(int fd, int k1, int k2)
 	return fd < 3 || fd == k1 || fd == k2;
 }
 
-static void close_other_fds(int k1, int k2)
+void close_other_fds(int k1, int k2)
 {
 	int a = k1 < k2 ? k1 : k2, b = k1 < k2 ? k2 : k1;
 	unsigned lo = 3;

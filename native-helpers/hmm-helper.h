@@ -97,6 +97,8 @@ struct exec_opts {
 };
 
 int is_locked(const char *path);
+/* Closes every descriptor above 2 but k1 and k2 (-1: none). */
+void close_other_fds(int k1, int k2);
 int cmd_locked(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 

@@ -364,7 +364,10 @@ static void reap(pid_t *command, int lock)
 void isolate_init(pid_t command, int lock)
 {
 	/* The init keeps nothing of hmm's: not its output (a reader would wait
-	 * for whatever the command left running), not the report. */
+	 * for whatever the command left running), not the report, nothing else
+	 * it was given. Not dumpable: no process of the namespace may look into
+	 * it (Landlock already forbids tracing it), its lock least of all. */
+	close_other_fds(lock, status_w);
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null >= 0) {
 		dup2(null, 0);
@@ -372,8 +375,7 @@ void isolate_init(pid_t command, int lock)
 		dup2(null, 2);
 		close(null);
 	}
-	if (report_fd >= 0)
-		close(report_fd);
+	prctl(PR_SET_DUMPABLE, 0);
 	sigset_t set;
 	passed_on_set(&set);
 	sigaddset(&set, SIGCHLD);
