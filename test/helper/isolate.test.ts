@@ -5,10 +5,8 @@
 import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {join} from 'node:path'
-import {beforeAll, describe, expect, it} from 'vitest'
-import {ensureBuilt, execArgs, run, world} from './support.js'
-
-beforeAll(ensureBuilt)
+import {describe, expect, it} from 'vitest'
+import {execArgs, run, world} from './support.js'
 
 const policy = (w: string) => ['--read', '/', '--write', w, '--dev', '/dev']
 
