@@ -184,7 +184,6 @@ while True:
     }
   })
 
-  it('inherits no descriptor of hmm other than stdin, stdout, stderr and the lock', async () => {
   it('inherits no descriptor of hmm other than stdin, stdout, stderr: the lock stays with the init of its namespace', async () => {
     const result = await inSandbox('ls /proc/self/fd | sort -n | tr "\\n" " "')
     // 0 1 2 and the descriptor ls itself opened to list the directory.
