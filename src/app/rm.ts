@@ -1,4 +1,6 @@
-// `hmm rm WS...`: refuse what is running or holds work, else remove.
+// `hmm rm WS...`: refuse what is running or holds work, else remove; -f
+// stops what runs and removes whatever it holds.
+import {stopLocked} from '../native/helper.js'
 import {HmmError, reportError, say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
 import {removeWorkspace} from '../workspaces/remove.js'
@@ -8,7 +10,12 @@ import {hasUntakenWork} from '../workspaces/work.js'
 async function removeChecked(context: Context, key: string, force: boolean): Promise<void> {
   const workspace = context.workspace(key)
   const state = status(workspace)
-  if (state === 'running') throw new HmmError(`workspace ${workspace.label} is running`)
+  if (force) {
+    // Every process of the workspace ends first: none may race the removal (DESIGN "Running state").
+    if (stopLocked([workspace.lock])[0] === 'still-running') throw new HmmError(`workspace ${workspace.label} could not be stopped`)
+  } else if (state === 'running') {
+    throw new HmmError(`workspace ${workspace.label} is running`)
+  }
   if (state === 'done' && !force && (await hasUntakenWork(workspace))) {
     throw new HmmError(`workspace ${workspace.label} has work that was not merged, applied or pushed (hmm rm -f removes it anyway)`)
   }

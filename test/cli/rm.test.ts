@@ -1,5 +1,5 @@
 // `hmm rm`, line by line of SPEC.
-import {existsSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import Database from 'better-sqlite3'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -85,16 +85,17 @@ describe('hmm rm', () => {
     expect((await world.hmm(['ls'])).stdout).toBe('')
   })
 
-  it('refuses a running workspace', async () => {
+  it('refuses a running workspace; with -f stops everything it runs, then removes it', async () => {
     world = new World('rm-running')
     const marker = join(world.home, 'go')
     const started = world.start(['run', '-n', 'busy', 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`])
     await started.line('ready')
-    const result = await world.hmm(['rm', '-f', 'busy'])
-    expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6} \(busy\) is running$/m)
-    expect(result.exitCode).toBe(1)
-    writeFileSync(marker, '')
+    const refused = await world.hmm(['rm', 'busy'])
+    expect(refused.stderr).toMatch(/^hmm: workspace [0-9a-z]{6} \(busy\) is running$/m)
+    expect(refused.exitCode).toBe(1)
+    const forced = await world.hmm(['rm', '-f', 'busy'])
+    expect(forced).toMatchObject({exitCode: 0, stderr: expect.stringMatching(/^hmm: removed workspace [0-9a-z]{6} \(busy\)\n$/)})
     await started.result()
-    expect((await world.hmm(['rm', 'busy'])).exitCode).toBe(0)
+    expect((await world.hmm(['ls'])).stdout).toBe('')
   })
 })
