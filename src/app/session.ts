@@ -63,7 +63,8 @@ export function startInWorkspace(
       hide: settings.hide,
       unhide: settings.unhide,
     }),
-    workspace: workspace.root,
+    // Its own /tmp, caches and PID namespace, unless the user opted out of namespaces.
+    workspace: settings.isolation === 'full' ? workspace.root : undefined,
     lock: workspace.lock,
     cwd: workspace.tree,
     command: options.command,

@@ -45,7 +45,8 @@ export function interpretReport(report: string, code: number | null, signal: Nod
 export function launch(options: {
   platform: Platform
   policy: SandboxPolicy
-  workspace: string
+  /** The workspace's directory: namespaces of its own (isolate.c); none when opted out. */
+  workspace: string | undefined
   lock: string
   cwd: string
   command: string[]
