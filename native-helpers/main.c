@@ -48,28 +48,27 @@ static void usage(void)
 	      stderr);
 }
 
+/* The modes, by the word that names them. */
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} MODES[] = {
+	{"abi", cmd_abi},
+	{"layers", cmd_layers},
+	{"locked", cmd_locked},
+	{"exec", cmd_exec},
+	{"stop", cmd_stop},
+	{"clone", cmd_clone},
+	{"stat-pairs", cmd_stat_pairs},
+	{"remove", cmd_remove},
+};
+
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage();
-		return 2;
-	}
-	if (strcmp(argv[1], "abi") == 0)
-		return cmd_abi(argc, argv);
-	if (strcmp(argv[1], "layers") == 0)
-		return cmd_layers(argc, argv);
-	if (strcmp(argv[1], "locked") == 0)
-		return cmd_locked(argc, argv);
-	if (strcmp(argv[1], "exec") == 0)
-		return cmd_exec(argc, argv);
-	if (strcmp(argv[1], "stop") == 0)
-		return cmd_stop(argc, argv);
-	if (strcmp(argv[1], "clone") == 0)
-		return cmd_clone(argc, argv);
-	if (strcmp(argv[1], "stat-pairs") == 0)
-		return cmd_stat_pairs(argc, argv);
-	if (strcmp(argv[1], "remove") == 0)
-		return cmd_remove(argc, argv);
+	if (argc >= 2)
+		for (size_t i = 0; i < sizeof MODES / sizeof MODES[0]; i++)
+			if (strcmp(argv[1], MODES[i].name) == 0)
+				return MODES[i].run(argc, argv);
 	usage();
 	return 2;
 }
