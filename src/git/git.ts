@@ -7,9 +7,9 @@
 // everything that redirects git (GIT_DIR, GIT_INDEX_FILE, ...) so only what
 // the caller passes applies.
 import {execa} from 'execa'
-import {rmSync} from 'node:fs'
 import {debug, debugEnabled, HmmError} from '../ui/errors.js'
 import {watchFifoWaits} from '../platform/fifo-watch.js'
+import {deleteIfSame, heldOpen, type FileId} from '../platform/held-open.js'
 import {programPath} from '../platform/programs.js'
 
 /**
@@ -108,17 +108,21 @@ export async function gitBytes(args: string[], options: GitOptions): Promise<Git
     maxBuffer: Number.MAX_SAFE_INTEGER,
   })
   let stuck = false
+  const lock = options.env?.GIT_INDEX_FILE && `${options.env.GIT_INDEX_FILE}.lock`
+  let heldLock: FileId | undefined
   const stopWatching = options.readsWorkspace
     ? watchFifoWaits(child.pid, () => {
         stuck = true
+        // The index's lock, if this git took it: only that one is stale once it is stopped.
+        if (lock) heldLock = heldOpen(child.pid, lock)
         child.kill('SIGKILL')
       })
     : () => {}
   const result = await child
   stopWatching()
   if (stuck) {
-    // Killed while it held the index's lock (it was reading the files to update the index): the lock is its, now stale.
-    if (options.env?.GIT_INDEX_FILE) rmSync(`${options.env.GIT_INDEX_FILE}.lock`, {force: true})
+    // Killed while it held the index's lock (it was reading the files to update the index): that lock is stale.
+    if (lock) deleteIfSame(lock, heldLock)
     throw new HmmError(
       `could not read the files of workspace ${options.readsWorkspace}: git was left waiting on a FIFO in it (a named pipe where git reads a file, such as a nested repository's HEAD)`,
     )

@@ -9,7 +9,7 @@
 //
 // Rewrites follow git's lock protocol (<index>.lock, created exclusively,
 // renamed into place), so a concurrent git or hmm never sees half an index.
-import {closeSync, constants, openSync, readFileSync, renameSync, rmSync, writeSync} from 'node:fs'
+import {closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {HmmError} from '../ui/errors.js'
@@ -32,6 +32,13 @@ async function lock(path: string): Promise<number> {
   }
 }
 
+/** Whether the lock file at path is still the one fd was opened on (nobody removed it and took the lock since). */
+function stillOwned(fd: number, path: string): boolean {
+  const ours = fstatSync(fd, {bigint: true})
+  const there = lstatSync(path, {bigint: true, throwIfNoEntry: false})
+  return there !== undefined && there.dev === ours.dev && there.ino === ours.ino
+}
+
 /** The private repository's object format, from the config git init wrote in it (beside the index). */
 export function objectFormatOf(indexPath: string): ObjectFormat {
   const config = readFileSync(join(dirname(indexPath), 'config'), 'utf8')
@@ -47,6 +54,9 @@ export function objectFormatOf(indexPath: string): ObjectFormat {
  */
 export async function rewriteLocked(indexPath: string, change: (parsed: ParsedIndex) => Buffer | undefined): Promise<'kept' | 'removed'> {
   const fd = await lock(indexPath)
+  const lockPath = `${indexPath}.lock`
+  // Renamed into place, the lock is the index: the name is free for the next writer's lock.
+  let renamed = false
   try {
     let current: Buffer
     try {
@@ -62,11 +72,13 @@ export async function rewriteLocked(indexPath: string, change: (parsed: ParsedIn
       return 'removed'
     }
     writeSync(fd, rewritten)
-    renameSync(`${indexPath}.lock`, indexPath)
+    if (!stillOwned(fd, lockPath)) throw new HmmError(`lost the lock of ${indexPath}: another writer took it`)
+    renameSync(lockPath, indexPath)
+    renamed = true
     return 'kept'
   } finally {
+    if (!renamed && stillOwned(fd, lockPath)) unlinkSync(lockPath)
     closeSync(fd)
-    rmSync(`${indexPath}.lock`, {force: true})
   }
 }
 
