@@ -8,7 +8,8 @@ import {loadConfig, settingsFor, type Isolation} from '../sandbox/config.js'
 import {removedVariables} from '../sandbox/env.js'
 import {sandboxLayers} from '../native/helper.js'
 import {SANDBOX_EXEC, seatbelt} from '../platform/darwin.js'
-import {enableNamespaces, optOut, policyFor, sandboxedArgv} from '../platform/confine.js'
+import {enableNamespaces, optOut, policyFor} from '../platform/confine.js'
+import {launchArgv} from '../platform/launch.js'
 import {canonical} from '../sandbox/paths.js'
 import type {Platform} from '../sandbox/policy.js'
 
@@ -74,9 +75,14 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     ...layerLines(platform, settings.isolation),
   ]
   if (platform === 'linux') {
-    const argv = sandboxedArgv('linux', policy, {lock: join(data, '<id>', 'lock'), reportFd: 3, waitFd: 4, chdir: policy.tree, workspace: join(data, '<id>')}, [
-      'COMMAND...',
-    ])
+    const argv = launchArgv({
+      platform,
+      policy,
+      workspace: settings.isolation === 'full' ? join(data, '<id>') : undefined,
+      lock: join(data, '<id>', 'lock'),
+      cwd: policy.tree,
+      command: ['COMMAND...'],
+    })
     lines.push('enforced by Landlock, applied by the helper just before exec:', `  hmm-helper ${argv.map(quote).join(' ')}`)
   } else {
     const {profile, parameters} = seatbelt(policy)

@@ -54,7 +54,7 @@ export function startInWorkspace(
   options: {platform: Platform; writable: string[]; command: string[]; settings: Effective},
 ): Launch {
   const {settings} = options
-  return launch({
+  const confinement = {
     platform: options.platform,
     policy: policyFor(options.platform, {
       tree: workspace.tree,
@@ -68,13 +68,14 @@ export function startInWorkspace(
     lock: workspace.lock,
     cwd: workspace.tree,
     command: options.command,
-    env: commandEnv(process.env, settings.env, {
-      // Claude Code, told it is sandboxed, does not ask to trust each new workspace.
-      CLAUDE_CODE_SANDBOXED: '1',
-      HMM_WORKSPACE: workspace.id,
-      ...(workspace.row.name === null ? {} : {HMM_WORKSPACE_NAME: workspace.row.name}),
-    }),
+  }
+  const env = commandEnv(process.env, settings.env, {
+    // Claude Code, told it is sandboxed, does not ask to trust each new workspace.
+    CLAUDE_CODE_SANDBOXED: '1',
+    HMM_WORKSPACE: workspace.id,
+    ...(workspace.row.name === null ? {} : {HMM_WORKSPACE_NAME: workspace.row.name}),
   })
+  return launch(confinement, {env, io: 'inherit', detached: false})
 }
 
 /** Says which agent profile applies, if one does, before the workspace line. */

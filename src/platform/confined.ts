@@ -7,18 +7,14 @@
 // terminal (a new session, stdin closed, so it cannot push keystrokes into
 // the user's terminal), no descriptor of hmm's but its pipes, only the
 // environment the caller passes. Its output is untrusted data.
-import {spawn} from 'node:child_process'
-import type {Readable, Writable} from 'node:stream'
-import {helperPath} from '../native/helper.js'
+import type {Readable} from 'node:stream'
 import {watchFifoWaits} from './fifo-watch.js'
-import {debug, HmmError} from '../ui/errors.js'
-import {interpretReport, type Outcome} from './launch.js'
-import {sandboxedArgv} from './confine.js'
+import {debug} from '../ui/errors.js'
+import {helperPath} from '../native/helper.js'
+import {launch, launchArgv, type Confinement, type Outcome} from './launch.js'
 import {currentPlatform} from './index.js'
 import type {SandboxPolicy} from '../sandbox/policy.js'
 
-const REPORT_FD = 3
-const WAIT_FD = 4
 /** More than any message a program like git prints; the rest is dropped. */
 const OUTPUT_MAX = 1 << 20
 /** How long output may trail the program's exit. */
@@ -52,23 +48,22 @@ function collect(stream: Readable): () => string {
 }
 
 export async function runConfined(request: ConfinedRequest): Promise<ConfinedResult> {
-  const argv = sandboxedArgv(currentPlatform(), request.policy, {lock: request.lock, reportFd: REPORT_FD, waitFd: WAIT_FD, chdir: request.cwd}, request.command)
-  debug(`confined: ${helperPath()} ${argv.join(' ')}`)
-  const child = spawn(helperPath(), argv, {
+  const confinement: Confinement = {
+    platform: currentPlatform(),
+    policy: request.policy,
+    workspace: undefined,
+    lock: request.lock,
     cwd: request.cwd,
-    env: request.env,
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
-    detached: true,
-  })
+    command: request.command,
+  }
+  debug(`confined: ${helperPath()} ${launchArgv(confinement).join(' ')}`)
+  const running = launch(confinement, {env: request.env, io: 'pipe', detached: true})
+  const child = running.child
   const stdout = collect(child.stdout!)
   const stderr = collect(child.stderr!)
-  const report = collect(child.stdio[REPORT_FD] as Readable)
   const closed = (stream: Readable) => new Promise<void>(resolve => stream.on('close', () => resolve()))
-  const reportClosed = closed(child.stdio[REPORT_FD] as Readable)
   const outputClosed = Promise.all([closed(child.stdout!), closed(child.stderr!)])
-  const wait = child.stdio[WAIT_FD] as Writable
-  wait.on('error', () => {})
-  wait.end('g')
+  running.go()
   // hmm exiting: the program goes too.
   const stop = () => child.kill('SIGKILL')
   process.once('exit', stop)
@@ -88,10 +83,7 @@ export async function runConfined(request: ConfinedRequest): Promise<ConfinedRes
     {readsPipes: true},
   )
   try {
-    const outcome = await new Promise<Outcome>((resolve, reject) => {
-      child.on('error', error => reject(new HmmError(`could not start the sandbox helper: ${error.message}`)))
-      child.on('exit', (code, signal) => void reportClosed.then(() => resolve(interpretReport(report(), code, signal))))
-    })
+    const outcome = await running.outcome
     // Something the program left running may hold its output open: do not wait for it.
     await Promise.race([outputClosed, new Promise(resolve => setTimeout(resolve, OUTPUT_GRACE_MS).unref())])
     child.stdout!.destroy()

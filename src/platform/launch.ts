@@ -1,15 +1,20 @@
-// Starting the command under the sandbox. The helper takes the workspace's
-// lock first and holds it while the tree is made, waits for the go-ahead on
-// a pipe, then applies the platform's confinement and execs the command.
-// Its own set-up failures come back on another pipe, so "the sandbox could
-// not be set up" is never mistaken for "the command exited 1".
-import {spawn, type ChildProcess} from 'node:child_process'
+// The one way hmm starts the helper to run something confined: the command
+// of `hmm run`/`exec` (session.ts) and hmm's own confined programs
+// (confined.ts), with the same descriptors and the same argv, which
+// `hmm sandbox` shows (launchArgv). The helper takes the lock first and
+// holds it while hmm gets ready (run makes the tree meanwhile), waits for
+// the go-ahead on a pipe, then applies the platform's confinement and
+// execs the command. Its own set-up failures come back on another pipe, so
+// "the sandbox could not be set up" is never mistaken for "the command
+// exited 1".
+import {spawn, type ChildProcess, type StdioOptions} from 'node:child_process'
 import type {Readable, Writable} from 'node:stream'
 import {HmmError} from '../ui/errors.js'
 import {helperPath} from '../native/helper.js'
 import {sandboxedArgv} from './confine.js'
 import type {Platform, SandboxPolicy} from '../sandbox/policy.js'
 
+/** The helper's descriptors: it reports its set-up failures on the first and waits for the go-ahead on the second. */
 const REPORT_FD = 3
 const WAIT_FD = 4
 
@@ -42,23 +47,43 @@ export function interpretReport(report: string, code: number | null, signal: Nod
   return {kind: 'exited', status: code ?? 1}
 }
 
-export function launch(options: {
+/** What to run confined, and how. */
+export interface Confinement {
   platform: Platform
   policy: SandboxPolicy
-  /** The workspace's directory: namespaces of its own (isolate.c); none when opted out. */
+  /** A directory of the workspace's for namespaces of their own (isolate.c: its /tmp, caches); none when opted out. */
   workspace: string | undefined
+  /** The lock the helper takes (the workspace's marks it running). */
   lock: string
+  /** Where the command starts. */
   cwd: string
   command: string[]
+}
+
+/** The helper's whole argv for a confinement. */
+export function launchArgv(confinement: Confinement): string[] {
+  const control = {lock: confinement.lock, reportFd: REPORT_FD, waitFd: WAIT_FD, chdir: confinement.cwd, workspace: confinement.workspace}
+  return sandboxedArgv(confinement.platform, confinement.policy, control, confinement.command)
+}
+
+export interface LaunchOptions {
   env: NodeJS.ProcessEnv
-}): Launch {
-  const control = {lock: options.lock, reportFd: REPORT_FD, waitFd: WAIT_FD, chdir: options.cwd, workspace: options.workspace}
-  const argv = sandboxedArgv(options.platform, options.policy, control, options.command)
-  const child = spawn(helperPath(), argv, {
-    stdio: ['inherit', 'inherit', 'inherit', 'pipe', 'pipe'],
+  /** The command's stdin, stdout and stderr: hmm's own (the terminal), or pipes hmm reads (stdin then closed). */
+  io: 'inherit' | 'pipe'
+  /**
+   * A process group of its own (hmm's confined programs), so that it and
+   * everything it starts can be stopped at once; otherwise the command stays
+   * in hmm's, so Ctrl-C from the terminal reaches it directly.
+   */
+  detached: boolean
+}
+
+export function launch(confinement: Confinement, options: LaunchOptions): Launch {
+  const io: StdioOptions = options.io === 'inherit' ? ['inherit', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe']
+  const child = spawn(helperPath(), launchArgv(confinement), {
+    stdio: [...io, 'pipe', 'pipe'],
     env: options.env,
-    // The command stays in hmm's process group: Ctrl-C from the terminal reaches it directly.
-    detached: false,
+    detached: options.detached,
   })
   const report = child.stdio[REPORT_FD] as Readable
   const wait = child.stdio[WAIT_FD] as Writable
