@@ -12,7 +12,7 @@
 import {join} from 'node:path'
 import {say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
-import {stateWith} from '../workspaces/work.js'
+import {recordWork, stateWith} from '../workspaces/work.js'
 import {treeDiff, treeNow} from '../git/changes.js'
 import {git, gitMessages} from '../git/git.js'
 import {privateEnv, privateRepo} from '../git/private-repo.js'
@@ -51,7 +51,7 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
     const env = applyEnv(workspace, origin)
     const record = () => {
       const state = stateWith(workspace, now)
-      if (!options.check && state) context.store.update(workspace.id, {takenState: state})
+      if (!options.check && state) context.store.update(workspace.id, {takenState: state, takenBy: 'applied'})
     }
 
     const forward = await git([...APPLY, '--check', '-'], {cwd: origin, env, input: patch, okStatuses: [1, 128]})
@@ -67,12 +67,14 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
         return 1
       }
       record()
+      await recordWork(context.store, workspace, context.data)
       say(`applied workspace ${workspace.label} to ${origin}`)
       return 0
     }
     const reverse = await git([...APPLY, '--check', '--reverse', '-'], {cwd: origin, env, input: patch, okStatuses: [1, 128]})
     if (reverse.exitCode === 0) {
       record()
+      if (!options.check) await recordWork(context.store, workspace, context.data)
       say(`workspace ${workspace.label} is already applied to ${origin}`)
       return 0
     }

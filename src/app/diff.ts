@@ -5,6 +5,7 @@
 // Security: see git/changes.ts (the patch never comes from the workspace's
 // `.git`) and git/pager.ts (colours and pager are the user's own settings).
 import {Context} from '../workspaces/context.js'
+import {recordWork} from '../workspaces/work.js'
 import {changesNow} from '../git/changes.js'
 import {colourSettings, onTerminal, show} from '../git/pager.js'
 import {checkUsable} from './taking.js'
@@ -20,6 +21,7 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
       columns: onTerminal() ? process.stdout.columns : undefined,
     })
     if (bytes.length > 0) await show(bytes, workspace.row.origin)
+    await recordWork(context.store, workspace, context.data)
   } finally {
     context.close()
   }

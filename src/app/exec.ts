@@ -7,7 +7,7 @@ import {currentPlatform} from '../platform/index.js'
 import {HmmError, say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
 import {status} from '../workspaces/status.js'
-import {commandEnded, commandOrShell, givenWritable, sandboxWritable, sayAgentProfile, startInWorkspace, waitForCommand} from './session.js'
+import {commandEnded, commandOrShell, givenWritable, sandboxWritable, sayAgentProfile, startInWorkspace, waitForCommand, workspaceLine} from './session.js'
 
 export interface ExecRequest {
   key: string | undefined
@@ -37,12 +37,10 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     // Counted before the helper takes the lock, so a command ending meanwhile does not mark it idle.
     context.store.commandStarted(workspace.id)
     const running = startInWorkspace(context, workspace, {platform, writable, command, settings})
-    const line = `workspace ${workspace.label}: ${workspace.tree}`
     sayAgentProfile(settings)
-    say(line)
+    say(workspaceLine(workspace))
     const exitStatus = await waitForCommand(running, command)
-    commandEnded(context, workspace)
-    say(line)
+    await commandEnded(context, workspace)
     return exitStatus
   } finally {
     context.close()

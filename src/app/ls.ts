@@ -1,6 +1,6 @@
 // `hmm ls`: the workspaces of the working directory (or all), as a table or JSON.
 // Kept free of oclif so bare `hmm` can list without loading the CLI framework.
-import {formatAge, formatTable, tildify} from '../ui/format.js'
+import {formatAge, formatSize, formatTable, formatWork, tildify, type Align} from '../ui/format.js'
 import {dataDir} from '../platform/index.js'
 import {workingOrigin} from '../workspaces/context.js'
 import {statuses} from '../workspaces/status.js'
@@ -10,6 +10,8 @@ import {Workspace} from '../workspaces/workspace.js'
 export interface ListOptions {
   all: boolean
   json: boolean
+  /** SIZE too. */
+  long?: boolean
 }
 
 export function listing(options: ListOptions): string {
@@ -19,6 +21,10 @@ export function listing(options: ListOptions): string {
   store?.close()
   const workspaces = rows.map(row => new Workspace(row, data))
   const states = statuses(workspaces)
+  // As recorded when a command last exited (workspaces/work.ts): listing never reads a tree. Not known while running.
+  const works = workspaces.map(({row}, index) =>
+    states[index] === 'running' ? {commits: null, files: null, taken: null} : {commits: row.workCommits, files: row.workFiles, taken: row.workTaken},
+  )
   if (options.json) {
     const objects = workspaces.map((ws, index) => ({
       id: ws.id,
@@ -27,14 +33,26 @@ export function listing(options: ListOptions): string {
       createdAt: new Date(ws.row.createdAt).toISOString(),
       origin: ws.row.origin,
       tree: ws.tree,
+      ...works[index],
     }))
     return JSON.stringify(objects, null, 2) + '\n'
   }
   if (workspaces.length === 0) return ''
   const now = Date.now()
+  const columns: Array<[string, Align, (ws: Workspace, index: number) => string]> = [
+    ['ID', 'left', ws => ws.id],
+    ['NAME', 'left', ws => ws.row.name ?? '-'],
+    ['STATE', 'left', (_, index) => states[index]],
+    ['AGE', 'right', ws => formatAge(now - ws.row.createdAt)],
+    ['WORK', 'left', (_, index) => formatWork(works[index])],
+    ...(options.long
+      ? [['SIZE', 'right', (ws: Workspace) => (ws.row.size === null ? '?' : formatSize(ws.row.size))] as [string, Align, (ws: Workspace) => string]]
+      : []),
+    ['ORIGIN', 'left', ws => tildify(ws.row.origin)],
+  ]
   return formatTable(
-    ['ID', 'NAME', 'STATE', 'AGE', 'ORIGIN'],
-    workspaces.map((ws, index) => [ws.id, ws.row.name ?? '-', states[index], formatAge(now - ws.row.createdAt), tildify(ws.row.origin)]),
-    ['left', 'left', 'left', 'right', 'left'],
+    columns.map(([header]) => header),
+    workspaces.map((ws, index) => columns.map(([, , cell]) => cell(ws, index))),
+    columns.map(([, align]) => align),
   )
 }

@@ -9,6 +9,7 @@
 // user's own repository, with the user's own config and hooks.
 import {say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
+import {recordWork} from '../workspaces/work.js'
 import {hmmRef} from '../git/bundle.js'
 import {takeForGit, takenState, warnUncommitted} from './commits.js'
 import {git, gitMessages} from '../git/git.js'
@@ -44,7 +45,8 @@ export async function mergeWorkspace(key: string | undefined, options: {force: b
       warnUncommitted(workspace, taken)
       return 1
     }
-    context.store.update(workspace.id, {takenState: takenState(taken)})
+    context.store.update(workspace.id, {takenState: takenState(taken), takenBy: 'merged'})
+    await recordWork(context.store, workspace, context.data)
     const after = await headOf(origin)
     const how = after === taken.tip && before !== taken.tip ? ' (fast-forward)' : before === after ? ' (already merged)' : ''
     say(`merged workspace ${workspace.label} into ${origin}${how}`)

@@ -9,6 +9,7 @@
 // untrusted text) and reach gh only as argv values (git/github.ts).
 import {HmmError, say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
+import {recordWork} from '../workspaces/work.js'
 import {hmmRef} from '../git/bundle.js'
 import {git, nulPairs} from '../git/git.js'
 import {compareUrl, ensurePullRequest, githubRepo, hasGh} from '../git/github.js'
@@ -53,7 +54,8 @@ export async function prWorkspace(key: string | undefined, options: {draft: bool
     if (!target) throw new HmmError('no push target') // set by takeForGit's callback
     const origin = taken.origin
     await pushWithLease(origin, target, {label: workspace.label, ref: hmmRef(workspace), remoteBranch, lease: workspace.row.pushedCommit})
-    context.store.update(workspace.id, {pushedCommit: taken.tip, takenState: takenState(taken)})
+    context.store.update(workspace.id, {pushedCommit: taken.tip, takenState: takenState(taken), takenBy: 'pushed'})
+    await recordWork(context.store, workspace, context.data)
 
     const repo = githubRepo(target.url)
     if (!repo) {

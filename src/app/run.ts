@@ -1,8 +1,8 @@
 // `hmm run`: make a workspace of the working directory and run a command in
 // it, confined (DESIGN "Data flow of hmm run").
-import {mkdirSync, writeFileSync} from 'node:fs'
-import {dirname} from 'node:path'
-import {cloneTree} from '../platform/clone.js'
+import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {dirname, join} from 'node:path'
+import {cloneTree, sharesBlocks} from '../platform/clone.js'
 import {afterTreeMade, planFirstIndex, writeFirstIndex} from '../git/first-index.js'
 import {gitOriginOf, recordGitOrigin, recordPlainOrigin, type OriginRecord} from '../git/origin.js'
 import {statPairs, stopLocked, type StatPairs} from '../native/helper.js'
@@ -10,7 +10,8 @@ import {loadConfig, makeAgentPlaces, settingsFor} from '../sandbox/config.js'
 import type {Launch} from '../platform/launch.js'
 import {currentPlatform} from '../platform/index.js'
 import {canonical, isWithin} from '../sandbox/paths.js'
-import {HmmError, say, stopwatch} from '../ui/errors.js'
+import {HmmError, say, stopwatch, warn} from '../ui/errors.js'
+import {formatBytes} from '../ui/format.js'
 import {progressLine} from '../ui/progress.js'
 import {Context} from '../workspaces/context.js'
 import {newId} from '../workspaces/ids.js'
@@ -27,6 +28,7 @@ import {
   signalNumber,
   startInWorkspace,
   waitForCommand,
+  workspaceLine,
 } from './session.js'
 
 export interface RunRequest {
@@ -51,8 +53,11 @@ function checkRequest(context: Context, request: RunRequest): string[] {
   return given
 }
 
+/** What makeTree records: the origin, and the disk space the clone took (0: it shares its blocks; null: not known). */
+type Made = OriginRecord & {originKind: 'git' | 'plain'; size: number | null}
+
 /** Records the origin and clones it into the tree. */
-async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<OriginRecord & {originKind: 'git' | 'plain'}> {
+async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Made> {
   const origin = workspace.row.origin
   const timing = stopwatch()
   const repoOfOrigin = await gitOriginOf(origin)
@@ -61,25 +66,47 @@ async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Orig
   timing.lap('recorded the origin')
   mkdirSync(dirname(workspace.tree), {recursive: true})
   const progress = progressLine(`cloning ${origin}`)
+  // Bytes each clone copied, as the helper reports them (not at all on macOS or through cp).
+  const copied = {tree: undefined as number | undefined, base: 0}
   let stats: StatPairs | undefined
   try {
-    stats = await cloneTree(origin, workspace.tree, {signal, onProgress: progress?.update, statPaths: firstIndex?.paths})
+    const onProgress = (files: number, bytes: number) => {
+      copied.tree = bytes
+      progress?.update(files, bytes)
+    }
+    stats = await cloneTree(origin, workspace.tree, {signal, onProgress, statPaths: firstIndex?.paths})
   } finally {
     progress?.done()
   }
   timing.lap('cloned')
   const treeMade = Date.now()
+  const size = () => (sharesBlocks(origin, workspace.root) ? 0 : copied.tree === undefined ? null : copied.tree + copied.base)
   if (repoOfOrigin && recorded) {
     if (firstIndex) writeFirstIndex(firstIndex, stats ?? statPairs(origin, workspace.tree, firstIndex.paths))
     timing.lap('indexed the clone')
     await afterTreeMade(treeMade)
-    return {...recorded, originKind: 'git'}
+    return {...recorded, originKind: 'git', size: size()}
   }
   mkdirSync(dirname(workspace.base), {recursive: true})
-  const record = await recordPlainOrigin(workspace.gitDir, workspace.tree, workspace.base, (from, to) => cloneTree(from, to, {signal}))
+  const record = await recordPlainOrigin(workspace.gitDir, workspace.tree, workspace.base, (from, to) =>
+    cloneTree(from, to, {signal, onProgress: (_, bytes) => (copied.base = bytes)}),
+  )
   timing.lap('recorded the clone and its base')
   await afterTreeMade(treeMade)
-  return {...record, originKind: 'plain'}
+  return {...record, originKind: 'plain', size: size()}
+}
+
+/**
+ * Says, on a terminal and once for the data directory, that the file system
+ * cannot copy-on-write, so each workspace is a full copy (`hmm ls -l` shows
+ * each one's size afterwards).
+ */
+function noteFullCopy(context: Context, size: number | null): void {
+  if (!size || !process.stderr.isTTY) return
+  const said = join(context.data, 'said-no-copy-on-write')
+  if (existsSync(said)) return
+  writeFileSync(said, '')
+  warn(`no copy-on-write on this file system: the workspace is a full copy (${formatBytes(size)})`)
 }
 
 /** Signals that, while the tree is still being made, mean "give up". */
@@ -114,6 +141,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     const record = await makeTree(workspace, making.signal)
     if (interruptedBy) throw new HmmError(`interrupted`)
     store.update(workspace.id, {state: 'ready', ...record})
+    noteFullCopy(context, record.size)
   } catch (error) {
     running.abort()
     await running.outcome.catch(() => undefined)
@@ -124,9 +152,8 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     for (const signal of FORWARDED) process.off(signal, onSignal)
   }
 
-  const line = `workspace ${workspace.label}: ${workspace.tree}`
   sayAgentProfile(settings)
-  say(line)
+  say(workspaceLine(workspace))
   const status = await waitForCommand(running, command)
 
   if (request.removeAfter) {
@@ -134,8 +161,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     stopLocked([workspace.lock])
     await removeWorkspace(store, workspace)
   } else {
-    commandEnded(context, workspace)
-    say(line)
+    await commandEnded(context, workspace)
   }
   return status
 }

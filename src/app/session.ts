@@ -13,8 +13,9 @@ import {commandEnv} from '../sandbox/env.js'
 import {canonical} from '../sandbox/paths.js'
 import {type Platform} from '../sandbox/policy.js'
 import {HmmError, say} from '../ui/errors.js'
-import {tildify} from '../ui/format.js'
+import {formatWork, tildify} from '../ui/format.js'
 import type {Context} from '../workspaces/context.js'
+import {recordWork} from '../workspaces/work.js'
 import type {Workspace} from '../workspaces/workspace.js'
 
 /** The command to run: the one given, else the user's shell. */
@@ -128,7 +129,18 @@ export async function waitForCommand(running: Launch, command: string[]): Promis
   }
 }
 
-/** Records that a command hmm waited for has ended; something it left running may still hold the lock. */
-export function commandEnded(context: Context, workspace: Workspace): void {
+/**
+ * Records that a command hmm waited for has ended (something it left running
+ * may still hold the lock) and what the workspace now holds, and says the
+ * workspace's line again, ending with that (as WORK shows it).
+ */
+export async function commandEnded(context: Context, workspace: Workspace): Promise<void> {
   context.store.commandEnded(workspace.id, lockedFiles([workspace.lock])[0])
+  const work = await recordWork(context.store, workspace, context.data)
+  say(`${workspaceLine(workspace)} (${formatWork(work)})`)
+}
+
+/** `workspace <label>: <tree>`, said when a command starts and (with its work) when it ends. */
+export function workspaceLine(workspace: Workspace): string {
+  return `workspace ${workspace.label}: ${workspace.tree}`
 }

@@ -176,26 +176,27 @@ export interface TakenCommits {
 }
 
 /** Raw diff records between two trees: one string per changed path. */
-async function rawChanges(workspace: Workspace, from: string, to: string): Promise<Set<string>> {
+export async function rawChanges(workspace: Workspace, from: string, to: string): Promise<Set<string>> {
   const env = privateEnv(privateRepo(workspace.gitDir))
   const raw = await git(['diff-tree', '-r', '-z', '--no-renames', '--raw', from, to], {cwd: workspace.gitDir, env})
   return new Set(nulPairs(raw.stdout).map(([record, path]) => `${record}\0${path}`))
 }
 
 /**
- * Changes in the tree that are not in the HEAD commit, less those the
+ * How many changes in the tree are not in the HEAD commit, less those the
  * origin already had uncommitted when the workspace was made (the clone
  * holds them too, and they are the user's, not the command's).
  */
-async function hasOwnUncommitted(workspace: Workspace, tipTree: string, nowTree: string): Promise<boolean> {
-  if (tipTree === nowTree) return false
+export async function ownUncommitted(workspace: Workspace, tipTree: string, nowTree: string): Promise<number> {
+  if (tipTree === nowTree) return 0
   const env = privateEnv(privateRepo(workspace.gitDir))
   const headTree = workspace.row.headCommit
     ? await gitLine(['rev-parse', '--verify', `${workspace.row.headCommit}^{tree}`], {cwd: workspace.gitDir, env})
     : await gitLine(['mktree'], {cwd: workspace.gitDir, env, input: ''})
   const inherited = await rawChanges(workspace, headTree, workspace.row.forkTree!)
-  for (const change of await rawChanges(workspace, tipTree, nowTree)) if (!inherited.has(change)) return true
-  return false
+  let own = 0
+  for (const change of await rawChanges(workspace, tipTree, nowTree)) if (!inherited.has(change)) own++
+  return own
 }
 
 /** The range of the workspace's commits, given their tip: what was not in the origin when it was made. */
@@ -269,5 +270,5 @@ export async function takeIntoOrigin(workspace: Workspace, origin: string, head:
   const tip = await gitLine(['rev-parse', '--verify', `${hmmRef(workspace)}^{commit}`], {cwd: origin})
   if (tip !== head) throw new HmmError(`${hmmRef(workspace)} in ${origin} is not workspace ${workspace.label}'s HEAD ${head}`)
   const tipTree = await gitLine(['rev-parse', '--verify', `${tip}^{tree}`], {cwd: workspace.gitDir, env})
-  return {tip, tipTree, nowTree, uncommitted: await hasOwnUncommitted(workspace, tipTree, nowTree)}
+  return {tip, tipTree, nowTree, uncommitted: (await ownUncommitted(workspace, tipTree, nowTree)) > 0}
 }

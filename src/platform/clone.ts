@@ -3,6 +3,8 @@
 // Linux: the helper's parallel clone (FICLONE, falling back to
 // copy_file_range, from several threads). macOS: cp -c (clonefile).
 import {execa} from 'execa'
+import {constants, copyFileSync, lstatSync, readdirSync, rmSync, type Dirent} from 'node:fs'
+import {join} from 'node:path'
 import {HmmError, debug} from '../ui/errors.js'
 import {helperPath, StatPairs, removeTree} from '../native/helper.js'
 import {runsOn} from './index.js'
@@ -81,4 +83,45 @@ export async function cloneTree(source: string, destination: string, options: Cl
       .at(-1)
       ?.replace(/^hmm: (clone: )?/, '') || `exit status ${result.exitCode}`
   throw new HmmError(`could not clone ${source}: ${reason}`)
+}
+
+/** How many directories to look through for a file to try a clone of: the first few hold one in any real project. */
+const PROBE_DIRECTORIES = 64
+
+/** A non-empty regular file under root (links not followed), or undefined. */
+function someFile(root: string): string | undefined {
+  const queue = [root]
+  for (let looked = 0; looked < queue.length && looked < PROBE_DIRECTORIES; looked++) {
+    let entries: Dirent[]
+    try {
+      entries = readdirSync(queue[looked], {withFileTypes: true})
+    } catch {
+      continue
+    }
+    for (const entry of entries) {
+      const path = join(queue[looked], entry.name)
+      if (entry.isFile() && (lstatSync(path, {throwIfNoEntry: false})?.size ?? 0) > 0) return path
+      if (entry.isDirectory()) queue.push(path)
+    }
+  }
+  return undefined
+}
+
+/**
+ * Whether files of `origin` cloned into `dir` share their blocks
+ * (copy-on-write), tried on one file of the origin: the helper falls back to
+ * a plain copy where the file system cannot (ext4, or another file system).
+ */
+export function sharesBlocks(origin: string, dir: string): boolean {
+  const file = someFile(origin)
+  if (!file) return true // nothing to copy: the clone took no space
+  const probe = join(dir, 'cow-probe')
+  try {
+    copyFileSync(file, probe, constants.COPYFILE_FICLONE_FORCE)
+    return true
+  } catch {
+    return false
+  } finally {
+    rmSync(probe, {force: true})
+  }
 }

@@ -38,6 +38,11 @@ export function say(message: string): void {
   process.stderr.write(`hmm: ${message}\n`)
 }
 
+/** Says something the user should heed (coloured as a warning on a terminal). */
+export function warn(message: string): void {
+  say(message)
+}
+
 /** The one line for an error, whatever it is. */
 export function errorLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error)

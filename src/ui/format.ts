@@ -50,3 +50,39 @@ export function formatTable(header: string[], rows: string[][], align: Align[]):
     .map(line => line + '\n')
     .join('')
 }
+
+function count(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`
+}
+
+/** WORK as `hmm ls` shows it: `-`, `2 commits, 3 files`, `merged`, or `?` when not known. */
+export function formatWork(work: {commits: number | null; files: number | null; taken: string | null}): string {
+  if (work.taken) return work.taken
+  if (work.commits === null || work.files === null) return '?'
+  const parts = [...(work.commits > 0 ? [count(work.commits, 'commit')] : []), ...(work.files > 0 ? [count(work.files, 'file')] : [])]
+  return parts.length > 0 ? parts.join(', ') : '-'
+}
+
+/** Bytes in the largest unit that keeps them at 1 or more: one decimal below 10 (`1.5`, `GB`), whole above (`265`, `MB`). */
+function inUnits(bytes: number): [string, string] {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB']
+  let value = bytes
+  let unit = 0
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024
+    unit++
+  }
+  return [value < 10 && unit > 0 ? value.toFixed(1) : String(Math.round(value)), units[unit]]
+}
+
+/** Disk space as SIZE shows it: `0`, `812K`, `265M`, `1.5G`. */
+export function formatSize(bytes: number): string {
+  if (bytes === 0) return '0'
+  const [value, unit] = inUnits(bytes)
+  return value + unit.slice(0, 1)
+}
+
+/** Disk space in a sentence: `265 MB`. */
+export function formatBytes(bytes: number): string {
+  return inUnits(bytes).join(' ')
+}

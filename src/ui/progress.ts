@@ -2,18 +2,9 @@
 // on a terminal and only once the work has taken more than a second, then
 // cleared, so short runs and logs stay clean.
 
-const DELAY_MS = 1000
+import {formatBytes} from './format.js'
 
-function formatBytes(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB']
-  let value = bytes
-  let unit = 0
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024
-    unit++
-  }
-  return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`
-}
+const DELAY_MS = 1000
 
 export interface Progress {
   update(files: number, bytes: number): void

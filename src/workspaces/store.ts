@@ -38,7 +38,18 @@ export interface WorkspaceRow {
   pushedCommit: string | null
   /** The -w paths given to run and exec (canonical): every later exec may write them too. */
   writable: string[]
+  /** Which command recorded takenState. */
+  takenBy: TakenKind | null
+  /** What the workspace held when last looked at (WORK): commits and files not taken back; null: not known. */
+  workCommits: number | null
+  workFiles: number | null
+  /** Set when it was last looked at in the state it was taken back in. */
+  workTaken: TakenKind | null
+  /** Bytes the clone took on disk when made (0: it shares its blocks; null: not known). */
+  size: number | null
 }
+
+export type TakenKind = 'merged' | 'applied' | 'pushed'
 
 /** Each entry takes the schema from version i to i + 1; never edit a released one. */
 const MIGRATIONS: string[] = [
@@ -60,6 +71,11 @@ const MIGRATIONS: string[] = [
    );
    CREATE INDEX workspaces_by_origin ON workspaces (origin, created_at);`,
   `ALTER TABLE workspaces ADD COLUMN writable TEXT NOT NULL DEFAULT '[]';`,
+  `ALTER TABLE workspaces ADD COLUMN taken_by TEXT;
+   ALTER TABLE workspaces ADD COLUMN work_commits INTEGER;
+   ALTER TABLE workspaces ADD COLUMN work_files INTEGER;
+   ALTER TABLE workspaces ADD COLUMN work_taken TEXT;
+   ALTER TABLE workspaces ADD COLUMN size INTEGER;`,
 ]
 
 /**
@@ -141,6 +157,11 @@ const COLUMNS: Record<keyof WorkspaceRow, string> = {
   takenState: 'taken_state',
   pushedCommit: 'pushed_commit',
   writable: 'writable',
+  takenBy: 'taken_by',
+  workCommits: 'work_commits',
+  workFiles: 'work_files',
+  workTaken: 'work_taken',
+  size: 'size',
 }
 
 const SELECT = `SELECT ${Object.entries(COLUMNS)

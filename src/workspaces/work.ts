@@ -6,9 +6,11 @@
 // commands as takenState). The tree is always written the same way
 // (changes.ts), so a state recorded by `hmm apply` compares equal here.
 import {treeNow} from '../git/changes.js'
+import {changedFiles, countWork} from '../git/work-count.js'
 import {readWorkspaceHead} from '../git/workspace-head.js'
-import type {WorkspaceRow} from './store.js'
-import type {Workspace} from './workspace.js'
+import {debug} from '../ui/errors.js'
+import type {Store, TakenKind, WorkspaceRow} from './store.js'
+import {Workspace} from './workspace.js'
 
 export function stateKey(head: string | null, tree: string): string {
   return `${head ?? '-'} ${tree}`
@@ -40,4 +42,46 @@ export async function hasUntakenWork(workspace: Workspace): Promise<boolean> {
   const now = await currentState(workspace)
   if (now === undefined) return true
   return now !== originalState(workspace.row) && now !== workspace.row.takenState
+}
+
+/** What WORK shows (SPEC `hmm ls`), as recorded: counts not taken back, or how it was taken back; null counts: not known. */
+export interface Work {
+  commits: number | null
+  files: number | null
+  taken: TakenKind | null
+}
+
+/**
+ * Looks at what the workspace holds now and records it for WORK, so that
+ * listing never reads a tree. Called when a command exits and when diff,
+ * apply, merge and pr have looked. What cannot be told is recorded as not
+ * known (`?`), never as nothing.
+ */
+export async function recordWork(store: Store, looked: Workspace, data: string): Promise<Work> {
+  let work: Work = {commits: null, files: null, taken: null}
+  // Read again: what apply, merge or pr just recorded counts.
+  const row = store.get(looked.id)
+  if (!row) return work
+  const workspace = new Workspace(row, data)
+  try {
+    const head = stateHead(workspace)
+    if (head !== undefined && workspace.row.forkTree) {
+      const now = stateKey(head, await treeNow(workspace))
+      const taken = workspace.row.takenState
+      if (now === originalState(workspace.row)) work = {commits: 0, files: 0, taken: null}
+      else if (now === taken) work = {commits: 0, files: 0, taken: workspace.row.takenBy}
+      else {
+        const nowTree = now.slice(now.indexOf(' ') + 1)
+        // Still on the commit last taken back: only what changed since is left to take.
+        const sinceTaken = taken !== null && taken.startsWith(`${head ?? '-'} `)
+        work = sinceTaken
+          ? {commits: 0, files: await changedFiles(workspace, taken.slice(taken.indexOf(' ') + 1), nowTree), taken: null}
+          : {...(await countWork(workspace, data, head, nowTree)), taken: null}
+      }
+    }
+  } catch (error) {
+    debug(`could not count the work of workspace ${workspace.label}: ${(error as Error).message}`)
+  }
+  store.update(workspace.id, {workCommits: work.commits, workFiles: work.files, workTaken: work.taken})
+  return work
 }

@@ -23,7 +23,7 @@ describe('the registry', () => {
     Store.open(data).close()
     const db = new Database(registryPath(data), {readonly: true})
     expect(db.pragma('journal_mode', {simple: true})).toBe('wal')
-    expect(db.pragma('user_version', {simple: true})).toBe(2)
+    expect(db.pragma('user_version', {simple: true})).toBe(3)
     db.close()
   })
 
@@ -42,7 +42,17 @@ describe('the registry', () => {
      PRAGMA user_version = 1;`)
     db.close()
     const store = Store.open(data)
-    expect(store.get('k3xq9a')).toMatchObject({name: 'old', origin: '/a', command: ['sh'], writable: [], active: false})
+    expect(store.get('k3xq9a')).toMatchObject({
+      name: 'old',
+      origin: '/a',
+      command: ['sh'],
+      writable: [],
+      active: false,
+      workCommits: null,
+      workFiles: null,
+      workTaken: null,
+      size: null,
+    })
     store.update('k3xq9a', {writable: ['/w']})
     expect(store.get('k3xq9a')?.writable).toEqual(['/w'])
     store.close()

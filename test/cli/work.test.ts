@@ -1,0 +1,138 @@
+// WORK (SPEC `hmm ls`): what each workspace holds, recorded when a command
+// exits and when diff, apply, merge and pr look; the last line of run and
+// exec ends with it; `ls -l` adds SIZE. Listing never reads a tree.
+import {execa} from 'execa'
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {BIN, World, workspaceLine} from '../world.js'
+
+let world: World
+afterEach(() => world?.dispose())
+
+interface Listed {
+  id: string
+  state: string
+  commits: number | null
+  files: number | null
+  taken: string | null
+}
+
+async function listed(id: string): Promise<Listed | undefined> {
+  return (JSON.parse((await world.hmm(['ls', '--json'])).stdout) as Listed[]).find(entry => entry.id === id)
+}
+
+/** The WORK cell of the workspace's row in `hmm ls`. */
+async function workCell(id: string, args: string[] = ['ls']): Promise<string> {
+  const lines = (await world.hmm(args)).stdout.split('\n')
+  const header = lines[0]
+  const row = lines.find(line => line.startsWith(id))!
+  return row.slice(header.indexOf('WORK'), header.indexOf(args.includes('-l') ? 'SIZE' : 'ORIGIN')).trim()
+}
+
+function lastLine(stderr: string): string {
+  return stderr.trimEnd().split('\n').at(-1)!
+}
+
+describe('WORK', () => {
+  it('counts files changed, commits made, and nothing as -, in ls, --json and the last line of run and exec', async () => {
+    world = new World('work-counts')
+    await world.gitRepo()
+    const nothing = await world.hmm(['run', '-n', 'p', 'true'])
+    const ws = workspaceLine(nothing.stderr)
+    expect(lastLine(nothing.stderr)).toBe(`hmm: workspace ${ws.id} (p): ${ws.tree} (-)`)
+    expect(await workCell(ws.id)).toBe('-')
+    expect(await listed(ws.id)).toMatchObject({commits: 0, files: 0, taken: null})
+
+    const files = await world.hmm(['exec', 'p', 'sh', '-c', 'echo new > new.txt; echo more >> README.md'])
+    expect(lastLine(files.stderr)).toBe(`hmm: workspace ${ws.id} (p): ${ws.tree} (2 files)`)
+    expect(await workCell(ws.id)).toBe('2 files')
+
+    const commits = await world.hmm([
+      'exec',
+      'p',
+      'sh',
+      '-c',
+      'git add -A && git commit -qm one && echo x > a && git add a && git commit -qm two && echo y > b',
+    ])
+    expect(commits.exitCode, commits.stderr).toBe(0)
+    expect(lastLine(commits.stderr)).toMatch(/ \(2 commits, 1 file\)$/)
+    expect(await listed(ws.id)).toMatchObject({commits: 2, files: 1, taken: null})
+  })
+
+  it('says merged or applied once taken back in that state, and counts again after more work', async () => {
+    world = new World('work-taken')
+    await world.gitRepo()
+    await world.git(['commit', '-qam', 'clean start'])
+    const made = await world.hmm(['run', '-n', 'm', 'sh', '-c', 'echo change >> README.md && git commit -qam work'])
+    const merging = workspaceLine(made.stderr)
+    expect(await workCell(merging.id)).toBe('1 commit')
+    expect((await world.hmm(['merge', 'm'])).exitCode).toBe(0)
+    expect(await workCell(merging.id)).toBe('merged')
+    expect(await listed(merging.id)).toMatchObject({taken: 'merged'})
+
+    const other = workspaceLine((await world.hmm(['run', '-n', 'a', 'sh', '-c', 'echo applied > applied.txt'])).stderr)
+    expect((await world.hmm(['apply', 'a'])).exitCode).toBe(0)
+    expect(await workCell(other.id)).toBe('applied')
+    await world.hmm(['exec', 'a', 'sh', '-c', 'echo again > again.txt'])
+    expect(await workCell(other.id)).toBe('1 file')
+  })
+
+  it('is ? while running, and listing does not read the tree', async () => {
+    world = new World('work-unknown')
+    const marker = join(world.home, 'finish')
+    const child = execa(process.execPath, [BIN, 'run', 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`], {
+      cwd: world.origin,
+      env: world.env,
+      extendEnv: false,
+      reject: false,
+    })
+    let stderr = ''
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    await new Promise<void>(resolve => child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve()))
+    const ws = workspaceLine(stderr)
+    expect(await workCell(ws.id)).toBe('?')
+    expect(await listed(ws.id)).toMatchObject({state: 'running', commits: null, files: null, taken: null})
+    await world.sh(`touch '${marker}'`)
+    await child
+    expect(await workCell(ws.id)).toBe('-')
+    // Changed behind hmm's back: ls shows what was recorded, diff looks and records.
+    writeFileSync(join(ws.tree, 'behind.txt'), 'x\n')
+    expect(await workCell(ws.id)).toBe('-')
+    await world.hmm(['diff', ws.id])
+    expect(await workCell(ws.id)).toBe('1 file')
+  })
+
+  it('shows SIZE with -l: what the clone took when made', async () => {
+    world = new World('work-size')
+    await world.gitRepo()
+    world.file('big.bin', Buffer.alloc(300 * 1024, 1))
+    const ws = workspaceLine((await world.hmm(['run', 'true'])).stderr)
+    const long = (await world.hmm(['ls', '-l'])).stdout.split('\n')
+    expect(long[0]).toMatch(/^ID +NAME +STATE +AGE +WORK +SIZE +ORIGIN$/)
+    const size = long[1].slice(long[0].indexOf('WORK'), long[0].indexOf('ORIGIN')).trim().split(/ +/).at(-1)
+    // A full copy (300K and the repository's few) where the file system cannot share blocks; 0 where it does.
+    expect(size).toMatch(/^(0|3\d\dK)$/)
+    expect((await world.hmm(['ls'])).stdout).not.toContain('SIZE')
+    expect(await workCell(ws.id, ['ls', '-l'])).toBe('-')
+  })
+
+  it('says on a terminal, once, that the workspace is a full copy where the file system cannot copy-on-write', async () => {
+    world = new World('work-cow')
+    await world.gitRepo()
+    world.file('big.bin', Buffer.alloc(300 * 1024, 1))
+    const reflinks = (await execa('cp', ['--reflink=always', join(world.origin, 'big.bin'), join(world.home, 'probe')], {reject: false})).exitCode === 0
+    const notTerminal = await world.hmm(['run', 'true'])
+    expect(notTerminal.stderr).not.toContain('copy-on-write')
+    const onTerminal = async () =>
+      String(
+        (await execa('script', ['-qfec', `'${process.execPath}' '${BIN}' run true`, '/dev/null'], {cwd: world.origin, env: world.env, extendEnv: false}))
+          .stdout,
+      )
+    const first = await onTerminal()
+    const notice = /hmm: no copy-on-write on this file system: the workspace is a full copy \(3\d\d KB\)/
+    if (reflinks) expect(first).not.toContain('copy-on-write')
+    else expect(first).toMatch(notice)
+    expect(await onTerminal()).not.toContain('copy-on-write')
+  })
+})
