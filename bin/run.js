@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The entry: as little as possible before the command runs. CommonJS (see
 // bin/package.json): Node starts a CommonJS entry faster than an ES module.
-// Listing (bare `hmm`, `hmm ls [-a] [--json]`) runs from one bundled file
+// Listing (bare `hmm`, `hmm ls [-a] [-l] [--json]`) runs from one bundled file
 // without oclif; every other command line, help and usage errors included,
 // goes through oclif.
 'use strict'
@@ -61,11 +61,14 @@ function loadBundle(name) {
 }
 
 const argv = process.argv.slice(2)
-const LIST_FLAGS = new Set(['-a', '--all', '--json'])
+const LIST_FLAGS = new Set(['-a', '--all', '-l', '--long', '--json'])
 const listFlags = argv[0] === 'ls' ? argv.slice(1) : argv
 
 if ((argv.length === 0 || argv[0] === 'ls') && listFlags.every(flag => LIST_FLAGS.has(flag))) {
-  loadBundle('list.bundle.cjs').listMain(listFlags)
+  loadBundle('list.bundle.cjs').listMain(listFlags, argv.length === 0)
+} else if (argv[0] === '__complete') {
+  // The completion scripts' question: answered fast, from the same bundle.
+  loadBundle('list.bundle.cjs').completeMain(argv.slice(1))
 } else {
   // oclif finds its configuration in the project's package.json, one level up.
   loadBundle('main.bundle.cjs').main(argv, path.join(__dirname, '..'))

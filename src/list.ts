@@ -1,9 +1,11 @@
-// Bare `hmm` and `hmm ls [-a] [--json]`: what users type most, so it runs
+// Bare `hmm` and `hmm ls [-a] [-l] [--json]`: what users type most, so it runs
 // from one bundled file (dist/list.bundle.cjs, see scripts/bundle.js) that
 // loads SQLite and nothing of oclif. Anything else — other flags, --help,
 // errors of usage — goes through oclif (bin/run.js decides).
 import {writeSync} from 'node:fs'
-import {reportError} from './ui/errors.js'
+import {isatty} from 'node:tty'
+import {reportError, say} from './ui/errors.js'
+import {completions} from './app/complete.js'
 import {listing} from './app/ls.js'
 
 /**
@@ -24,10 +26,28 @@ function print(text: string): void {
   }
 }
 
-export function listMain(argv: string[]): void {
+/** Lists as `hmm ls` does; `bare`: the command line was `hmm` alone. */
+export function listMain(argv: string[], bare = false): void {
   try {
-    print(listing({all: argv.includes('-a') || argv.includes('--all'), json: argv.includes('--json')}))
+    const listed = listing({
+      all: argv.includes('-a') || argv.includes('--all'),
+      json: argv.includes('--json'),
+      long: argv.includes('-l') || argv.includes('--long'),
+    })
+    print(listed)
+    // Bare `hmm` that lists nothing says, to a person only, where to start.
+    if (bare && listed === '' && isatty(2)) say('no workspaces here yet: hmm run makes one (hmm help lists the commands)')
   } catch (error) {
     process.exitCode = reportError(error)
+  }
+}
+
+/** `hmm __complete WORD...`: the candidates for the last word, for the completion scripts. */
+export function completeMain(words: string[]): void {
+  try {
+    const candidates = completions(words)
+    print(candidates.map(candidate => `${candidate}\n`).join(''))
+  } catch {
+    // A completion that fails offers nothing; the shell falls back to files.
   }
 }

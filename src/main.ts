@@ -3,7 +3,9 @@
 // Bundled with oclif and every command into dist/main.bundle.cjs.
 import {flush} from '@oclif/core/flush'
 import {run} from '@oclif/core/run'
-import {reportError} from './ui/errors.js'
+import {COMMANDS} from './commands/index.js'
+import {HmmError, reportError} from './ui/errors.js'
+import {unknownCommand} from './ui/suggest.js'
 import {EXEC_FLAGS_WITH_VALUE, RUN_FLAGS_WITH_VALUE, splitAtCommand} from './ui/split-argv.js'
 
 /**
@@ -21,8 +23,25 @@ const COMMAND_FLAGS = new Map([
   ['exec', EXEC_FLAGS_WITH_VALUE],
 ])
 
-export async function main(argv: string[], root: string): Promise<void> {
+/** Flags oclif answers itself, before any command. */
+const TOP_FLAGS = new Set(['--help', '-h', '--version'])
+
+/**
+ * The command line as oclif should see it: `hmm -a`, `hmm --json` and other
+ * flags alone are `hmm ls`'s; a mistyped command is refused here, with the
+ * nearest one suggested.
+ */
+function normalize(argv: string[]): string[] {
+  const first = argv[0]
+  if (first === undefined || TOP_FLAGS.has(first)) return argv
+  if (first.startsWith('-')) return ['ls', ...argv]
+  if (!Object.hasOwn(COMMANDS, first)) throw new HmmError(unknownCommand(first, Object.keys(COMMANDS)))
+  return argv
+}
+
+export async function main(givenArgv: string[], root: string): Promise<void> {
   try {
+    const argv = normalize(givenArgv)
     const flagsWithValue = COMMAND_FLAGS.get(argv[0])
     await run(flagsWithValue ? [argv[0], ...markCommand(argv.slice(1), flagsWithValue)] : argv, root)
     await flush()
@@ -31,4 +50,4 @@ export async function main(argv: string[], root: string): Promise<void> {
   }
 }
 
-export {COMMANDS} from './commands/index.js'
+export {COMMANDS}
