@@ -20,9 +20,11 @@ describe('hmm ls', () => {
     const second = workspaceLine((await world.hmm(['run', 'true'])).stderr)
     const listing = await world.hmm(['ls'])
     expect(listing.stderr).toBe('')
-    const ages = (text: string) => text.replace(/ \d+s  ~/g, ' Ns  ~')
+    const ages = (text: string) => text.replace(/ \d+s  -/g, ' Ns  -')
     expect(ages(listing.stdout)).toBe(
-      'ID      NAME    STATE  AGE  ORIGIN\n' + `${first.id}  parser  done    Ns  ~/src/proj\n` + `${second.id}  -       done    Ns  ~/src/proj\n`,
+      'ID      NAME    STATE  AGE  WORK  ORIGIN\n' +
+        `${first.id}  parser  done    Ns  -     ~/src/proj\n` +
+        `${second.id}  -       done    Ns  -     ~/src/proj\n`,
     )
     expect(ages((await world.hmm([])).stdout)).toBe(ages(listing.stdout))
   })
@@ -37,14 +39,24 @@ describe('hmm ls', () => {
     expect(local).not.toContain(there.id)
     const all = (await world.hmm(['ls', '-a'])).stdout
     expect(all).toContain(here.id)
-    expect(all).toMatch(new RegExp(`${there.id}  -     done   +\\d+s  ~/src/proj/sub`))
+    expect(all).toMatch(new RegExp(`${there.id}  -     done   +\\d+s  -     ~/src/proj/sub`))
   })
 
   it('prints JSON for scripts', async () => {
     world = new World('ls-json')
     const ws = workspaceLine((await world.hmm(['run', '-n', 'p', 'true'])).stderr)
     const [entry] = JSON.parse((await world.hmm(['ls', '--json'])).stdout)
-    expect(entry).toEqual({id: ws.id, name: 'p', state: 'done', createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), origin: world.origin, tree: ws.tree})
+    expect(entry).toEqual({
+      id: ws.id,
+      name: 'p',
+      state: 'done',
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      origin: world.origin,
+      tree: ws.tree,
+      commits: 0,
+      files: 0,
+      taken: null,
+    })
   })
 
   it('says broken for a workspace whose tree has gone', async () => {
