@@ -71,7 +71,8 @@ int cmd_locked(int argc, char **argv)
 	"usage: hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] " \
 	"[--read PATH]... [--write PATH]... " \
 	"[--dev PATH]... [--hide PATH]... [--read-only PATH]... [--isolate DIR [--tmp-over PATH]... " \
-	"[--cache PATH]... [--mask PATH]...] -- CMD [ARG...]"
+	"[--cache PATH]... [--mask PATH]... [--net none|proxy [--proxy-port N --proxy-socket NAME]]] " \
+	"-- CMD [ARG...]"
 
 /* Paths must come absolute and canonical (the TS side resolves them), because
  * hidden paths are compared with grant paths as byte strings: "/a/./b" or a
@@ -97,6 +98,7 @@ static void check_canonical(const char *flag, const char *p)
 static const char *const VALUE_FLAGS[] = {
 	"--lock",  "--report-fd", "--wait-fd", "--chdir", "--read", "--write", "--dev",
 	"--hide",  "--read-only", "--isolate", "--tmp-over", "--cache", "--mask",
+	"--net",   "--proxy-port", "--proxy-socket",
 };
 
 static int takes_value(const char *a)
@@ -162,6 +164,10 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 		} else if (strcmp(a, "--mask") == 0) {
 			check_canonical(a, v);
 			o->masks[o->nmasks++] = v;
+#ifdef __linux__
+		} else if (net_option(o, a, v)) {
+			/* net.c took it */
+#endif
 		} else {
 			setup_fail("%s", EXEC_USAGE);
 		}
@@ -373,6 +379,7 @@ int cmd_exec(int argc, char **argv)
 	if (o.ngrants || o.nhides || o.nread_only || o.isolate)
 		setup_fail("Landlock rules and namespaces need Linux; this system confines commands otherwise");
 #else
+	net_check(&o);
 	if (o.isolate)
 		isolate_namespaces(&o); /* returns in the init only */
 #endif
@@ -418,6 +425,7 @@ int cmd_exec(int argc, char **argv)
 	/* Step 2c: the mounts, then the command as the init's child. */
 	if (o.isolate) {
 		isolate_mounts(&o);
+		net_isolate(&o);
 		pid_t command = fork();
 		if (command < 0)
 			setup_fail("cannot start the command: %s", strerror(errno));
@@ -440,7 +448,7 @@ int cmd_exec(int argc, char **argv)
 	drop_capabilities();
 	/* Last, after no_new_privs (landlock_confine), so that no step above
 	 * runs under the filter. */
-	if (seccomp_confine() < 0)
+	if (seccomp_confine(o.net != NET_HOST) < 0)
 		setup_fail("cannot install the seccomp filter: %s", strerror(errno));
 #endif
 

@@ -2,7 +2,7 @@
  * hmm-helper: what the modules of the helper share. One mode per file
  * (main.c dispatches): exec.c (lock, descriptors, capabilities, exec),
  * landlock.c, seccomp.c, layers.c, clone.c + clone-copy.c, statpairs.c,
- * remove.c; util.c holds the small utilities every mode uses.
+ * remove.c, net.c; util.c holds the small utilities every mode uses.
  */
 #ifndef HMM_HELPER_H
 #define HMM_HELPER_H
@@ -68,6 +68,9 @@ void setup_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1,
 
 /* ---- exec.c ---- */
 
+/* The command's network (net.c): the user's, none, or hmm's proxy only. */
+enum { NET_HOST, NET_NONE, NET_PROXY };
+
 /* Rights classes, in the order a grant widens them. */
 enum { CLASS_READ, CLASS_WRITE, CLASS_DEV };
 
@@ -93,6 +96,9 @@ struct exec_opts {
 	size_t ncaches;
 	const char **masks;
 	size_t nmasks;
+	int net;		  /* NET_HOST, NET_NONE or NET_PROXY */
+	int proxy_port;		  /* NET_PROXY: the loopback port inside */
+	const char *proxy_socket; /* NET_PROXY: the abstract socket outside */
 	char **cmd;
 };
 
@@ -120,8 +126,10 @@ int cmd_layers(int argc, char **argv);
 
 #ifdef __linux__
 /* Makes ioctl TIOCSTI and TIOCLINUX fail with EPERM for this process and
- * everything it runs. Needs no_new_privs set. 0, or -1 with errno set. */
-int seccomp_confine(void);
+ * everything it runs; with `net`, also every socket but unix, IPv4 and IPv6
+ * ones, raw ones and io_uring. Needs no_new_privs set. 0, or -1 with errno
+ * set. */
+int seccomp_confine(int net);
 #endif
 
 /* ---- isolate.c ---- */
@@ -136,6 +144,22 @@ void isolate_mounts(const struct exec_opts *o);
 void isolate_unblock(void);
 /* The init's life once the command runs: holds lock, reaps, passes signals. */
 void isolate_init(pid_t command, int lock) __attribute__((noreturn));
+#endif
+
+/* ---- net.c ---- */
+
+#ifdef __linux__
+/* exec's --net, --proxy-port, --proxy-socket: 1 if `flag` was one of them. */
+int net_option(struct exec_opts *o, const char *flag, const char *value);
+/* Refuses a network option that cannot work as given. */
+void net_check(const struct exec_opts *o);
+/* In the waiter, before the init is forked. */
+void net_prepare(const struct exec_opts *o);
+/* In the init, before the command is forked: the namespace, the loopback,
+ * the proxy's port handed to the waiter. */
+void net_isolate(const struct exec_opts *o);
+/* In the waiter, after the init is forked: the bridge to hmm's proxy. */
+void net_waiter(const struct exec_opts *o);
 #endif
 
 /* ---- stop.c ---- */

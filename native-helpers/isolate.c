@@ -161,7 +161,6 @@ static int status_w = -1;
 
 void isolate_namespaces(const struct exec_opts *o)
 {
-	(void)o;
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
 	int tell = -1;
@@ -180,6 +179,7 @@ void isolate_namespaces(const struct exec_opts *o)
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
 		setup_fail("namespaces: pipe: %s", strerror(errno));
+	net_prepare(o);
 	/* Blocked from here: the waiter installs its handlers, the init waits
 	 * for them with sigwaitinfo, the command unblocks them. */
 	sigset_t set;
@@ -197,6 +197,7 @@ void isolate_namespaces(const struct exec_opts *o)
 			close(report_fd);
 		if (o->wait_fd >= 0)
 			close(o->wait_fd);
+		net_waiter(o);
 		wait_for_command(p[0]);
 	}
 	close(p[0]);

@@ -7,7 +7,9 @@
  *   hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]
  *                   [--read PATH]... [--write PATH]... [--dev PATH]...
  *                   [--hide PATH]... [--isolate DIR [--tmp-over PATH]...
- *                   [--cache PATH]... [--mask PATH]...] -- CMD [ARG...]
+ *                   [--cache PATH]... [--mask PATH]...
+ *                   [--net none|proxy [--proxy-port N --proxy-socket NAME]]]
+ *                   -- CMD [ARG...]
  *   hmm-helper stop LOCK...
  *   hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST
  *   hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated relative paths
@@ -15,7 +17,8 @@
  *
  * Where it stands on security: `exec` is the sandbox (exec.c, landlock.c,
  * seccomp.c; isolate.c: namespaces, its own /tmp, caches, the init that
- * holds the lock); `stop` ends a workspace's processes (stop.c).
+ * holds the lock; net.c: the network namespace and the bridge to hmm's
+ * proxy); `stop` ends a workspace's processes (stop.c).
  * `clone` (clone.c, clone-copy.c) copies the origin into a workspace the way
  * `cp -a --reflink=auto` does, from several threads, reading the source only
  * through *at() calls relative to directory descriptors opened with
@@ -40,7 +43,9 @@ static void usage(void)
 	      "       hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]\n"
 	      "                       [--read PATH]... [--write PATH]... [--dev PATH]...\n"
 	      "                       [--hide PATH]... [--isolate DIR [--tmp-over PATH]...\n"
-	      "                       [--cache PATH]... [--mask PATH]...] -- CMD [ARG...]\n"
+	      "                       [--cache PATH]... [--mask PATH]...\n"
+	      "                       [--net none|proxy [--proxy-port N --proxy-socket NAME]]]\n"
+	      "                       -- CMD [ARG...]\n"
 	      "       hmm-helper stop LOCK...\n"
 	      "       hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST\n"
 	      "       hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated paths\n"

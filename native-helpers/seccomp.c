@@ -20,7 +20,14 @@
  *   numbers with bit 30 set) fail with ENOSYS, as on kernels built
  *   without x32.
  *
- * Further rules (the network's socket families) are more arg_rule()s.
+ * - With --net (none, or hmm's proxy only), sockets of other families
+ *   than unix, IPv4 and IPv6 fail with EAFNOSUPPORT (no netlink to change
+ *   its namespace's routes, no packet sockets), and raw or packet-type
+ *   ones with EPERM (root keeps CAP_NET_RAW for ping; not for these modes).
+ *   io_uring, which can make sockets without the socket call, fails with
+ *   ENOSYS, as on kernels without it (libuv and others fall back). The
+ *   network namespace is the barrier; this keeps the kernel's surface
+ *   behind it small.
  */
 
 #include "hmm-helper.h"
@@ -30,6 +37,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/socket.h>
 
 #if defined(__x86_64__)
 #define OWN_ARCH AUDIT_ARCH_X86_64
@@ -87,7 +95,32 @@ static void arg_rule(struct program *p, uint32_t nr, unsigned arg, const uint32_
 
 static const uint32_t TERMINAL_INPUT[] = {TIOCSTI, TIOCLINUX};
 
-int seccomp_confine(void)
+/* With the accumulator holding the system call's number: socket(2) of a
+ * family but unix, IPv4 and IPv6 fails with EAFNOSUPPORT, a raw or packet
+ * one with EPERM; other calls fall through with the number kept. */
+static void socket_rule(struct program *p)
+{
+	typedef struct sock_filter I;
+	/* [0] socket? [1] family [2..4] known? [5] type [6] mask [7..8] raw?
+	 * [9] EAFNOSUPPORT [10] EPERM [11] allow */
+	emit(p, (I)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 11));
+	emit(p, (I)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LOW(0)));
+	emit(p, (I)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 2, 0));
+	emit(p, (I)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 1, 0));
+	emit(p, (I)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 0, 4));
+	emit(p, (I)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LOW(1)));
+	/* SOCK_NONBLOCK and SOCK_CLOEXEC ride above the type's four bits. */
+	emit(p, (I)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf));
+	emit(p, (I)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_RAW, 2, 0));
+	emit(p, (I)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_PACKET, 1, 2));
+	ret(p, RET_ERRNO(EAFNOSUPPORT));
+	ret(p, RET_ERRNO(EPERM));
+	ret(p, SECCOMP_RET_ALLOW);
+}
+
+static const uint32_t UNIX_ONLY[] = {AF_UNIX};
+
+int seccomp_confine(int net)
 {
 	struct program p = {.len = 0};
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -100,6 +133,14 @@ int seccomp_confine(void)
 	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT, 0, 1));
 	ret(&p, RET_ERRNO(ENOSYS));
 #endif
+	if (net) {
+		socket_rule(&p);
+		arg_rule(&p, __NR_socketpair, 0, UNIX_ONLY, 1, SECCOMP_RET_ALLOW,
+			 RET_ERRNO(EAFNOSUPPORT));
+		emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						      __NR_io_uring_setup, 0, 1));
+		ret(&p, RET_ERRNO(ENOSYS));
+	}
 	arg_rule(&p, __NR_ioctl, 1, TERMINAL_INPUT,
 		 sizeof TERMINAL_INPUT / sizeof *TERMINAL_INPUT, RET_ERRNO(EPERM),
 		 SECCOMP_RET_ALLOW);

@@ -7,11 +7,23 @@ import {currentPlatform} from '../platform/index.js'
 import {HmmError, say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
 import {status} from '../workspaces/status.js'
-import {commandEnded, commandOrShell, givenWritable, sandboxWritable, sayAgentProfile, startInWorkspace, waitForCommand, workspaceLine} from './session.js'
+import {
+  commandEnded,
+  commandOrShell,
+  givenWritable,
+  sandboxWritable,
+  sayAgentProfile,
+  startInWorkspace,
+  waitForCommand,
+  withNetFlag,
+  workspaceLine,
+} from './session.js'
 
 export interface ExecRequest {
   key: string | undefined
   writable: string[]
+  /** --net as given: replaces the config file's `net`. */
+  net?: string
   /** The command and its arguments; empty: the user's shell. */
   command: string[]
 }
@@ -29,7 +41,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     // Running but not ready: the run that makes it is still cloning.
     if (workspace.row.state !== 'ready') throw new HmmError(`workspace ${workspace.label} is still being made`)
     const kept = [...new Set([...workspace.row.writable, ...given])]
-    const settings = settingsFor(loadConfig(), command)
+    const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)
     const writable = sandboxWritable(context, platform, kept, settings)
     makeAgentPlaces(settings)
     if (kept.length !== workspace.row.writable.length) context.store.update(workspace.id, {writable: kept})

@@ -28,6 +28,7 @@ import {
   signalNumber,
   startInWorkspace,
   waitForCommand,
+  withNetFlag,
   workspaceLine,
 } from './session.js'
 
@@ -35,6 +36,8 @@ export interface RunRequest {
   name?: string
   writable: string[]
   removeAfter: boolean
+  /** --net as given: replaces the config file's `net`. */
+  net?: string
   /** The command and its arguments; empty: the user's shell. */
   command: string[]
 }
@@ -117,7 +120,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   const platform = currentPlatform()
   const command = commandOrShell(request.command)
   const given = checkRequest(context, request)
-  const settings = settingsFor(loadConfig(), command)
+  const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)
   const writable = sandboxWritable(context, platform, given, settings)
   makeAgentPlaces(settings)
   const store = context.store

@@ -4,14 +4,15 @@ import {join} from 'node:path'
 import {HmmError} from '../ui/errors.js'
 import {dataDir, defaultPlatform, runsOn} from '../platform/index.js'
 import {workingOrigin} from '../workspaces/context.js'
-import {loadConfig, settingsFor, type Isolation} from '../sandbox/config.js'
+import {loadConfig, networkOf, settingsFor, type Isolation} from '../sandbox/config.js'
 import {removedVariables} from '../sandbox/env.js'
 import {sandboxLayers} from '../native/helper.js'
 import {SANDBOX_EXEC, seatbelt} from '../platform/darwin.js'
 import {enableNamespaces, optOut, policyFor} from '../platform/confine.js'
 import {launchArgv} from '../platform/launch.js'
 import {canonical} from '../sandbox/paths.js'
-import type {Platform} from '../sandbox/policy.js'
+import type {Network, Platform} from '../sandbox/policy.js'
+import {withNetFlag} from './session.js'
 
 /** Shell-style quoting, only for display: the real argv is passed without a shell. */
 function quote(arg: string): string {
@@ -19,7 +20,7 @@ function quote(arg: string): string {
 }
 
 /** Which layers `hmm run` would apply here: on Linux as this system gives them (asked of the helper), never more than are in force. */
-function layerLines(platform: Platform, isolation: Isolation): string[] {
+function layerLines(platform: Platform, isolation: Isolation, network: Network | undefined): string[] {
   if (platform === 'darwin') {
     return [
       '  seatbelt: files; no unix socket outside the tree and the per-user temp directories; TIOCSTI refused (macOS 13 and later)',
@@ -34,20 +35,34 @@ function layerLines(platform: Platform, isolation: Isolation): string[] {
       ? '  namespaces: off (isolation = "landlock-only"): /tmp, /dev/shm and the sockets of the user\'s session are shared; the caches are written in place, but for their program parts'
       : layers.namespaces
         ? `  namespaces: refused by this system (${layers.namespaces}): hmm run refuses; ${enableNamespaces(layers.namespaces)}, or ${optOut()}`
-        : '  namespaces: user, mount, PID and IPC'
+        : `  namespaces: user, mount, PID${network ? ', IPC and network' : ' and IPC'}`
   const scoped = layers.landlock >= 6 ? 'signals and abstract unix sockets scoped' : 'signals and abstract unix sockets not scoped (needs ABI 6, Linux 6.12)'
   return [
     namespaces,
     `  landlock: ABI ${layers.landlock}: files; ${scoped}`,
-    layers.seccomp ? `  seccomp: refused by this system (${layers.seccomp}): hmm run refuses` : '  seccomp: ioctl TIOCSTI and TIOCLINUX refused',
+    layers.seccomp
+      ? `  seccomp: refused by this system (${layers.seccomp}): hmm run refuses`
+      : `  seccomp: ioctl TIOCSTI and TIOCLINUX refused${network ? '; sockets but unix, IPv4 and IPv6 ones, raw sockets and io_uring refused' : ''}`,
   ]
 }
 
+/** The network in force, in a line. */
+function networkLine(platform: Platform, network: Network | undefined): string {
+  if (!network) return "network: the user's; --net confines it"
+  if (network.kind === 'none') {
+    return platform === 'darwin'
+      ? 'network: none but localhost (Seatbelt); name lookups fail'
+      : 'network: none: a network namespace of its own, only its loopback up; name lookups fail'
+  }
+  return `network: only HTTP and HTTPS through hmm's proxy, to ${network.hosts.join(', ') || 'no host'}; everything else fails, name lookups too`
+}
+
 /** `platform`: render as hmm run would there (default: this one). */
-export function describeSandbox(options: {platform?: Platform; writable: string[]; command: string[]}): string {
+export function describeSandbox(options: {platform?: Platform; writable: string[]; net?: string; command: string[]}): string {
   const platform = options.platform ?? defaultPlatform()
   for (const path of options.writable) if (!existsSync(path)) throw new HmmError(`${path} does not exist`)
-  const settings = settingsFor(loadConfig(), options.command)
+  const settings = withNetFlag(settingsFor(loadConfig(), options.command), options.net)
+  const network = networkOf(settings.net)
   const origin = workingOrigin()
   const data = canonical(dataDir(process.env, platform))
   const tree = join(data, '<id>', 'tree', origin.split('/').pop() || 'root')
@@ -58,6 +73,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     writable: [...options.writable, ...settings.write],
     hide: settings.hide,
     unhide: settings.unhide,
+    network,
   })
   const agent = settings.agent ? `${settings.agent.name} (${settings.agent.from})` : 'none'
   const lines = [
@@ -71,8 +87,9 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     'may read: everything else',
     `environment: removes ${removedVariables(process.env, settings.env).join(' ') || 'nothing set now'} (credentials, sockets of this session, the config file's env.remove)`,
     ...(policy.readOnly.length > 0 ? ['may not write (inside the writable paths):', ...policy.readOnly.map(path => `  ${path}`)] : []),
+    networkLine(platform, network),
     'layers:',
-    ...layerLines(platform, settings.isolation),
+    ...layerLines(platform, settings.isolation, network),
   ]
   if (platform === 'linux') {
     const argv = launchArgv({

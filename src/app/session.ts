@@ -5,7 +5,7 @@
 import {existsSync} from 'node:fs'
 import {constants} from 'node:os'
 import {lockedFiles} from '../native/helper.js'
-import type {Effective} from '../sandbox/config.js'
+import {netFromFlag, networkOf, type Effective} from '../sandbox/config.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
 import {checkSandboxAvailable, policyFor} from '../platform/confine.js'
 import {checkProgramsOutOfReach} from '../platform/programs.js'
@@ -31,6 +31,11 @@ export function givenWritable(paths: string[]): string[] {
   })
 }
 
+/** The settings with --net, when given, in place of the config file's `net`. */
+export function withNetFlag(settings: Effective, net: string | undefined): Effective {
+  return net === undefined ? settings : {...settings, net: netFromFlag(net)}
+}
+
 /**
  * Everything the command may write beyond its workspace: the -w paths and
  * the config file's (which need not exist on every machine it is used on: a
@@ -39,7 +44,9 @@ export function givenWritable(paths: string[]): string[] {
  */
 export function sandboxWritable(context: Context, platform: Platform, given: string[], settings: Effective): string[] {
   const writable = [...given, ...settings.write.map(canonical)]
-  checkSandboxAvailable(platform, settings.isolation)
+  const network = networkOf(settings.net)
+  if (network?.kind === 'proxy') throw new HmmError('--net HOST,... is not available yet; --net none is')
+  checkSandboxAvailable(platform, settings.isolation, network)
   // The tree does not matter here (writableHolding leaves it aside).
   checkProgramsOutOfReach(policyFor(platform, {tree: context.data, dataDir: context.data, writable}))
   return writable
@@ -63,6 +70,7 @@ export function startInWorkspace(
       writable: options.writable,
       hide: settings.hide,
       unhide: settings.unhide,
+      network: networkOf(settings.net),
     }),
     // Its own /tmp, caches and PID namespace, unless the user opted out of namespaces.
     workspace: settings.isolation === 'full' ? workspace.root : undefined,

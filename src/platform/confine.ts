@@ -9,8 +9,8 @@ import {sandboxLayers} from '../native/helper.js'
 import {configPath, type Isolation} from '../sandbox/config.js'
 import {tildify} from '../ui/format.js'
 import {SANDBOX_EXEC, darwinPolicy, seatbeltArgv} from './darwin.js'
-import {helperExecArgv, isolationArgs, landlockArgs, type HelperControl} from './linux.js'
-import {buildPolicy, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
+import {helperExecArgv, isolationArgs, landlockArgs, networkArgs, type HelperControl} from './linux.js'
+import {buildPolicy, type Network, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
 
 /** Landlock ABI 2 brought REFER: without it a sandboxed rename across directories fails. */
 const MIN_LANDLOCK_ABI = 2
@@ -43,7 +43,7 @@ export function enableNamespaces(refusal: string): string {
  * where a layer of it cannot be had and the user has not opted out: never a
  * sandbox weaker than the user was told without a word (SPEC "Sandbox").
  */
-export function checkSandboxAvailable(platform: Platform, isolation: Isolation): void {
+export function checkSandboxAvailable(platform: Platform, isolation: Isolation, network?: Network): void {
   if (platform === 'darwin') {
     if (!existsSync(SANDBOX_EXEC)) throw new HmmError(`the sandbox needs ${SANDBOX_EXEC}, which this Mac does not have`)
     if (isolation === 'full') {
@@ -59,6 +59,10 @@ export function checkSandboxAvailable(platform: Platform, isolation: Isolation):
     throw new HmmError(`the sandbox needs Landlock ABI ${MIN_LANDLOCK_ABI} or later (Linux 5.19+); ${has}`)
   }
   if (layers.seccomp) throw new HmmError(`the sandbox needs seccomp filters, which this system refuses (${layers.seccomp})`)
+  // The network's barrier is a namespace of its own: opted out of namespaces, there is none to have.
+  if (network && isolation === 'landlock-only') {
+    throw new HmmError(`--net needs the namespaces, and isolation = "landlock-only" is set in ${tildify(configPath())}`)
+  }
   if (isolation === 'full' && layers.namespaces) {
     throw new HmmError(
       `the sandbox needs unprivileged user namespaces, which this system refuses (${layers.namespaces}); ${enableNamespaces(layers.namespaces)}, or to run under Landlock alone, ${optOut()}`,
@@ -75,11 +79,14 @@ export function platformPolicy(platform: Platform, policy: SandboxPolicy): Sandb
 export function sandboxedArgv(platform: Platform, policy: SandboxPolicy, control: HelperControl, command: string[]): string[] {
   return platform === 'darwin'
     ? helperExecArgv(control, [], seatbeltArgv(policy, command))
-    : helperExecArgv(control, [...landlockArgs(policy), ...isolationArgs(policy, control.workspace)], command)
+    : helperExecArgv(control, [...landlockArgs(policy), ...isolationArgs(policy, control.workspace), ...networkArgs(policy, control.proxy)], command)
 }
 
 /** The policy for a command in `tree`, from this process's environment (HOME, TMPDIR). */
-export function policyFor(platform: Platform, options: {tree: string; dataDir: string; writable: string[]; hide?: string[]; unhide?: string[]}): SandboxPolicy {
+export function policyFor(
+  platform: Platform,
+  options: {tree: string; dataDir: string; writable: string[]; hide?: string[]; unhide?: string[]; network?: Network},
+): SandboxPolicy {
   const policy = buildPolicy({
     tree: options.tree,
     home: process.env.HOME || homedir(),
@@ -89,6 +96,7 @@ export function policyFor(platform: Platform, options: {tree: string; dataDir: s
     unhide: options.unhide,
     tmpdir: process.env.TMPDIR || tmpdir(),
     platform,
+    network: options.network,
   })
   return platformPolicy(platform, policy)
 }

@@ -68,6 +68,7 @@ export function darwinPolicy(policy: SandboxPolicy): SandboxPolicy {
     readOnly: map(policy.readOnly),
     devices: map(policy.devices),
     hidden: map(policy.hidden),
+    ...(policy.network ? {network: policy.network} : {}),
   }
 }
 

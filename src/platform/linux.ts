@@ -13,6 +13,8 @@ export interface HelperControl {
   chdir: string
   /** The workspace's directory, for its own /tmp and cache layers; without it, no namespaces. */
   workspace?: string
+  /** With the proxy network: the loopback port inside, and hmm's proxy's abstract socket outside. */
+  proxy?: {port: number; socket: string}
 }
 
 export function landlockArgs(policy: SandboxPolicy): string[] {
@@ -37,6 +39,18 @@ export function isolationArgs(policy: SandboxPolicy, workspace: string | undefin
     ...isolation.caches.flatMap(path => ['--cache', path]),
     ...isolation.masked.flatMap(path => ['--mask', path]),
   ]
+}
+
+/**
+ * The network namespace (native-helpers/net.c): only loopback, and with the
+ * proxy its port bridged to hmm's proxy. Needs the namespaces.
+ */
+export function networkArgs(policy: SandboxPolicy, proxy: HelperControl['proxy']): string[] {
+  const network = policy.network
+  if (!network) return []
+  if (network.kind === 'none') return ['--net', 'none']
+  if (!proxy) throw new Error('the proxy network needs the proxy')
+  return ['--net', 'proxy', '--proxy-port', String(proxy.port), '--proxy-socket', proxy.socket]
 }
 
 /** `hmm-helper exec` with its control flags, then the confinement rules, then the command. */

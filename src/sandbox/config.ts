@@ -12,6 +12,7 @@ import {basename, isAbsolute, join} from 'node:path'
 import {parse, TomlError} from 'smol-toml'
 import {debug, HmmError} from '../ui/errors.js'
 import {tildify} from '../ui/format.js'
+import type {Network} from './policy.js'
 
 /** "full": namespaces, mounts and seccomp with Landlock; "landlock-only": the user's opt-out where namespaces cannot be had. */
 export type Isolation = 'full' | 'landlock-only'
@@ -216,6 +217,20 @@ function agentProfile(config: Config, name: string, env: NodeJS.ProcessEnv): {se
 export function everyWrite(config: Config, env: NodeJS.ProcessEnv = process.env): string[] {
   const agents = [...Object.values(builtInAgents(env, config.home)), ...Object.values(config.agents)]
   return [config.all, ...agents].flatMap(settings => settings.write ?? [])
+}
+
+/** `--net none` or `--net HOST[,HOST...]` as the config file would say it; it replaces the file's `net`. */
+export function netFromFlag(value: string): Net {
+  if (value === 'none') return 'none'
+  const hosts = value.split(',').map(host => host.trim())
+  if (hosts.some(host => host === '')) throw new HmmError(`--net takes none or HOST[,HOST...]: ${value}`)
+  return hosts
+}
+
+/** The network the command gets, as the policy says it: absent, the user's. */
+export function networkOf(net: Net | undefined): Network | undefined {
+  if (net === undefined) return undefined
+  return net === 'none' ? {kind: 'none'} : {kind: 'proxy', hosts: net}
 }
 
 /** The settings for one command: the top level, and its agent's profile added (lists joined; single values replaced). */

@@ -25,7 +25,12 @@ export interface SandboxPolicy {
   hidden: string[]
   /** Linux: what the helper's namespaces give the command of its own (SPEC "Sandbox"). */
   isolation?: Isolation
+  /** The command's network (SPEC "Network"); absent: the user's. */
+  network?: Network
 }
+
+/** No network but loopback, or only HTTP(S) to these hosts through hmm's proxy (as the user wrote them). */
+export type Network = {kind: 'none'} | {kind: 'proxy'; hosts: string[]}
 
 export interface Isolation {
   /** Temporary directories the workspace's own is put over. */
@@ -128,6 +133,7 @@ export interface PolicyInput {
   unhide?: string[]
   tmpdir?: string
   platform: Platform
+  network?: Network
 }
 
 /** A path and, if a symbolic link leads elsewhere, where it leads: both must be hidden. */
@@ -172,6 +178,7 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
     devices: ['/dev'],
     hidden: unique(hiddenPaths(input).flatMap(bothForms)),
     ...(input.platform === 'linux' ? {isolation: isolationFor(input, temp, caches)} : {}),
+    ...(input.network ? {network: input.network} : {}),
   }
 }
 

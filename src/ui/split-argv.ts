@@ -4,9 +4,9 @@
 // split is made here, and only hmm's part is given to oclif.
 
 /** `hmm run`'s flags that take a value in the next argument. */
-export const RUN_FLAGS_WITH_VALUE = ['-n', '--name', '-w', '--write']
+export const RUN_FLAGS_WITH_VALUE = ['-n', '--name', '-w', '--write', '--net']
 /** `hmm exec`'s: its first positional argument is the workspace, the command follows. */
-export const EXEC_FLAGS_WITH_VALUE = ['-w', '--write']
+export const EXEC_FLAGS_WITH_VALUE = ['-w', '--write', '--net']
 
 export function splitAtCommand(argv: string[], flagsWithValue: string[]): {own: string[]; command: string[]} {
   for (let index = 0; index < argv.length; index++) {

@@ -1,0 +1,141 @@
+// `hmm-helper exec --isolate --net none|proxy` (SPEC "Network"): the
+// command gets a network namespace of its own with only its loopback up.
+// Every way out is tried for real against servers this test runs on the
+// host's loopback (TCP, UDP), an external address, DNS; with `proxy` the
+// only way out is the loopback port the helper bridges to hmm's proxy (here
+// a stand-in on an abstract unix socket). In both modes seccomp leaves only
+// unix, IPv4 and IPv6 sockets, none raw.
+import {randomBytes} from 'node:crypto'
+import {createSocket} from 'node:dgram'
+import {mkdirSync} from 'node:fs'
+import {createServer, type AddressInfo, type Server} from 'node:net'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {execArgs, run, world} from './support.js'
+
+const policy = (w: string) => ['--read', '/', '--write', w, '--dev', '/dev']
+
+const servers: Array<{close(): unknown}> = []
+afterEach(() => {
+  for (const server of servers.splice(0)) server.close()
+})
+
+/** A TCP server on the host's loopback that answers "reached" and counts who came. */
+async function hostServer(): Promise<{port: number; connections: () => number}> {
+  let count = 0
+  const server = createServer(socket => {
+    count++
+    socket.end('HTTP/1.0 200 OK\r\n\r\nreached\n')
+  })
+  servers.push(server)
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  return {port: (server.address() as AddressInfo).port, connections: () => count}
+}
+
+function workspace(name: string): {ws: string; lock: string} {
+  const w = world(name)
+  const ws = join(w, 'ws')
+  mkdirSync(ws)
+  return {ws, lock: join(ws, 'lock')}
+}
+
+/** Perl: try to make a socket of each family/type, print what happened. */
+const SOCKETS = `
+use Socket;
+for (["unix", AF_UNIX, SOCK_STREAM], ["inet", AF_INET, SOCK_STREAM], ["inet6", AF_INET6, SOCK_DGRAM],
+     ["netlink", 16, SOCK_RAW], ["packet", 17, SOCK_RAW], ["raw", AF_INET, SOCK_RAW]) {
+  my ($name, $family, $type) = @$_;
+  print socket(my $s, $family, $type, 0) ? "$name ok\\n" : "$name refused\\n";
+}`
+
+describe('hmm-helper exec --net none', () => {
+  it("leaves only its own loopback: the host's loopback servers, TCP and UDP, and external addresses are out of reach", async () => {
+    const {ws, lock} = workspace('net-none')
+    const tcp = await hostServer()
+    let datagrams = 0
+    const udp = createSocket('udp4', () => datagrams++)
+    servers.push(udp)
+    await new Promise<void>(resolve => udp.bind(0, '127.0.0.1', resolve))
+    const udpPort = udp.address().port
+    const script = [
+      `curl -sS -m 10 http://127.0.0.1:${tcp.port}/ 2>/dev/null && echo tcp-reached`,
+      `printf x > /dev/udp/127.0.0.1/${udpPort} 2>/dev/null`,
+      'curl -sS -m 10 http://1.1.1.1/ 2>/dev/null && echo external-reached',
+      "sed -n 's/^ *\\([a-z0-9]*\\):.*/\\1/p' /proc/net/dev",
+    ].join('; ')
+    const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, '--net', 'none'], ['bash', '-c', script]))
+    expect(r.report).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('lo\n')
+    expect(tcp.connections()).toBe(0)
+    expect(datagrams).toBe(0)
+  })
+
+  it('has its loopback up, so servers of its own work', async () => {
+    const {ws, lock} = workspace('net-loopback')
+    const script = `const s = require('net').createServer(c => c.end('own\\n')).listen(0, '127.0.0.1', () =>
+      require('net').connect(s.address().port, '127.0.0.1').on('data', d => { process.stdout.write(d); s.close() }))`
+    const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, '--net', 'none'], [process.execPath, '-e', script]))
+    expect(r).toMatchObject({code: 0, stdout: 'own\n', report: ''})
+  })
+
+  it('fails name lookups', async () => {
+    const {ws, lock} = workspace('net-dns')
+    const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, '--net', 'none'], ['sh', '-c', 'getent hosts example.com || echo no-answer']))
+    expect(r).toMatchObject({code: 0, stdout: 'no-answer\n', report: ''})
+  })
+
+  it('makes no socket but unix, IPv4 and IPv6 ones, and none raw (seccomp); without --net all of them are left to the kernel', async () => {
+    const {ws, lock} = workspace('net-families')
+    const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, '--net', 'none'], ['perl', '-e', SOCKETS]))
+    expect(r).toMatchObject({code: 0, report: ''})
+    expect(r.stdout).toBe('unix ok\ninet ok\ninet6 ok\nnetlink refused\npacket refused\nraw refused\n')
+    // The control: the same try without --net makes a netlink socket, so the refusal above is the filter's.
+    const open = await run(execArgs(lock, [...policy(ws), '--isolate', ws], ['perl', '-e', SOCKETS]))
+    expect(open.stdout).toContain('netlink ok\n')
+  })
+
+  it('needs the namespaces', async () => {
+    const {ws, lock} = workspace('net-no-isolate')
+    const r = await run(execArgs(lock, [...policy(ws), '--net', 'none'], ['true']))
+    expect(r.code).toBe(125)
+    expect(r.report).toMatch(/^setup --net needs --isolate/)
+  })
+})
+
+describe('hmm-helper exec --net proxy', () => {
+  /** A stand-in for hmm's proxy on an abstract unix socket: echoes what it is sent, prefixed. */
+  async function standIn(): Promise<{name: string; server: Server}> {
+    const name = `hmm-test-${randomBytes(6).toString('hex')}`
+    const server = createServer(socket => {
+      socket.write('proxy:')
+      socket.pipe(socket)
+    })
+    servers.push(server)
+    await new Promise<void>(resolve => server.listen(`\0${name}`, resolve))
+    return {name, server}
+  }
+
+  it('bridges its loopback port to the proxy and to nothing else', async () => {
+    const {ws, lock} = workspace('net-proxy')
+    const {name} = await standIn()
+    const tcp = await hostServer()
+    const port = 39000 + Math.floor(Math.random() * 1000)
+    const script = [
+      `'${process.execPath}' -e "const c = require('net').connect(${port}, '127.0.0.1', () => c.end('hello')); c.pipe(process.stdout)"; echo`,
+      `curl -sS -m 10 http://127.0.0.1:${tcp.port}/ 2>/dev/null && echo tcp-reached`,
+      "sed -n 's/^ *\\([a-z0-9]*\\):.*/\\1/p' /proc/net/dev",
+    ].join('; ')
+    const net = ['--net', 'proxy', '--proxy-port', String(port), '--proxy-socket', name]
+    const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, ...net], ['bash', '-c', script]))
+    expect(r).toMatchObject({code: 0, stdout: 'proxy:hello\nlo\n', report: ''})
+    expect(tcp.connections()).toBe(0)
+  })
+
+  it('refuses a proxy without its port and socket', async () => {
+    const {ws, lock} = workspace('net-proxy-usage')
+    const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, '--net', 'proxy'], ['true']))
+    expect(r.code).toBe(125)
+    expect(r.report).toMatch(/^setup --net proxy needs --proxy-port and --proxy-socket/)
+  })
+})
