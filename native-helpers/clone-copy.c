@@ -74,67 +74,6 @@ void links_wake(void)
 
 /* ---- regular files ---- */
 
-static _Thread_local char *rw_buf;
-#ifdef __linux__
-static _Thread_local dev_t noreflink_dev = (dev_t)-1;
-#endif
-
-/* Copy size bytes from s to t: a reflink where the file system shares
- * blocks (nothing is copied), else an in-kernel copy, else read/write.
- * Stops at the size seen by fstat: the clone is a snapshot of that moment. */
-static int copy_data(int s, int t, const struct stat *st)
-{
-	off_t size = st->st_size, done = 0;
-	if (size == 0)
-		return 0;
-#ifdef __linux__
-#ifndef FICLONE
-#define FICLONE _IOW(0x94, 9, int)
-#endif
-	if (st->st_dev != noreflink_dev) {
-		if (ioctl(t, FICLONE, s) == 0)
-			return 0;
-		/* Not on this file system: stop asking. Any other refusal
-		 * (e.g. btrfs nodatacow) is this file's: copy it instead. */
-		if (errno == EOPNOTSUPP || errno == ENOTTY || errno == EXDEV ||
-		    errno == ENOSYS)
-			noreflink_dev = st->st_dev;
-	}
-	while (done < size) {
-		ssize_t n = copy_file_range(s, NULL, t, NULL, (size_t)(size - done), 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (done == 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
-					  errno == EOPNOTSUPP || errno == EBADF))
-				break; /* read/write below */
-			return -1;
-		}
-		if (n == 0)
-			return 0; /* it shrank */
-		done += n;
-	}
-	if (done >= size)
-		return 0;
-#endif
-	if (!rw_buf)
-		rw_buf = xmalloc(1 << 17);
-	while (done < size) {
-		ssize_t n = read(s, rw_buf, 1 << 17);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (n == 0)
-			break;
-		if (write_all(t, rw_buf, (size_t)n) < 0)
-			return -1;
-		done += n;
-	}
-	return 0;
-}
-
 static void copy_entry(struct dopen *d, const struct entry *e);
 
 /* A name of a file with several links: if another name of it was claimed
@@ -187,10 +126,11 @@ static void copy_regular(struct dopen *d, const char *name, int s, const struct 
 		   ((C.always_chmod || (st->st_mode & 07000)) &&
 		    fchmod(t, st->st_mode & 07777) < 0)) {
 		e = errno;
-	} else {
+	} else if (!(e = copy_xattrs(s, t, -1, -1, NULL, &side))) {
+		/* Attributes after chown, which drops security.capability. */
 		struct timespec ts[2] = {ST_ATIM(*st), ST_MTIM(*st)};
 		if (futimens(t, ts) < 0)
-			e = errno;
+			e = errno, side = 1;
 		else
 			sp_note(rel, name, s, t, st);
 	}
@@ -229,6 +169,14 @@ static void copy_subdir(struct dopen *d, const char *name, int sfd, const struct
 	if (dfd < 0) {
 		clone_fail(1, rel, name, errno);
 		close(sfd);
+		return;
+	}
+	/* While it is still ours and writable (its owner and mode come last). */
+	int side, e = copy_xattrs(sfd, dfd, -1, -1, NULL, &side);
+	if (e) {
+		clone_fail(side, rel, name, e);
+		close(sfd);
+		close(dfd);
 		return;
 	}
 	struct dnode *n = xmalloc(sizeof *n);
@@ -322,11 +270,16 @@ static void copy_special(struct dopen *d, const char *name, const struct stat *s
 	}
 	struct timespec ts[2] = {ST_ATIM(*st), ST_MTIM(*st)};
 	/* A link's mode cannot be set on Linux (and is not looked at). */
+	int side = 1, e = 0;
 	if (set_owner(d->dfd, name, st->st_uid, st->st_gid, 0) < 0 ||
 	    (!is_link && (C.always_chmod || (st->st_mode & 07000)) &&
-	     fchmodat(d->dfd, name, st->st_mode & 07777, 0) < 0) ||
-	    utimensat(d->dfd, name, ts, AT_SYMLINK_NOFOLLOW) < 0) {
-		clone_fail(1, rel, name, errno);
+	     fchmodat(d->dfd, name, st->st_mode & 07777, 0) < 0))
+		e = errno;
+	else if (!(e = copy_xattrs(-1, -1, d->sfd, d->dfd, name, &side)) &&
+		 utimensat(d->dfd, name, ts, AT_SYMLINK_NOFOLLOW) < 0)
+		e = errno, side = 1;
+	if (e) {
+		clone_fail(side, rel, name, e);
 		link_made(mine, L_SKIPPED);
 		return;
 	}

@@ -297,6 +297,11 @@ int cmd_clone(int argc, char **argv)
 		clone_fail(1, ".", NULL, errno);
 		return 1;
 	}
+	int side, e = copy_xattrs(sfd, dfd, -1, -1, NULL, &side);
+	if (e) {
+		clone_fail(side, ".", NULL, e);
+		return 1;
+	}
 	C.dst_dev = dst_st.st_dev;
 	C.dst_ino = dst_st.st_ino;
 	C.dst_root = dup(dfd);

@@ -76,6 +76,10 @@ int set_owner(int fd, const char *name, uid_t uid, gid_t gid, int force);
 void release(struct dnode *n);
 void dopen_put(struct dopen *d);
 
+/* clone-data.c */
+int copy_data(int s, int t, const struct stat *st);
+int copy_xattrs(int s, int t, int sdir, int tdir, const char *name, int *side);
+
 /* clone-copy.c */
 void run_dir(struct dnode *node, int sfd, int dfd);
 void run_chunk(struct dopen *d, size_t from, size_t to);

@@ -11,6 +11,7 @@
  * 1 regular file, 2 symbolic link, 3 anything else), then ctime s, ctime ns,
  * mtime s, mtime ns, dev, ino, mode, uid, gid, size as big-endian 32-bit
  * words (low bits), the layout of git's index. Links are not followed.
+ * A path that is absolute or has a `..` component is refused (exit 1).
  * The same root twice is looked at once (both records alike).
  *
  * clone --stat-pairs gives the same answer while it copies (sp_* below).
@@ -44,8 +45,23 @@ static void put_stat(const struct stat *st, unsigned char *out)
 		put32(out + 1 + 4 * i, fields[i]);
 }
 
-/* Relative paths from stdin, each ended by NUL. */
-static char **read_paths(size_t *count)
+/* Whether a path names something below a root: relative, and no `..`
+ * component (which would climb out of it). */
+static int below_root(const char *p)
+{
+	if (p[0] == '/')
+		return 0;
+	for (const char *c = p;; c++) { /* c: the start of a component */
+		if (c[0] == '.' && c[1] == '.' && (c[2] == '/' || c[2] == '\0'))
+			return 0;
+		if (!(c = strchr(c, '/')))
+			return 1;
+	}
+}
+
+/* Relative paths from stdin, each ended by NUL; one that is not below the
+ * roots ends the mode (exit 1, naming it) before anything is looked at. */
+static char **read_paths(const char *mode, size_t *count)
 {
 	size_t n = 0, cap = 1024;
 	char **paths = xmalloc(cap * sizeof *paths);
@@ -58,6 +74,10 @@ static char **read_paths(size_t *count)
 			paths = realloc(paths, cap * sizeof *paths);
 			if (!paths)
 				oom();
+		}
+		if (!below_root(line)) {
+			fprintf(stderr, "hmm-helper: %s: not a path below the roots: %s\n", mode, line);
+			exit(1);
 		}
 		paths[n++] = xstrdup(line);
 	}
@@ -92,7 +112,7 @@ static size_t sp_hash(const char *s)
 
 void sp_load(void)
 {
-	SP.paths = read_paths(&SP.n);
+	SP.paths = read_paths("clone", &SP.n);
 	size_t size = 1024;
 	while (size < 2 * SP.n)
 		size *= 2;
@@ -164,8 +184,7 @@ static void *stat_worker(void *arg)
 {
 	struct stat_job *job = arg;
 	for (size_t i = job->from; i < job->to; i++) {
-		/* Relative paths only: an absolute one would escape both roots. */
-		const char *rel = job->paths[i][0] == '/' ? "" : job->paths[i];
+		const char *rel = job->paths[i];
 		unsigned char *out = job->out + 2 * STAT_RECORD * i;
 		stat_record(job->roots[0], rel, out);
 		if (job->same_root)
@@ -194,7 +213,7 @@ int cmd_stat_pairs(int argc, char **argv)
 	/* All paths first, then the lookups from two threads: the kernel's path
 	 * walk is most of the cost, and it runs in parallel. */
 	size_t n;
-	base.paths = read_paths(&n);
+	base.paths = read_paths("stat-pairs", &n);
 	base.out = xmalloc(n * 2 * STAT_RECORD + 1);
 	struct stat_job halves[2] = {base, base};
 	halves[0].from = 0;

@@ -1,7 +1,8 @@
 // `hmm-helper clone` must make what `cp -a --reflink=auto` makes: every kind
 // of entry, modes (set-user-ID too), owners, nanosecond mtimes, link targets,
-// hard links kept as hard links, whatever the number of threads. Sockets are
-// the one difference: the helper leaves them out and says so.
+// hard links kept as hard links, extended attributes, sparse files kept
+// sparse (the same blocks allocated), whatever the number of threads.
+// Sockets are the one difference: the helper leaves them out and says so.
 
 import {spawn, spawnSync} from 'node:child_process'
 import {createHash, randomBytes} from 'node:crypto'
@@ -31,6 +32,47 @@ interface Entry {
   sha?: string
   rdev?: number
   links?: string[]
+  /** Disk blocks (512 bytes) a regular file takes: holes take none. */
+  blocks?: number
+  /** Extended attributes, name -> value in hex. */
+  xattrs?: Record<string, string>
+}
+
+/** Every entry's extended attributes (links not followed), by relative path; Node cannot read them, Python can. */
+function xattrsOf(root: string): Map<string, Record<string, string>> {
+  const script = `
+import json, os, sys
+root = sys.argv[1]
+out = {}
+def look(rel):
+    path = os.path.join(root, rel) if rel else root
+    names = os.listxattr(path, follow_symlinks=False)
+    if names:
+        out[rel or '.'] = {n: os.getxattr(path, n, follow_symlinks=False).hex() for n in names}
+    if os.path.isdir(path) and not os.path.islink(path):
+        for name in os.listdir(path):
+            look(os.path.join(rel, name) if rel else name)
+look('')
+print(json.dumps(out))
+`
+  const r = spawnSync('python3', ['-c', script, root], {encoding: 'utf8'})
+  if (r.status !== 0) throw new Error(`reading extended attributes: ${r.stderr}`)
+  return new Map(Object.entries(JSON.parse(r.stdout) as Record<string, Record<string, string>>))
+}
+
+/** Sets an extended attribute on an entry, not following a link; false when the kernel refused (EPERM, ENOTSUP). */
+function setXattr(path: string, name: string, value: Buffer): boolean {
+  const script = `
+import errno, os, sys
+try:
+    os.setxattr(sys.argv[1], sys.argv[2], bytes.fromhex(sys.argv[3]), follow_symlinks=False)
+except OSError as e:
+    if e.errno in (errno.EPERM, errno.ENOTSUP, errno.EACCES): sys.exit(3)
+    raise
+`
+  const r = spawnSync('python3', ['-c', script, path, name, value.toString('hex')], {encoding: 'utf8'})
+  if (r.status !== 0 && r.status !== 3) throw new Error(`setting ${name} on ${path}: ${r.stderr}`)
+  return r.status === 0
 }
 
 function snapshot(root: string): Map<string, Entry> {
@@ -62,6 +104,7 @@ function snapshot(root: string): Map<string, Entry> {
     }
     if (type === 'file') {
       e.size = Number(st.size)
+      e.blocks = Number(st.blocks)
       e.sha = createHash('sha256').update(readFileSync(p)).digest('hex')
     }
     if (type === 'link') e.target = readlinkSync(p)
@@ -76,6 +119,7 @@ function snapshot(root: string): Map<string, Entry> {
   }
   walk('')
   for (const names of inodes.values()) for (const n of names) out.get(n)!.links = [...names].sort()
+  for (const [rel, xattrs] of xattrsOf(root)) out.get(rel)!.xattrs = xattrs
   return out
 }
 
@@ -90,6 +134,8 @@ interface Source {
   root: string
   server: Server
   hasDevice: boolean
+  /** security.* attributes could be set (root): the clone must keep them. */
+  hasSecurityXattr: boolean
   /** non-directory entries the helper makes, and the bytes of distinct files */
   files: number
   bytes: number
@@ -141,6 +187,32 @@ async function makeSource(name: string): Promise<Source> {
     ].join(' && '),
     src,
   )
+  // Sparse files: holes at the start, in the middle and at the end; and one that is all hole.
+  sh(
+    [
+      'truncate -s 32M sparse',
+      'dd if=/dev/urandom of=sparse bs=4096 count=3 seek=2560 conv=notrunc status=none',
+      'dd if=/dev/urandom of=sparse bs=4096 count=1 seek=7000 conv=notrunc status=none',
+      'truncate -s 16M a/all-hole',
+      'dd if=/dev/urandom of=b/data-then-hole bs=65536 count=2 status=none && truncate -s 10M b/data-then-hole',
+    ].join(' && '),
+    src,
+  )
+  // Extended attributes: on files, directories, a hard-linked file, a read-only directory; binary and empty values.
+  for (const [rel, name, value] of [
+    ['one', 'user.comment', Buffer.from('kept by cp -a')],
+    ['a', 'user.dir', Buffer.from('a directory')],
+    ['a/65537', 'user.binary', Buffer.from([0, 1, 2, 255, 10, 0])],
+    ['a/65537', 'user.empty', Buffer.alloc(0)],
+    ['readonly', 'user.ro', Buffer.from('set before the mode')],
+    ['sparse', 'user.sparse', Buffer.from('x')],
+    ['.', 'user.top', Buffer.from('top')],
+  ] as const) {
+    if (!setXattr(join(src, rel), name, value)) throw new Error(`this file system takes no ${name}`)
+  }
+  // security.* where permitted (root), on a file and on a symbolic link; the clone keeps them where it may.
+  const hasSecurityXattr =
+    setXattr(join(src, 'tool.sh'), 'security.hmm-test', Buffer.from('label')) && setXattr(join(src, 'rel-link'), 'security.hmm-test', Buffer.from('on a link'))
   let hasDevice = false
   if (isRoot) {
     sh('chown 1234:5678 private && chown -h 4321:8765 rel-link && chown 99:99 a', src)
@@ -173,7 +245,7 @@ async function makeSource(name: string): Promise<Source> {
     seen.add(key)
     bytes += e.size!
   }
-  return {src, root, server, hasDevice, files, bytes}
+  return {src, root, server, hasDevice, hasSecurityXattr, files, bytes}
 }
 
 async function clone(src: string, dst: string, ...opts: string[]) {
@@ -223,6 +295,17 @@ describe('hmm-helper clone', () => {
         expect(get('a')).toMatchObject({uid: 99, gid: 99})
       }
       if (s.hasDevice) expect(get('null-dev')).toMatchObject({type: 'char', rdev: source.get('null-dev')!.rdev})
+      expect(get('sparse')).toMatchObject({size: 32 * 1024 * 1024, xattrs: {'user.sparse': '78'}})
+      expect(get('sparse').blocks).toBeLessThan(1024)
+      expect(get('a/all-hole').blocks).toBe(0)
+      expect(get('a/65537').xattrs).toEqual({'user.binary': '000102ff0a00', 'user.empty': ''})
+      expect(get('a/hard-one-2').xattrs).toEqual({'user.comment': Buffer.from('kept by cp -a').toString('hex')})
+      expect(get('readonly').xattrs).toEqual({'user.ro': Buffer.from('set before the mode').toString('hex')})
+      expect(get('.').xattrs).toEqual({'user.top': '746f70'})
+      if (s.hasSecurityXattr) {
+        expect(get('tool.sh').xattrs).toEqual({'security.hmm-test': Buffer.from('label').toString('hex')})
+        expect(get('rel-link').xattrs).toEqual({'security.hmm-test': Buffer.from('on a link').toString('hex')})
+      }
     } finally {
       s.server.close()
     }
@@ -250,7 +333,7 @@ describe('hmm-helper clone', () => {
     try {
       const dst = join(s.root, 'copy')
       const source = snapshot(s.src)
-      const paths = [...source.keys()].filter(rel => rel !== '.').concat(['no/such/file', join(s.src, 'one')])
+      const paths = [...source.keys()].filter(rel => rel !== '.').concat(['no/such/file'])
       const input = Buffer.from(paths.map(p => `${p}\0`).join(''))
       const cloned = spawnSync(helper, ['clone', '--stat-pairs', s.src, dst], {input})
       expect(cloned.status, cloned.stderr.toString()).toBe(0)

@@ -1,5 +1,5 @@
 // hmm-helper stat-pairs: the stat data of the same paths under two roots.
-import {execFileSync} from 'node:child_process'
+import {execFileSync, spawnSync} from 'node:child_process'
 import {lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -19,7 +19,7 @@ describe('hmm-helper stat-pairs', () => {
     writeFileSync(join(dir, 'b', 'sub', 'f x'), 'hello, world')
     symlinkSync('/etc/passwd', join(dir, 'a', 'link'))
     writeFileSync(join(dir, 'b', 'link'), '')
-    const paths = ['sub/f x', 'link', 'missing', '/etc/passwd']
+    const paths = ['sub/f x', 'link', 'missing', 'a..b', '..x/...']
     const out = execFileSync(HELPER, ['stat-pairs', join(dir, 'a'), join(dir, 'b')], {input: paths.join('\0') + '\0'})
     expect(out.length).toBe(paths.length * 2 * StatPairs.RECORD)
     const stats = new StatPairs(out)
@@ -31,8 +31,8 @@ describe('hmm-helper stat-pairs', () => {
     expect([stats.kind(1, 0), stats.kind(1, 1)]).toEqual(['symlink', 'file'])
     expect(word(1, 0, 'size')).toBe('/etc/passwd'.length)
     expect([stats.kind(2, 0), stats.kind(2, 1)]).toEqual(['missing', 'missing'])
-    // An absolute path is not looked up outside the roots.
-    expect(stats.kind(3, 0)).not.toBe('file')
+    // Dots that are not a `..` component are names like any other.
+    expect([stats.kind(3, 0), stats.kind(4, 0)]).toEqual(['missing', 'missing'])
     // The same root twice: looked at once, both records alike.
     const same = execFileSync(HELPER, ['stat-pairs', join(dir, 'a'), join(dir, 'a')], {input: paths.join('\0') + '\0'})
     for (let i = 0; i < paths.length; i++) {
@@ -41,4 +41,27 @@ describe('hmm-helper stat-pairs', () => {
       expect(record(0).equals(out.subarray(2 * i * StatPairs.RECORD, (2 * i + 1) * StatPairs.RECORD))).toBe(true)
     }
   })
+
+  it.each([['..'], ['../a/sub/f x'], ['sub/../../a/sub/f x'], ['sub/..'], ['/etc/passwd'], ['//etc/passwd']])(
+    'refuses a path that is not below the roots (%j): exit 1, one line naming it, nothing answered',
+    path => {
+      mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
+      const dir = mkdtempSync(join(PROJECT, '.test-worlds', 'statpairs-'))
+      dirs.push(dir)
+      mkdirSync(join(dir, 'a', 'sub'), {recursive: true})
+      writeFileSync(join(dir, 'a', 'sub', 'f x'), 'hello')
+      const input = `sub/f x\0${path}\0`
+      for (const args of [
+        ['stat-pairs', join(dir, 'a'), join(dir, 'a')],
+        ['clone', '--stat-pairs', join(dir, 'a'), join(dir, 'copy')],
+      ]) {
+        const r = spawnSync(HELPER, args, {input})
+        expect({status: r.status, stdout: r.stdout.length, stderr: r.stderr.toString()}).toEqual({
+          status: 1,
+          stdout: 0,
+          stderr: `hmm-helper: ${args[0]}: not a path below the roots: ${path}\n`,
+        })
+      }
+    },
+  )
 })
