@@ -5,7 +5,7 @@
 // taken back, and the warning about changes that were not committed.
 //
 // Security: see git/bundle.ts; nothing here runs git on the workspace's `.git`.
-import {HmmError, say} from '../ui/errors.js'
+import {HmmError, say, warn} from '../ui/errors.js'
 import type {Context} from '../workspaces/context.js'
 import {stateKey} from '../workspaces/work.js'
 import type {Workspace} from '../workspaces/workspace.js'
@@ -67,5 +67,5 @@ export function takenState(taken: TakenCommits): string {
 }
 
 export function warnUncommitted(workspace: Workspace, taken: TakenCommits): void {
-  if (taken.uncommitted) say(`workspace ${workspace.label} has changes it did not commit, which are not merged`)
+  if (taken.uncommitted) warn(`workspace ${workspace.label} has changes it did not commit, which are not merged`)
 }

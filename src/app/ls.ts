@@ -1,6 +1,7 @@
 // `hmm ls`: the workspaces of the working directory (or all), as a table or JSON.
 // Kept free of oclif so bare `hmm` can list without loading the CLI framework.
 import {formatAge, formatSize, formatTable, formatWork, tildify, type Align} from '../ui/format.js'
+import {colours} from '../ui/colour.js'
 import {dataDir} from '../platform/index.js'
 import {workingOrigin} from '../workspaces/context.js'
 import {statuses} from '../workspaces/status.js'
@@ -39,6 +40,15 @@ export function listing(options: ListOptions): string {
   }
   if (workspaces.length === 0) return ''
   const now = Date.now()
+  const chalk = colours(1)
+  // running green, broken red; work taken back dim.
+  const painted = new Map<string, (cell: string) => string>([
+    ['running', chalk.green],
+    ['broken', chalk.red],
+    ['merged', chalk.dim],
+    ['applied', chalk.dim],
+    ['pushed', chalk.dim],
+  ])
   const columns: Array<[string, Align, (ws: Workspace, index: number) => string]> = [
     ['ID', 'left', ws => ws.id],
     ['NAME', 'left', ws => ws.row.name ?? '-'],
@@ -54,5 +64,6 @@ export function listing(options: ListOptions): string {
     columns.map(([header]) => header),
     workspaces.map((ws, index) => columns.map(([, , cell]) => cell(ws, index))),
     columns.map(([, align]) => align),
+    (cell, _, column) => (['STATE', 'WORK'].includes(columns[column][0]) ? (painted.get(cell)?.(cell) ?? cell) : cell),
   )
 }

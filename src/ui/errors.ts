@@ -3,6 +3,8 @@
 // status (1 unless said otherwise). Anything else is a bug and is reported
 // the same way, with the stack only under HMM_DEBUG=1.
 
+import {colours} from './colour.js'
+
 export class HmmError extends Error {
   constructor(
     message: string,
@@ -38,9 +40,9 @@ export function say(message: string): void {
   process.stderr.write(`hmm: ${message}\n`)
 }
 
-/** Says something the user should heed (coloured as a warning on a terminal). */
+/** Says something the user should heed: yellow on a terminal. */
 export function warn(message: string): void {
-  say(message)
+  process.stderr.write(`${colours(2).yellow(`hmm: ${message}`)}\n`)
 }
 
 /** The one line for an error, whatever it is. */
@@ -53,7 +55,7 @@ export function errorLine(error: unknown): string {
 /** Prints the error as one line (stack under HMM_DEBUG) and returns the exit status. */
 export function reportError(error: unknown): number {
   if (debugEnabled() && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`)
-  say(errorLine(error))
+  process.stderr.write(`${colours(2).red(`hmm: ${errorLine(error)}`)}\n`)
   // Usage errors too exit 1: one status for "hmm refused", whatever refused it.
   return error instanceof HmmError ? error.exitCode : 1
 }

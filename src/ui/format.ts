@@ -36,14 +36,22 @@ export function formatAge(milliseconds: number): string {
 
 export type Align = 'left' | 'right'
 
-/** Aligned columns separated by two spaces; no trailing spaces. */
-export function formatTable(header: string[], rows: string[][], align: Align[]): string {
+/**
+ * Aligned columns separated by two spaces; no trailing spaces. `paint`
+ * colours a row's cell (not the header's), its padding left plain so the
+ * columns still line up.
+ */
+export function formatTable(header: string[], rows: string[][], align: Align[], paint?: (cell: string, row: number, column: number) => string): string {
   const all = [header, ...rows]
   const widths = header.map((_, column) => Math.max(...all.map(row => row[column].length)))
   return all
-    .map(row =>
+    .map((row, index) =>
       row
-        .map((cell, column) => (align[column] === 'right' ? cell.padStart(widths[column]) : cell.padEnd(widths[column])))
+        .map((cell, column) => {
+          const padding = ' '.repeat(widths[column] - cell.length)
+          const shown = paint && index > 0 ? paint(cell, index - 1, column) : cell
+          return align[column] === 'right' ? padding + shown : shown + padding
+        })
         .join('  ')
         .trimEnd(),
     )
