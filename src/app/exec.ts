@@ -48,7 +48,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
 
     // Counted before the helper takes the lock, so a command ending meanwhile does not mark it idle.
     context.store.commandStarted(workspace.id)
-    const running = startInWorkspace(context, workspace, {platform, writable, command, settings})
+    const running = await startInWorkspace(context, workspace, {platform, writable, command, settings})
     sayAgentProfile(settings)
     say(workspaceLine(workspace))
     const exitStatus = await waitForCommand(running, command)

@@ -128,7 +128,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   mkdirSync(workspace.root, {recursive: true, mode: 0o700})
   writeFileSync(workspace.lock, '')
 
-  const running: Launch = startInWorkspace(context, workspace, {platform, writable, command, settings})
+  const running: Launch = await startInWorkspace(context, workspace, {platform, writable, command, settings})
 
   // While the tree is being made, a signal means: give up and leave nothing behind.
   const making = new AbortController()

@@ -12,6 +12,8 @@ import {enableNamespaces, optOut, policyFor} from '../platform/confine.js'
 import {launchArgv} from '../platform/launch.js'
 import {canonical} from '../sandbox/paths.js'
 import type {Network, Platform} from '../sandbox/policy.js'
+import {parseRules} from '../net/hosts.js'
+import {INSIDE_PORT} from './network.js'
 import {withNetFlag} from './session.js'
 
 /** Shell-style quoting, only for display: the real argv is passed without a shell. */
@@ -54,7 +56,8 @@ function networkLine(platform: Platform, network: Network | undefined): string {
       ? 'network: none but localhost (Seatbelt); name lookups fail'
       : 'network: none: a network namespace of its own, only its loopback up; name lookups fail'
   }
-  return `network: only HTTP and HTTPS through hmm's proxy, to ${network.hosts.join(', ') || 'no host'}; everything else fails, name lookups too`
+  const rules = parseRules(network.hosts).map(rule => `${rule.text} (port${rule.ports.length > 1 ? 's' : ''} ${rule.ports.join(', ')})`)
+  return `network: only HTTP and HTTPS through hmm's proxy, to ${rules.join(', ') || 'no host'}; everything else fails, name lookups too`
 }
 
 /** `platform`: render as hmm run would there (default: this one). */
@@ -99,6 +102,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
       lock: join(data, '<id>', 'lock'),
       cwd: policy.tree,
       command: ['COMMAND...'],
+      ...(network?.kind === 'proxy' ? {proxy: {port: INSIDE_PORT, socket: 'hmm-proxy-<id>-<random>'}} : {}),
     })
     lines.push('enforced by Landlock, applied by the helper just before exec:', `  hmm-helper ${argv.map(quote).join(' ')}`)
   } else {

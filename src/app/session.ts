@@ -6,6 +6,8 @@ import {existsSync} from 'node:fs'
 import {constants} from 'node:os'
 import {lockedFiles} from '../native/helper.js'
 import {netFromFlag, networkOf, type Effective} from '../sandbox/config.js'
+import {parseRules} from '../net/hosts.js'
+import {startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
 import {checkSandboxAvailable, policyFor} from '../platform/confine.js'
 import {checkProgramsOutOfReach} from '../platform/programs.js'
@@ -45,7 +47,8 @@ export function withNetFlag(settings: Effective, net: string | undefined): Effec
 export function sandboxWritable(context: Context, platform: Platform, given: string[], settings: Effective): string[] {
   const writable = [...given, ...settings.write.map(canonical)]
   const network = networkOf(settings.net)
-  if (network?.kind === 'proxy') throw new HmmError('--net HOST,... is not available yet; --net none is')
+  // Bad hosts are refused before anything is made.
+  if (network?.kind === 'proxy') parseRules(network.hosts)
   checkSandboxAvailable(platform, settings.isolation, network)
   // The tree does not matter here (writableHolding leaves it aside).
   checkProgramsOutOfReach(policyFor(platform, {tree: context.data, dataDir: context.data, writable}))
@@ -56,12 +59,15 @@ export function sandboxWritable(context: Context, platform: Platform, given: str
  * Starts the helper for the command in the workspace's tree: it takes the
  * workspace's lock at once and waits for go() (run makes the tree meanwhile).
  */
-export function startInWorkspace(
+export async function startInWorkspace(
   context: Context,
   workspace: Workspace,
   options: {platform: Platform; writable: string[]; command: string[]; settings: Effective},
-): Launch {
+): Promise<Launch> {
   const {settings} = options
+  const network = networkOf(settings.net)
+  // Its proxy lives as long as the command: closed, and its refusals said, when the helper has exited.
+  const net = await startNetwork(options.platform, network, workspace.id)
   const confinement = {
     platform: options.platform,
     policy: policyFor(options.platform, {
@@ -70,21 +76,29 @@ export function startInWorkspace(
       writable: options.writable,
       hide: settings.hide,
       unhide: settings.unhide,
-      network: networkOf(settings.net),
+      network,
     }),
     // Its own /tmp, caches and PID namespace, unless the user opted out of namespaces.
     workspace: settings.isolation === 'full' ? workspace.root : undefined,
     lock: workspace.lock,
     cwd: workspace.tree,
     command: options.command,
+    proxy: net.proxy,
   }
   const env = commandEnv(process.env, settings.env, {
     // Claude Code, told it is sandboxed, does not ask to trust each new workspace.
     CLAUDE_CODE_SANDBOXED: '1',
     HMM_WORKSPACE: workspace.id,
     ...(workspace.row.name === null ? {} : {HMM_WORKSPACE_NAME: workspace.row.name}),
+    ...net.env,
   })
-  return launch(confinement, {env, io: 'inherit', detached: false})
+  try {
+    const launched = launch(confinement, {env, io: 'inherit', detached: false})
+    return {...launched, outcome: launched.outcome.finally(() => net.finish())}
+  } catch (error) {
+    await net.finish()
+    throw error
+  }
 }
 
 /** Says which agent profile applies, if one does, before the workspace line. */

@@ -12,6 +12,7 @@ import type {Readable, Writable} from 'node:stream'
 import {HmmError} from '../ui/errors.js'
 import {helperPath} from '../native/helper.js'
 import {sandboxedArgv} from './confine.js'
+import type {HelperControl} from './linux.js'
 import type {Platform, SandboxPolicy} from '../sandbox/policy.js'
 
 /** The helper's descriptors: it reports its set-up failures on the first and waits for the go-ahead on the second. */
@@ -58,11 +59,20 @@ export interface Confinement {
   /** Where the command starts. */
   cwd: string
   command: string[]
+  /** With --net HOST,...: where the command reaches hmm's proxy (app/network.ts). */
+  proxy?: HelperControl['proxy']
 }
 
 /** The helper's whole argv for a confinement. */
 export function launchArgv(confinement: Confinement): string[] {
-  const control = {lock: confinement.lock, reportFd: REPORT_FD, waitFd: WAIT_FD, chdir: confinement.cwd, workspace: confinement.workspace}
+  const control = {
+    lock: confinement.lock,
+    reportFd: REPORT_FD,
+    waitFd: WAIT_FD,
+    chdir: confinement.cwd,
+    workspace: confinement.workspace,
+    proxy: confinement.proxy,
+  }
   return sandboxedArgv(confinement.platform, confinement.policy, control, confinement.command)
 }
 

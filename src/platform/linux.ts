@@ -13,8 +13,8 @@ export interface HelperControl {
   chdir: string
   /** The workspace's directory, for its own /tmp and cache layers; without it, no namespaces. */
   workspace?: string
-  /** With the proxy network: the loopback port inside, and hmm's proxy's abstract socket outside. */
-  proxy?: {port: number; socket: string}
+  /** With the proxy network: the port the command reaches it on, and (Linux) hmm's proxy's abstract socket. */
+  proxy?: {port: number; socket?: string}
 }
 
 export function landlockArgs(policy: SandboxPolicy): string[] {
@@ -49,7 +49,7 @@ export function networkArgs(policy: SandboxPolicy, proxy: HelperControl['proxy']
   const network = policy.network
   if (!network) return []
   if (network.kind === 'none') return ['--net', 'none']
-  if (!proxy) throw new Error('the proxy network needs the proxy')
+  if (!proxy?.socket) throw new Error('the proxy network needs the proxy')
   return ['--net', 'proxy', '--proxy-port', String(proxy.port), '--proxy-socket', proxy.socket]
 }
 

@@ -1,14 +1,20 @@
 // The command's network (SPEC "Network"): `--net none` on hmm run and hmm
 // exec and `net = "none"` in the config file leave the command nothing but
-// its own loopback. Tried for real with curl and node against servers this
-// test runs on the host's loopback, and an external address.
-import {createServer, type AddressInfo, type Server} from 'node:net'
+// its own loopback; `--net HOST,...` only HTTP and HTTPS to those hosts,
+// through hmm's proxy. Tried for real with curl and node against servers
+// this test runs on the host's loopback (HTTP, and HTTPS with a certificate
+// made here), and an external address.
+import {execa} from 'execa'
+import {readFileSync} from 'node:fs'
+import {createServer as createHttpServer} from 'node:http'
+import {createServer as createHttpsServer} from 'node:https'
+import {createServer, type AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {World} from '../world.js'
+import {World, workspaceLine} from '../world.js'
 
 let world: World
-const servers: Server[] = []
+const servers: Array<{close(): unknown}> = []
 afterEach(() => {
   for (const server of servers.splice(0)) server.close()
   world?.dispose()
@@ -100,5 +106,155 @@ curl -sS -m 10 http://1.1.1.1/ >/dev/null 2>&1 || echo external-refused
     const result = await world.hmm(['run', '--net', 'a.example,', 'true'])
     expect(result.stderr).toBe('hmm: --net takes none or HOST[,HOST...]: a.example,\n')
     expect(result.exitCode).toBe(1)
+  })
+})
+
+/** An HTTP server on the host's loopback that answers with the Host header and path it was sent. */
+async function httpServer(): Promise<{port: number; requests: () => number}> {
+  let count = 0
+  const server = createHttpServer((req, res) => {
+    count++
+    res.end(`plain ${req.headers.host} ${req.url}\n`)
+  })
+  servers.push(server)
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  return {port: (server.address() as AddressInfo).port, requests: () => count}
+}
+
+/** An HTTPS server on the host's loopback with a certificate for localhost made here; its certificate's file. */
+async function httpsServer(): Promise<{port: number; cert: string}> {
+  const dir = join(world.root, 'tls')
+  await execa('mkdir', ['-p', dir])
+  await execa('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    join(dir, 'key.pem'),
+    '-out',
+    join(dir, 'cert.pem'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=localhost',
+    '-addext',
+    'subjectAltName=DNS:localhost',
+  ])
+  const server = createHttpsServer({key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem'))}, (_req, res) => res.end('secure\n'))
+  servers.push(server)
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  return {port: (server.address() as AddressInfo).port, cert: join(dir, 'cert.pem')}
+}
+
+/** curl through the proxy the command was given, localhost included (NO_PROXY would send it to the command's own loopback). */
+const viaProxy = 'env -u NO_PROXY -u no_proxy curl -sS -m 20'
+
+/** Abstract unix sockets of hmm's proxies for the workspace, as the kernel lists them. */
+function proxySockets(id: string): string[] {
+  return readFileSync('/proc/net/unix', 'utf8')
+    .split('\n')
+    .filter(line => line.includes(`@hmm-proxy-${id}-`))
+}
+
+describe('--net HOST,...', () => {
+  it('lets HTTP and HTTPS (CONNECT) to the hosts given through, and refuses everything else with a 403, named when the command exits', async () => {
+    world = new World('net-hosts')
+    const plain = await httpServer()
+    const tls = await httpsServer()
+    const script = [
+      `${viaProxy} --cacert '${tls.cert}' https://localhost:${tls.port}/`,
+      `${viaProxy} http://localhost:${plain.port}/page`,
+      `${viaProxy} https://evil.example/ 2>/dev/null || echo connect-refused`,
+      `${viaProxy} http://10.0.0.7/`,
+      // A port the rules do not name: localhost is refused there.
+      `${viaProxy} http://localhost:${plain.port + 1}/`,
+    ].join('; ')
+    const result = await world.hmm(['run', '--rm', '--net', `localhost:${tls.port},localhost:${plain.port}`, 'sh', '-c', script])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe(
+      [
+        'secure',
+        `plain localhost:${plain.port} /page`,
+        'connect-refused',
+        "hmm: 10.0.0.7:80 is not in this command's --net list",
+        `hmm: localhost:${plain.port + 1} is not in this command's --net list`,
+        '',
+      ].join('\n'),
+    )
+    expect(result.stderr).toContain('hmm: refused connections to 3 hosts: evil.example, 10.0.0.7, localhost\n')
+  })
+
+  it('sends a plain HTTP request to the host its URL names, with that Host header, whatever Host the client sent', async () => {
+    world = new World('net-host-header')
+    const plain = await httpServer()
+    const result = await world.hmm([
+      'run',
+      '--rm',
+      '--net',
+      `127.0.0.1:${plain.port}`,
+      'sh',
+      '-c',
+      `${viaProxy} -H 'Host: evil.example' http://127.0.0.1:${plain.port}/x`,
+    ])
+    expect(result.stdout).toBe(`plain 127.0.0.1:${plain.port} /x\n`)
+    expect(result.stderr).not.toContain('refused')
+  })
+
+  it('leaves no other way out: direct TCP to the host, UDP and DNS fail', async () => {
+    world = new World('net-hosts-direct')
+    const host = await hostServer()
+    const script = [
+      `curl -sS -m 10 --noproxy '*' http://127.0.0.1:${host.port}/ >/dev/null 2>&1 || echo direct-refused`,
+      'getent hosts example.com >/dev/null || echo no-dns',
+      `'${process.execPath}' -e "require('net').connect(${host.port}, '127.0.0.1').on('connect', () => console.log('reached')).on('error', () => console.log('node-refused'))"`,
+    ].join('; ')
+    const result = await world.hmm(['run', '--rm', '--net', `127.0.0.1:${host.port}`, 'sh', '-c', script])
+    expect(result.stdout).toBe('direct-refused\nno-dns\nnode-refused\n')
+    expect(host.connections()).toBe(0)
+  })
+
+  it('is given by net = [...] in the config file, and in an agent profile; hmm sandbox shows it', async () => {
+    world = new World('net-hosts-config')
+    const plain = await httpServer()
+    world.write(configFile(), `net = "none"\n[agent.sh]\nnet = ["127.0.0.1:${plain.port}", "*.example.com"]\n`)
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', `${viaProxy} http://127.0.0.1:${plain.port}/`])
+    expect(result.stdout).toBe(`plain 127.0.0.1:${plain.port} /\n`)
+    const shown = await world.hmm(['sandbox', '--', 'sh'])
+    expect(shown.stdout).toContain(
+      `network: only HTTP and HTTPS through hmm's proxy, to 127.0.0.1:${plain.port} (port ${plain.port}), *.example.com (ports 80, 443); everything else fails, name lookups too\n`,
+    )
+    expect(shown.stdout).toMatch(/ --net proxy --proxy-port 3128 --proxy-socket 'hmm-proxy-<id>-<random>' -- COMMAND\.\.\.\n/)
+    // Other commands: the file's top level.
+    expect((await world.hmm(['sandbox'])).stdout).toContain('network: none:')
+  })
+
+  it('ends the proxy with the command, and leaves nothing when hmm is killed', async () => {
+    world = new World('net-hosts-end')
+    const done = await world.hmm(['run', '--net', 'example.com', 'true'])
+    expect(done.exitCode, done.stderr).toBe(0)
+    expect(proxySockets(workspaceLine(done.stderr).id)).toEqual([])
+
+    const running = world.start(['run', '-n', 'long', '--net', 'example.com', 'sh', '-c', 'echo started; sleep 600'])
+    await running.line('started')
+    const id = workspaceLine(running.stderr).id
+    expect(proxySockets(id)).toHaveLength(1)
+    // hmm alone: the command keeps hmm's output open, so only its exit is waited for.
+    const exited = new Promise(resolve => running.child.once('exit', resolve))
+    process.kill(running.child.pid!, 'SIGKILL')
+    await exited
+    expect(proxySockets(id)).toEqual([])
+    // The command outlives hmm, as always; hmm stop ends it and the bridge to the proxy with it.
+    expect((await world.hmm(['stop', 'long'])).exitCode).toBe(0)
+    expect((await execa('pgrep', ['-f', `hmm-proxy-${id}-`], {reject: false})).stdout).toBe('')
+  })
+
+  it('refuses a host it cannot read, before anything is made', async () => {
+    world = new World('net-hosts-bad')
+    const result = await world.hmm(['run', '--net', 'a.example,x@evil.example', 'true'])
+    expect(result.stderr).toBe('hmm: net: not a host name, *.domain or IP address (with an optional :PORT): x@evil.example\n')
+    expect(result.exitCode).toBe(1)
+    expect((await world.hmm(['ls'])).stdout).toBe('')
   })
 })

@@ -1,0 +1,337 @@
+// hmm's HTTP and HTTPS proxy (SPEC "Network"): the one way out of a command
+// run with --net HOST,..., started outside the sandbox for as long as the
+// command runs. No MITM: HTTPS goes through CONNECT, judged by the host name
+// the client asks for, and its bytes pass untouched; plain HTTP is judged
+// by the request's absolute URL (or its Host header when it has none), and
+// is sent on with that host as its Host header, so a request cannot name
+// one host and be meant for another.
+//
+// Security: the client is the hostile command. What it sends is parsed by
+// Node's HTTP parser with bounded headers and timeouts, its host judged in
+// canonical form only (hosts.ts), and every error ends that one connection,
+// never the proxy. hmm connects to the host by its name as the client gave
+// it (canonical), resolved once, connecting to the very address it checked:
+// a name the user wrote out reaches whatever its DNS says, on the ports its
+// rule allows and no other; a name matched only by a `*.suffix` never
+// reaches this machine's own, link-local or private addresses (LOCAL).
+// Only allowed names are ever looked up, so a refused name leaks nothing
+// through DNS. Everything refused gets a 403 that says why, and its host is
+// counted for the line hmm prints at the end.
+import {lookup as dnsLookup, type LookupAddress} from 'node:dns'
+import {createServer, request as httpRequest, type IncomingMessage, type ServerResponse} from 'node:http'
+import {BlockList, connect, type AddressInfo, type LookupFunction, type Socket} from 'node:net'
+import type {Duplex} from 'node:stream'
+import {debug} from '../ui/errors.js'
+import {canonicalHost, reach, splitHostPort, type HostRule} from './hosts.js'
+
+/** Bounds on what a client may send or hold open. */
+const MAX_HEADER_BYTES = 16 * 1024
+const HEADERS_TIMEOUT_MS = 30_000
+const CONNECT_TIMEOUT_MS = 30_000
+const MAX_CONNECTIONS = 512
+/** Refused hosts remembered for the last line; past this many, only counted. */
+const MAX_NAMED = 1000
+
+/** This machine and its neighbours: loopback, unspecified, link-local (cloud metadata), private and shared ranges (IPv4-mapped forms included). */
+const LOCAL = new BlockList()
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+] as const)
+  LOCAL.addSubnet(network, prefix, 'ipv4')
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+] as const)
+  LOCAL.addSubnet(network, prefix, 'ipv6')
+
+function isLocal(address: LookupAddress): boolean {
+  return LOCAL.check(address.address, address.family === 6 ? 'ipv6' : 'ipv4')
+}
+
+/** Why a connection was not made: the name resolves only to local addresses its rule may not reach. */
+const LOCAL_ONLY = 'EHMMLOCAL'
+
+/** Name resolution for one connection: with `local` false, local addresses are left out (none left: LOCAL_ONLY). */
+function guardedLookup(lookup: LookupFunction, local: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    lookup(hostname, {...options, all: true}, (error, found) => {
+      const all = error ? [] : (found as unknown as LookupAddress[])
+      const usable = local ? all : all.filter(address => !isLocal(address))
+      if (error || usable.length === 0) {
+        const why = error ?? Object.assign(new Error(`${hostname} resolves to local addresses only`), {code: LOCAL_ONLY})
+        return callback(why as NodeJS.ErrnoException, '', 0)
+      }
+      if (options.all) (callback as unknown as (error: null, all: LookupAddress[]) => void)(null, usable)
+      else callback(null, usable[0].address, usable[0].family)
+    })
+  }
+}
+
+/** Headers that describe one hop, not the request: never passed on (RFC 9110 7.6.1). */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+])
+
+export interface ProxyTarget {
+  host: string
+  port: number
+}
+
+export interface Proxy {
+  /** The TCP port, when listening on one (macOS); undefined on a unix socket. */
+  port: number | undefined
+  /** The refused hosts, in the order first refused, and how many there were. */
+  refused(): {named: string[]; count: number}
+  /** Stops listening and ends every connection. */
+  close(): Promise<void>
+}
+
+/** Where the proxy listens: an abstract unix socket (`\0name`, Linux) or 127.0.0.1 on a free port. */
+export type Listen = {socket: string} | {loopback: true}
+
+export interface ProxyOptions {
+  /** Name resolution (default: the system's, as dns.lookup). */
+  lookup?: LookupFunction
+}
+
+/** Starts the proxy; resolves once it listens. */
+export async function startProxy(rules: HostRule[], where: Listen, options: ProxyOptions = {}): Promise<Proxy> {
+  const lookup = options.lookup ?? (dnsLookup as unknown as LookupFunction)
+  const open = new Set<Duplex>()
+  const refusedHosts = new Set<string>()
+  let refusedCount = 0
+  const track = (socket: Duplex) => {
+    open.add(socket)
+    socket.on('close', () => open.delete(socket))
+  }
+  const refuse = (host: string) => {
+    if (!refusedHosts.has(host)) {
+      refusedCount++
+      if (refusedHosts.size < MAX_NAMED) refusedHosts.add(host)
+    }
+  }
+  /** Whether the target may be reached, and if so how it is looked up. */
+  const judge = (target: ProxyTarget | undefined): 'bad' | 'refused' | LookupFunction => {
+    if (!target) return 'bad'
+    const how = reach(rules, target.host, target.port)
+    if (how) return guardedLookup(lookup, how === 'exact')
+    refuse(target.host)
+    return 'refused'
+  }
+  /** An upstream that could not be had: refused when its name led only to local addresses. */
+  const failed = (target: ProxyTarget, error: NodeJS.ErrnoException): Answer => {
+    debug(`proxy: ${target.host}:${target.port}: ${error.message}`)
+    if (error.code !== LOCAL_ONLY) return 502
+    refuse(target.host)
+    return 'local'
+  }
+
+  const server = createServer({maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 0})
+  server.maxConnections = MAX_CONNECTIONS
+  server.on('connection', (socket: Socket) => {
+    // A client that resets or vanishes ends its own connection, nothing more.
+    socket.on('error', () => {})
+    track(socket)
+  })
+  server.on('clientError', (error, socket) => {
+    debug(`proxy: ${error.message}`)
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+    socket.destroy()
+  })
+
+  server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
+    client.on('error', () => {})
+    const target = authority(req.url ?? '')
+    const verdict = judge(target)
+    if (typeof verdict !== 'function' || !target) return endRaw(client, verdict === 'bad' ? 400 : 403, target)
+    const upstream = connect({host: target.host, port: target.port, lookup: verdict})
+    track(upstream)
+    upstream.setTimeout(CONNECT_TIMEOUT_MS, () => upstream.destroy(new Error('timed out')))
+    let established = false
+    upstream.once('connect', () => {
+      established = true
+      upstream.setTimeout(0)
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+      if (head.length > 0) upstream.write(head)
+      upstream.pipe(client)
+      client.pipe(upstream)
+    })
+    // Before the tunnel, the client is told why there is none; after, it ends with its upstream.
+    upstream.on('error', error => {
+      if (!established) endRaw(client, failed(target, error), target)
+    })
+    upstream.on('close', () => {
+      if (established) client.destroy()
+    })
+    client.on('close', () => upstream.destroy())
+  })
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    req.on('error', () => {})
+    res.on('error', () => {})
+    const target = requestTarget(req)
+    const verdict = judge(target)
+    if (typeof verdict !== 'function' || !target) return endResponse(res, verdict === 'bad' ? 400 : 403, target)
+    let upstream: ReturnType<typeof httpRequest>
+    try {
+      upstream = httpRequest({
+        host: target.host,
+        port: target.port,
+        lookup: verdict,
+        method: req.method,
+        path: target.path,
+        headers: passedOn(req.rawHeaders, target),
+        setHost: false,
+        agent: false,
+      })
+    } catch (error) {
+      // Node refuses what its parser let through but its client will not send (a header's bytes, the path).
+      debug(`proxy: ${(error as Error).message}`)
+      return endResponse(res, 400, target)
+    }
+    upstream.setTimeout(CONNECT_TIMEOUT_MS, () => upstream.destroy(new Error('timed out')))
+    upstream.on('socket', socket => track(socket))
+    upstream.on('response', response => {
+      upstream.setTimeout(0)
+      response.on('error', () => res.destroy())
+      try {
+        res.writeHead(response.statusCode ?? 502, response.statusMessage, withoutHopByHop(response.rawHeaders))
+      } catch (error) {
+        debug(`proxy: ${target.host}:${target.port}: ${(error as Error).message}`)
+        upstream.destroy()
+        return endResponse(res, 502, target)
+      }
+      response.pipe(res)
+    })
+    upstream.on('error', error => {
+      if (!res.headersSent) endResponse(res, failed(target, error), target)
+      else res.destroy()
+    })
+    res.on('close', () => upstream.destroy())
+    req.pipe(upstream)
+  })
+  // A plain-HTTP upgrade (WebSocket over ws://) is not proxied: the connection is ended.
+  server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => {})
+    endRaw(socket, 501, undefined)
+  })
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    if ('socket' in where) server.listen(`\0${where.socket}`, resolve)
+    else server.listen(0, '127.0.0.1', resolve)
+  })
+  server.on('error', error => debug(`proxy: ${error.message}`))
+  const address = server.address()
+  return {
+    port: typeof address === 'object' && address ? (address as AddressInfo).port : undefined,
+    refused: () => ({named: [...refusedHosts], count: refusedCount}),
+    close: () =>
+      new Promise<void>(resolve => {
+        server.close(() => resolve())
+        for (const socket of open) socket.destroy()
+      }),
+  }
+}
+
+/** CONNECT's `host:port` (the port is required), canonical. */
+export function authority(text: string): ProxyTarget | undefined {
+  const split = splitHostPort(text)
+  const host = split && canonicalHost(split.host)
+  return host && split.port ? {host, port: split.port} : undefined
+}
+
+/** A plain-HTTP request's target: its absolute `http:` URL, or else its Host header. */
+export function requestTarget(req: IncomingMessage): (ProxyTarget & {path: string}) | undefined {
+  const url = req.url ?? ''
+  if (url.startsWith('/')) {
+    const host = req.headers.host
+    const split = host === undefined ? undefined : splitHostPort(host)
+    const canonical = split && canonicalHost(split.host)
+    return canonical ? {host: canonical, port: split.port ?? 80, path: url} : undefined
+  }
+  if (!/^http:\/\//i.test(url)) return undefined
+  const slash = url.indexOf('/', 'http://'.length)
+  const hostPart = url.slice('http://'.length, slash < 0 ? undefined : slash)
+  const split = splitHostPort(hostPart)
+  const canonical = split && canonicalHost(split.host)
+  if (!canonical) return undefined
+  return {host: canonical, port: split.port ?? 80, path: slash < 0 ? '/' : url.slice(slash)}
+}
+
+/** The request's headers for the host it goes to: Host is the target, nothing of this hop's. */
+function passedOn(raw: string[], target: ProxyTarget): string[] {
+  const host = target.host.includes(':') ? `[${target.host}]` : target.host
+  return ['Host', target.port === 80 ? host : `${host}:${target.port}`, ...withoutHopByHop(raw).filter((_, index, all) => !isHost(all, index))]
+}
+
+function isHost(raw: string[], index: number): boolean {
+  const name = index % 2 === 0 ? raw[index] : raw[index - 1]
+  return name.toLowerCase() === 'host'
+}
+
+/** Raw headers ([name, value, ...]) without the hop-by-hop ones, and those Connection names. */
+function withoutHopByHop(raw: string[]): string[] {
+  const named = new Set(HOP_BY_HOP)
+  for (let index = 0; index < raw.length; index += 2) {
+    if (raw[index].toLowerCase() === 'connection') for (const name of raw[index + 1].split(',')) named.add(name.trim().toLowerCase())
+  }
+  const kept: string[] = []
+  for (let index = 0; index < raw.length; index += 2) if (!named.has(raw[index].toLowerCase())) kept.push(raw[index], raw[index + 1])
+  return kept
+}
+
+/** What the proxy answers when it passes nothing on: an HTTP status, or 'local' (a 403 for a name that led only to local addresses). */
+type Answer = 400 | 403 | 'local' | 501 | 502
+
+const REASONS: Record<number, string> = {400: 'Bad Request', 403: 'Forbidden', 501: 'Not Implemented', 502: 'Bad Gateway'}
+
+/** What the client is told, in a line it can show its user. */
+function why(answer: Answer, target: ProxyTarget | undefined): string {
+  const where = target ? `${target.host}:${target.port}` : ''
+  switch (answer) {
+    case 403:
+      return `hmm: ${where} is not in this command's --net list\n`
+    case 'local':
+      return `hmm: ${where} resolves to this machine's or a private address, which a *.domain rule does not reach (name the host exactly)\n`
+    case 502:
+      return `hmm: ${where} could not be reached\n`
+    case 501:
+      return 'hmm: the proxy does not pass on upgrades of plain HTTP\n'
+    default:
+      return 'hmm: the proxy takes CONNECT host:port, or http:// requests\n'
+  }
+}
+
+function endRaw(socket: Duplex, answer: Answer, target: ProxyTarget | undefined): void {
+  const body = why(answer, target)
+  const status = answer === 'local' ? 403 : answer
+  if (socket.writable) {
+    socket.end(
+      `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  ;(socket as Socket).destroySoon?.()
+}
+
+function endResponse(res: ServerResponse, answer: Answer, target: ProxyTarget | undefined): void {
+  const body = why(answer, target)
+  res.writeHead(answer === 'local' ? 403 : answer, {'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(body), Connection: 'close'})
+  res.end(body)
+}

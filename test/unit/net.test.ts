@@ -1,0 +1,177 @@
+// hmm's proxy (src/net/) against a hostile client: its host rules in
+// canonical form only, and the proxy itself, run for real on the loopback
+// and spoken to with raw sockets: what it lets through, what it refuses,
+// and that no garbage, oversized header or half-sent request ends it.
+import {createServer as createHttpServer} from 'node:http'
+import type {LookupAddress} from 'node:dns'
+import {connect, createServer, type AddressInfo, type LookupFunction, type Socket} from 'node:net'
+import {afterEach, describe, expect, it} from 'vitest'
+import {allows, canonicalHost, parseRule, parseRules} from '../../src/net/hosts.js'
+import {startProxy, type Proxy} from '../../src/net/proxy.js'
+import {refusedLine} from '../../src/app/network.js'
+
+describe('host rules', () => {
+  it('judges hosts in canonical form only: case, a trailing dot and every spelling of an IPv4 address are one host', () => {
+    expect(canonicalHost('Example.COM.')).toBe('example.com')
+    for (const spelling of ['127.1', '0x7f.1', '2130706433', '0177.0.0.1']) expect(canonicalHost(spelling)).toBe('127.0.0.1')
+    expect(canonicalHost('[::1]')).toBe('::1')
+    for (const bad of ['', 'a b', 'x@y', 'exa%6dple.com', 'a..b', '1.2.3.999', 'foo.123', '[::1', '::1', 'a/b', 'a\\b', 'a\u0000b', 'ex\u00e4mple.com'])
+      expect(canonicalHost(bad), bad).toBeUndefined()
+  })
+
+  it('matches exactly, or subdomains by *.suffix, on ports 80 and 443 unless a port is named; IP addresses only when listed', () => {
+    const rules = parseRules(['example.com', '*.example.org', 'api.example.net:8443', '10.0.0.7', '[::1]:9000'])
+    expect(allows(rules, 'example.com', 443)).toBe(true)
+    expect(allows(rules, 'example.com', 80)).toBe(true)
+    expect(allows(rules, 'example.com', 22)).toBe(false)
+    expect(allows(rules, 'www.example.com', 443)).toBe(false)
+    expect(allows(rules, 'a.b.example.org', 443)).toBe(true)
+    expect(allows(rules, 'example.org', 443)).toBe(false)
+    expect(allows(rules, 'evilexample.org', 443)).toBe(false)
+    expect(allows(rules, 'api.example.net', 8443)).toBe(true)
+    expect(allows(rules, 'api.example.net', 443)).toBe(false)
+    expect(allows(rules, '10.0.0.7', 80)).toBe(true)
+    expect(allows(rules, '10.0.0.8', 80)).toBe(false)
+    expect(allows(rules, '::1', 9000)).toBe(true)
+    // A wildcard never matches an address, whatever its digits.
+    expect(allows(parseRules(['*.com']), '127.0.0.1', 80)).toBe(false)
+  })
+
+  it('refuses a rule it cannot read, in one line', () => {
+    for (const bad of ['*', '*.', 'a.com:0', 'a.com:65536', 'a.com:', 'http://a.com', '*.10.0.0.7', 'x@y.com'])
+      expect(() => parseRule(bad), bad).toThrow(/^net: not a host name, \*\.domain or IP address \(with an optional :PORT\): /)
+  })
+
+  it('says the refused hosts as SPEC does, naming twenty at most', () => {
+    expect(refusedLine({named: [], count: 0})).toBeUndefined()
+    expect(refusedLine({named: ['evil.example'], count: 1})).toBe('refused connections to 1 host: evil.example')
+    expect(refusedLine({named: ['evil.example', '10.0.0.7'], count: 2})).toBe('refused connections to 2 hosts: evil.example, 10.0.0.7')
+    const many = Array.from({length: 25}, (_, index) => `h${index}.example`)
+    expect(refusedLine({named: many, count: 30})).toBe(`refused connections to 30 hosts: ${many.slice(0, 20).join(', ')}, and 10 more`)
+  })
+})
+
+describe('the proxy', () => {
+  let proxy: Proxy | undefined
+  const closers: Array<() => unknown> = []
+  afterEach(async () => {
+    await proxy?.close()
+    proxy = undefined
+    for (const close of closers.splice(0)) close()
+  })
+
+  /** An upstream on the loopback: an echo server for CONNECT and plain HTTP both is overkill; HTTP answering its Host. */
+  async function upstream(): Promise<number> {
+    const server = createHttpServer((req, res) => res.end(`up ${req.method} ${req.headers.host} ${req.url}`))
+    closers.push(() => server.close())
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    return (server.address() as AddressInfo).port
+  }
+
+  /** Sends raw bytes to the proxy and collects all it answers until it closes (or `until` is seen). */
+  function raw(bytes: string | Buffer, until?: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket: Socket = connect(proxy!.port!, '127.0.0.1', () => socket.write(bytes))
+      let got = ''
+      socket.on('data', chunk => {
+        got += chunk.toString('latin1')
+        if (until && got.includes(until)) {
+          socket.destroy()
+          resolve(got)
+        }
+      })
+      socket.on('close', () => resolve(got))
+      socket.on('error', reject)
+    })
+  }
+
+  const alive = async (port: number) =>
+    expect(await raw(`GET http://127.0.0.1:${port}/ok HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toContain(`up GET 127.0.0.1:${port} /ok`)
+
+  it('passes CONNECT to an allowed host and port, byte for byte, and refuses other spellings and ports', async () => {
+    const port = await upstream()
+    proxy = await startProxy(parseRules([`127.0.0.1:${port}`]), {loopback: true})
+    const tunnel = await raw(`CONNECT 0x7f.1:${port} HTTP/1.1\r\nHost: x\r\n\r\nGET /t HTTP/1.1\r\nHost: tunnelled\r\nConnection: close\r\n\r\n`, 'up GET')
+    expect(tunnel).toMatch(/^HTTP\/1\.1 200 Connection Established\r\n\r\n/)
+    expect(tunnel).toContain('up GET tunnelled /t')
+    expect(await raw(`CONNECT localhost:${port} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/)
+    expect(await raw(`CONNECT 127.0.0.1:${port + 1} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/)
+    expect(proxy.refused()).toEqual({named: ['localhost', '127.0.0.1'], count: 2})
+  })
+
+  it('answers 400 to what is not a request it takes, and keeps serving', async () => {
+    const port = await upstream()
+    proxy = await startProxy(parseRules([`127.0.0.1:${port}`]), {loopback: true})
+    const bad = [
+      Buffer.from([0, 1, 2, 255, 254, 13, 10, 13, 10]),
+      'CONNECT 127.0.0.1 HTTP/1.1\r\n\r\n',
+      `CONNECT user@127.0.0.1:${port} HTTP/1.1\r\n\r\n`,
+      `GET https://127.0.0.1:${port}/ HTTP/1.1\r\nHost: x\r\n\r\n`,
+      `GET http://u:p@127.0.0.1:${port}/ HTTP/1.1\r\nHost: x\r\n\r\n`,
+      'GET / HTTP/1.1\r\n\r\n',
+      `GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    ]
+    for (const bytes of bad) expect(await raw(bytes), JSON.stringify(String(bytes))).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/)
+    await alive(port)
+    expect(proxy.refused().count).toBe(0)
+  })
+
+  it('refuses headers past its bound, and clients that never finish theirs do not stop it', async () => {
+    const port = await upstream()
+    proxy = await startProxy(parseRules([`127.0.0.1:${port}`]), {loopback: true})
+    const huge = await raw(`GET http://127.0.0.1:${port}/ HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`)
+    expect(huge).toMatch(/^HTTP\/1\.1 4(00|31) /)
+    const stalled = Array.from({length: 20}, () =>
+      connect(proxy!.port!, '127.0.0.1', function (this: Socket) {
+        this.write('GET http://127.0.0.1/ HTTP/1.1\r\nHost')
+      }),
+    )
+    for (const socket of stalled) socket.on('error', () => {})
+    closers.push(() => stalled.forEach(socket => socket.destroy()))
+    await alive(port)
+  })
+
+  it("never takes a *.suffix rule to the machine's own, link-local or private addresses, whatever the name's DNS says; an exact name it does", async () => {
+    const port = await upstream()
+    // DNS the command's author controls: every name under attacker.example says 127.0.0.1 (or the cloud's metadata address).
+    const lookup: LookupFunction = (hostname, options, callback) => {
+      const address = hostname.startsWith('metadata.') ? '169.254.169.254' : '127.0.0.1'
+      if (options.all) (callback as unknown as (error: null, all: LookupAddress[]) => void)(null, [{address, family: 4}])
+      else callback(null, address, 4)
+    }
+    proxy = await startProxy(parseRules([`*.attacker.example:${port}`, `exact.attacker.example:${port}`, '*.attacker.example']), {loopback: true}, {lookup})
+    expect(await raw(`CONNECT sub.attacker.example:${port} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/)
+    expect(await raw(`GET http://sub.attacker.example:${port}/ HTTP/1.1\r\nHost: x\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/)
+    expect(await raw('GET http://metadata.attacker.example/latest/meta-data/ HTTP/1.1\r\nHost: x\r\n\r\n')).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/)
+    expect(proxy.refused().named).toEqual(['sub.attacker.example', 'metadata.attacker.example'])
+    // Named exactly, the user meant it.
+    expect(await raw(`GET http://exact.attacker.example:${port}/e HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toContain(
+      `up GET exact.attacker.example:${port} /e`,
+    )
+  })
+
+  it('tells the client when an allowed host cannot be reached (502), for CONNECT and plain HTTP', async () => {
+    const closed = createServer()
+    await new Promise<void>(resolve => closed.listen(0, '127.0.0.1', resolve))
+    const port = (closed.address() as AddressInfo).port
+    await new Promise(resolve => closed.close(resolve))
+    proxy = await startProxy(parseRules([`127.0.0.1:${port}`]), {loopback: true})
+    expect(await raw(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 502 Bad Gateway\r\n/)
+    expect(await raw(`GET http://127.0.0.1:${port}/ HTTP/1.1\r\nHost: x\r\n\r\n`)).toMatch(/^HTTP\/1\.1 502 Bad Gateway\r\n/)
+    expect(proxy.refused().count).toBe(0)
+  })
+
+  it('ends every connection when it is closed', async () => {
+    const echo = createServer(socket => socket.pipe(socket))
+    closers.push(() => echo.close())
+    await new Promise<void>(resolve => echo.listen(0, '127.0.0.1', resolve))
+    const port = (echo.address() as AddressInfo).port
+    proxy = await startProxy(parseRules([`127.0.0.1:${port}`]), {loopback: true})
+    const socket = connect(proxy.port!, '127.0.0.1', () => socket.write(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\n\r\n`))
+    await new Promise(resolve => socket.once('data', resolve))
+    const closed = new Promise(resolve => socket.once('close', resolve))
+    await proxy.close()
+    proxy = undefined
+    await closed
+  })
+})
