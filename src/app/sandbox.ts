@@ -28,6 +28,13 @@ function layerLines(platform: Platform, isolation: Isolation, network: Network |
       '  seatbelt: files; no unix socket outside the tree and the per-user temp directories; TIOCSTI refused (macOS 13 and later)',
       '  not on macOS: namespaces (no PID namespace: processes left running are not held; /tmp is shared), an overlay over the caches (their program parts are read-only instead)',
       isolation === 'full' ? `  hmm run refuses on macOS until you opt out: ${optOut()}` : '  opted out (isolation = "landlock-only"): Seatbelt alone',
+      ...(network
+        ? [
+            network.kind === 'none'
+              ? "  network (Seatbelt): only localhost, which on macOS is the machine's own; no name lookups"
+              : "  network (Seatbelt): only hmm's proxy on localhost:PROXY_PORT (a free port, chosen when the command starts); no name lookups",
+          ]
+        : []),
     ]
   }
   if (!runsOn('linux')) return ['  (asked of the kernel when run on Linux)']

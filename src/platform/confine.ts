@@ -78,7 +78,7 @@ export function platformPolicy(platform: Platform, policy: SandboxPolicy): Sandb
 /** The helper's whole argv for running the command confined. */
 export function sandboxedArgv(platform: Platform, policy: SandboxPolicy, control: HelperControl, command: string[]): string[] {
   return platform === 'darwin'
-    ? helperExecArgv(control, [], seatbeltArgv(policy, command))
+    ? helperExecArgv(control, [], seatbeltArgv(policy, command, control.proxy?.port))
     : helperExecArgv(control, [...landlockArgs(policy), ...isolationArgs(policy, control.workspace), ...networkArgs(policy, control.proxy)], command)
 }
 

@@ -37,6 +37,9 @@
 //   instead (CACHE_PROGRAMS), and the rest of what the command writes there
 //   stays after the workspace is gone.
 // - TIOCSTI is refused only from macOS 13 on, where Seatbelt can name it.
+// - No network namespace: with --net the command keeps localhost, the
+//   machine's own (none: every port of it; HOST,...: hmm's proxy's port),
+//   and everything else is refused by address.
 import {release as osRelease} from 'node:os'
 import {posix} from 'node:path'
 import {isWithin, unique} from '../sandbox/paths.js'
@@ -89,6 +92,8 @@ export interface SeatbeltShape {
   hiddenAncestors: number
   /** Directories between a hidden path and the tree inside it: they may be stat'ed. */
   treeAncestors: number
+  /** --net: none but localhost, or hmm's proxy's localhost port only (undefined: not known yet, rendered PROXY_PORT). */
+  network?: {kind: 'none'} | {kind: 'proxy'; port: number | undefined}
 }
 
 export interface SeatbeltParameter {
@@ -111,6 +116,8 @@ const SOCKET_DIRS = ['/private/var/folders']
 
 /** The system's sockets every program may use: the name resolver's and the log's. They act for no user. */
 const SYSTEM_SOCKETS = ['/private/var/run/mDNSResponder', '/private/var/run/syslog']
+/** With --net, names are not looked up: the resolver's socket is left out. */
+const SYSTEM_SOCKETS_NO_DNS = ['/private/var/run/syslog']
 
 /**
  * Whether this Mac's Seatbelt knows `(ioctl-command TIOCSTI)`: from macOS
@@ -136,6 +143,30 @@ function filters(kind: 'subpath' | 'literal', prefix: string, count: number): st
 function rule(comment: string[], head: string, lines: string[]): string[] {
   if (lines.length === 0) return []
   return [...comment.map(line => `; ${line}`), `(${head}`, ...lines.slice(0, -1), `${lines.at(-1)})`]
+}
+
+/**
+ * The network with --net. macOS has no network namespace, so "loopback
+ * only" is the machine's own localhost; with the proxy, only its port. The
+ * port is the one number pasted into the profile (a number, never a path).
+ */
+function networkSection(network: SeatbeltShape['network']): string[] {
+  if (!network) return []
+  const outbound = network.kind === 'none' ? 'localhost:*' : `localhost:${network.port ?? 'PROXY_PORT'}`
+  return [
+    network.kind === 'none'
+      ? "; --net none: no network but localhost (the machine's own: macOS has no"
+      : "; --net HOST,...: no network but hmm's proxy on its localhost port, which",
+    network.kind === 'none' ? '; network namespace).' : '; passes on only HTTP(S) to the hosts given.',
+    '(deny network-outbound (remote ip "*:*"))',
+    `(allow network-outbound (remote ip "${outbound}"))`,
+    '; Its own servers listen on localhost only.',
+    '(deny network-bind network-inbound (local ip "*:*"))',
+    '(allow network-bind network-inbound (local ip "localhost:*"))',
+    "; Names are not looked up (a lookup carries data out): the resolver's",
+    '; socket is not among the system sockets above, nor is its service here.',
+    '(deny mach-lookup (global-name "com.apple.dnssd.service"))',
+  ]
 }
 
 /** The profile text. It depends only on the shape, never on a path. */
@@ -227,6 +258,7 @@ export function seatbeltProfile(shape: SeatbeltShape): string {
         ...Array.from({length: shape.systemSockets}, (_, index) => `  (remote unix-socket (path-literal (param "SYSTEM_SOCKET_${index}")))`),
       ],
     ),
+    networkSection(shape.network),
     shape.tiocsti
       ? [
           "; No typing into the terminal: TIOCSTI would push input that the user's",
@@ -253,7 +285,8 @@ export function seatbeltProfile(shape: SeatbeltShape): string {
  * The policy as Seatbelt needs it: the profile and the value of each
  * parameter it names, paths resolved as macOS resolves them.
  */
-export function seatbelt(policy: SandboxPolicy, options = {tiocsti: seatbeltKnowsTiocsti()}): Seatbelt {
+export function seatbelt(policy: SandboxPolicy, options: {tiocsti?: boolean; proxyPort?: number} = {}): Seatbelt {
+  const tiocsti = options.tiocsti ?? seatbeltKnowsTiocsti()
   const darwin = darwinPolicy(policy)
   // The profile lets everything be read but the hidden paths; a policy that
   // limited reading would need a rule this rendering does not have.
@@ -261,6 +294,7 @@ export function seatbelt(policy: SandboxPolicy, options = {tiocsti: seatbeltKnow
   const hiddenAncestors = unique(darwin.hidden.flatMap(ancestors))
   const treeAncestors = ancestors(darwin.tree).filter(dir => darwin.hidden.some(hidden => isWithin(dir, hidden)))
   const named = (prefix: string, values: string[]) => values.map((value, index) => ({name: `${prefix}_${index}`, value}))
+  const systemSockets = policy.network ? SYSTEM_SOCKETS_NO_DNS : SYSTEM_SOCKETS
   const parameters = [
     {name: 'TREE', value: darwin.tree},
     ...named('WRITABLE', darwin.writable),
@@ -270,25 +304,26 @@ export function seatbelt(policy: SandboxPolicy, options = {tiocsti: seatbeltKnow
     ...named('HIDDEN_ANCESTOR', hiddenAncestors),
     ...named('TREE_ANCESTOR', treeAncestors),
     ...named('SOCKET_DIR', SOCKET_DIRS),
-    ...named('SYSTEM_SOCKET', SYSTEM_SOCKETS),
+    ...named('SYSTEM_SOCKET', systemSockets),
   ]
   const profile = seatbeltProfile({
     writable: darwin.writable.length,
     readOnly: darwin.readOnly.length,
     socketDirs: SOCKET_DIRS.length,
-    systemSockets: SYSTEM_SOCKETS.length,
-    tiocsti: options.tiocsti,
+    systemSockets: systemSockets.length,
+    tiocsti,
     devices: darwin.devices.length,
     hidden: darwin.hidden.length,
     hiddenAncestors: hiddenAncestors.length,
     treeAncestors: treeAncestors.length,
+    ...(policy.network ? {network: policy.network.kind === 'none' ? {kind: 'none'} : {kind: 'proxy', port: options.proxyPort}} : {}),
   })
   return {profile, parameters}
 }
 
 /** sandbox-exec's arguments before the command: the profile and its parameters. */
-export function seatbeltArgs(policy: SandboxPolicy): string[] {
-  const {profile, parameters} = seatbelt(policy)
+export function seatbeltArgs(policy: SandboxPolicy, proxyPort?: number): string[] {
+  const {profile, parameters} = seatbelt(policy, {proxyPort})
   return ['-p', profile, ...parameters.map(({name, value}) => `-D${name}=${value}`)]
 }
 
@@ -297,6 +332,6 @@ export function seatbeltArgs(policy: SandboxPolicy): string[] {
  * `/usr/bin/sandbox-exec -p PROFILE -DNAME=VALUE... -- COMMAND...`. On macOS
  * this is what follows the helper's `--`.
  */
-export function seatbeltArgv(policy: SandboxPolicy, command: string[]): string[] {
-  return [SANDBOX_EXEC, ...seatbeltArgs(policy), '--', ...command]
+export function seatbeltArgv(policy: SandboxPolicy, command: string[], proxyPort?: number): string[] {
+  return [SANDBOX_EXEC, ...seatbeltArgs(policy, proxyPort), '--', ...command]
 }

@@ -92,6 +92,20 @@ curl -sS -m 10 http://1.1.1.1/ >/dev/null 2>&1 || echo external-refused
     expect(open.stdout).not.toMatch(/--net (none|proxy) /)
   })
 
+  it("is shown for macOS by hmm sandbox --platform darwin: localhost only, or the proxy's port only", async () => {
+    world = new World('net-darwin')
+    const none = await world.hmm(['sandbox', '--platform', 'darwin', '--net', 'none'])
+    expect(none.exitCode, none.stderr).toBe(0)
+    expect(none.stdout).toContain('network: none but localhost (Seatbelt); name lookups fail\n')
+    expect(none.stdout).toContain('  (allow network-outbound (remote ip "localhost:*"))\n')
+    const hosts = await world.hmm(['sandbox', '--platform', 'darwin', '--net', 'api.example.com'])
+    expect(hosts.stdout).toContain('  (allow network-outbound (remote ip "localhost:PROXY_PORT"))\n')
+    expect(hosts.stdout).toContain(
+      "  network (Seatbelt): only hmm's proxy on localhost:PROXY_PORT (a free port, chosen when the command starts); no name lookups\n",
+    )
+    expect(hosts.stdout).not.toContain('mDNSResponder')
+  })
+
   it('needs the namespaces: refused, before anything is made, where the user opted out of them', async () => {
     world = new World('net-none-optout')
     world.write(configFile(), 'isolation = "landlock-only"\n')
