@@ -61,7 +61,8 @@ export class World {
     this.home = join(this.root, 'home')
     this.origin = join(this.home, 'src', 'proj')
     mkdirSync(this.origin, {recursive: true})
-    this.env = cleanEnv(this.home)
+    // Git, and hmm, look for a repository no higher than the world: the checkout holding it is one.
+    this.env = {...cleanEnv(this.home), GIT_CEILING_DIRECTORIES: this.root}
     writeFileSync(join(this.home, '.gitconfig'), '[user]\n\tname = World\n\temail = world@example.com\n[init]\n\tdefaultBranch = main\n')
     // Inside a test: kept if it fails. Shared by a file (made in beforeAll): the file calls keepOnFailure.
     try {

@@ -2,6 +2,7 @@
 // existing workspace, to continue its work, under the sandbox `hmm run`
 // gives (session.ts): the -w paths it was given, and any given now, kept for
 // the next. Several commands may run in one workspace at once.
+import {lstatSync} from 'node:fs'
 import {loadConfig, makeAgentPlaces, settingsFor} from '../sandbox/config.js'
 import {currentPlatform} from '../platform/index.js'
 import {HmmError, say} from '../ui/errors.js'
@@ -48,7 +49,10 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
 
     // Counted before the helper takes the lock, so a command ending meanwhile does not mark it idle.
     context.store.commandStarted(workspace.id)
-    const running = await startInWorkspace(context, workspace, {platform, writable, command, settings})
+    // Where the user is, as run does; the tree's top if the command removed that directory.
+    const place = workspace.treeDirFor(context.cwd)
+    const cwd = lstatSync(place, {throwIfNoEntry: false})?.isDirectory() ? place : workspace.tree
+    const running = await startInWorkspace(context, workspace, {platform, writable, command, settings, cwd})
     sayAgentProfile(settings)
     say(workspaceLine(workspace))
     const exitStatus = await waitForCommand(running, command)

@@ -4,6 +4,7 @@ import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {cloneTree, sharesBlocks} from '../platform/clone.js'
 import {afterTreeMade, planFirstIndex, writeFirstIndex} from '../git/first-index.js'
+import {giveOwnRepository, isLinkedWorktree} from '../git/worktree-repo.js'
 import {gitOriginOf, recordGitOrigin, recordPlainOrigin, type OriginRecord} from '../git/origin.js'
 import {statPairs, stopLocked, type StatPairs} from '../native/helper.js'
 import {loadConfig, makeAgentPlaces, settingsFor} from '../sandbox/config.js'
@@ -82,6 +83,7 @@ async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Made
     progress?.done()
   }
   timing.lap('cloned')
+  if (repoOfOrigin && isLinkedWorktree(repoOfOrigin)) await giveOwnRepository(origin, repoOfOrigin, workspace.tree)
   const treeMade = Date.now()
   const size = () => (sharesBlocks(origin, workspace.root) ? 0 : copied.tree === undefined ? null : copied.tree + copied.base)
   if (repoOfOrigin && recorded) {
@@ -128,7 +130,9 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   mkdirSync(workspace.root, {recursive: true, mode: 0o700})
   writeFileSync(workspace.lock, '')
 
-  const running: Launch = await startInWorkspace(context, workspace, {platform, writable, command, settings})
+  // Started in the subdirectory of the tree the user is in (the origin is the repository's top).
+  const cwd = workspace.treeDirFor(context.cwd)
+  const running: Launch = await startInWorkspace(context, workspace, {platform, writable, command, settings, cwd})
 
   // While the tree is being made, a signal means: give up and leave nothing behind.
   const making = new AbortController()

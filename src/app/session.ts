@@ -62,7 +62,7 @@ export function sandboxWritable(context: Context, platform: Platform, given: str
 export async function startInWorkspace(
   context: Context,
   workspace: Workspace,
-  options: {platform: Platform; writable: string[]; command: string[]; settings: Effective},
+  options: {platform: Platform; writable: string[]; command: string[]; settings: Effective; cwd: string},
 ): Promise<Launch> {
   const {settings} = options
   const network = networkOf(settings.net)
@@ -81,7 +81,7 @@ export async function startInWorkspace(
     // Its own /tmp, caches and PID namespace, unless the user opted out of namespaces.
     workspace: settings.isolation === 'full' ? workspace.root : undefined,
     lock: workspace.lock,
-    cwd: workspace.tree,
+    cwd: options.cwd,
     command: options.command,
     proxy: net.proxy,
   }

@@ -7,7 +7,7 @@
 // the origin's index, refs, stash and objects are left byte-for-byte as they
 // were. Anything else (no repository, a subdirectory of one, a bare one) is
 // recorded after cloning as the tree of the fresh clone.
-import {copyFileSync, existsSync, lstatSync, readFileSync, readlinkSync} from 'node:fs'
+import {copyFileSync, existsSync, lstatSync, readFileSync, readlinkSync, realpathSync} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
 import {HmmError} from '../ui/errors.js'
 import {git, gitLine, nulPairs} from './git.js'
@@ -17,6 +17,8 @@ import {createPrivateRepo, hashTreeOf, privateEnv, privateRepo, type PrivateRepo
 export interface GitOrigin {
   /** The origin's git directory and object directory (absolute). */
   gitDir: string
+  /** The repository's common directory: the git directory, but for a linked worktree. */
+  commonDir: string
   objects: string
   index: string
   /** sha1 or sha256: the private repository must use the same. */
@@ -25,15 +27,21 @@ export interface GitOrigin {
 
 /** The origin's repository if the origin is the top of a (non-bare) git repository. */
 export async function gitOriginOf(origin: string): Promise<GitOrigin | undefined> {
-  const probe = await git(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-path', 'objects', '--git-path', 'index', '--show-object-format'], {
-    cwd: origin,
-    okStatuses: [128],
-  })
+  const probe = await git(
+    ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', '--git-path', 'objects', '--git-path', 'index', '--show-object-format'],
+    {cwd: origin, okStatuses: [128]},
+  )
   if (probe.exitCode !== 0) return undefined
-  const [top, gitDir, objects, index, objectFormat] = probe.stdout.split('\n')
+  const [top, gitDir, commonDir, objects, index, objectFormat] = probe.stdout.split('\n')
   if (!top || resolve(top) !== origin) return undefined
   const absolute = (path: string) => (isAbsolute(path) ? path : resolve(origin, path))
-  return {gitDir, objects: absolute(objects), index: absolute(index), objectFormat: objectFormat || 'sha1'}
+  return {
+    gitDir: realpathSync(gitDir),
+    commonDir: realpathSync(absolute(commonDir)),
+    objects: absolute(objects),
+    index: absolute(index),
+    objectFormat: objectFormat || 'sha1',
+  }
 }
 
 export interface OriginRecord {

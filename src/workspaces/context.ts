@@ -1,13 +1,14 @@
 // What every command starts from: the registry and the working directory.
 import {realpathSync} from 'node:fs'
+import {workTreeTop} from '../git/top.js'
 import {HmmError} from '../ui/errors.js'
 import {dataDir} from '../platform/index.js'
 import {resolveWorkspace} from './resolve.js'
 import {Store} from './store.js'
 import {Workspace} from './workspace.js'
 
-/** The working directory as a canonical absolute path (how origins are stored). */
-export function workingOrigin(): string {
+/** The working directory as a canonical absolute path. */
+function workingDirectory(): string {
   try {
     return realpathSync(process.cwd())
   } catch {
@@ -15,9 +16,15 @@ export function workingOrigin(): string {
   }
 }
 
+/** The origin the working directory stands for (how origins are stored): the top of its repository, else itself. */
+export function workingOrigin(cwd = workingDirectory()): string {
+  return workTreeTop(cwd) ?? cwd
+}
+
 export class Context {
   readonly data = dataDir()
-  readonly origin = workingOrigin()
+  readonly cwd = workingDirectory()
+  readonly origin = workingOrigin(this.cwd)
   private opened?: Store
 
   get store(): Store {

@@ -6,7 +6,7 @@
 //   <data>/<id>/base/<basename of origin>   origins that are not git repositories:
 //                                           the origin as it was (copy-on-write)
 import {existsSync} from 'node:fs'
-import {basename, join} from 'node:path'
+import {basename, isAbsolute, join, relative} from 'node:path'
 import {label} from './names.js'
 import type {WorkspaceRow} from './store.js'
 
@@ -34,6 +34,12 @@ export class Workspace {
 
   get label(): string {
     return label(this.row)
+  }
+
+  /** The directory of the tree at the place dir (canonical) has in the origin; the tree's top for a dir outside the origin. */
+  treeDirFor(dir: string): string {
+    const place = relative(this.row.origin, dir)
+    return /^\.\.(\/|$)/.test(place) || isAbsolute(place) ? this.tree : join(this.tree, place)
   }
 
   treeExists(): boolean {

@@ -133,7 +133,7 @@ describe('hmm apply', () => {
     expect(readFileSync(join(world.origin, 'd/new.txt'), 'utf8')).toBe('n\n')
   })
 
-  it('works for an origin that is a subdirectory of a repository, with paths relative to it', async () => {
+  it("run in a subdirectory of a repository, works on the repository's top, with paths relative to it", async () => {
     world = new World('apply-subdir')
     const repo = join(world.home, 'src')
     await world.git(['init', '-q'], repo)
@@ -143,10 +143,10 @@ describe('hmm apply', () => {
     await world.git(['commit', '-qm', 'first'], repo)
     const ws = await made(world, 'echo changed > inner.txt && echo new > new.txt')
     const diff = await hmm(world, ['diff'])
-    expect(diff.stdout).toContain('diff --git a/inner.txt b/inner.txt\n')
-    expect(diff.stdout).toContain('diff --git a/new.txt b/new.txt\n')
+    expect(diff.stdout).toContain('diff --git a/proj/inner.txt b/proj/inner.txt\n')
+    expect(diff.stdout).toContain('diff --git a/proj/new.txt b/proj/new.txt\n')
     const index = readFileSync(join(repo, '.git', 'index'))
-    expect(await hmm(world, ['apply'])).toMatchObject({exitCode: 0, stderr: `hmm: applied workspace ${ws.label} to ${world.origin}\n`})
+    expect(await hmm(world, ['apply'])).toMatchObject({exitCode: 0, stderr: `hmm: applied workspace ${ws.label} to ${repo}\n`})
     expect(readFileSync(join(world.origin, 'inner.txt'), 'utf8')).toBe('changed\n')
     expect(readFileSync(join(world.origin, 'new.txt'), 'utf8')).toBe('new\n')
     expect(existsSync(join(repo, 'new.txt'))).toBe(false)
