@@ -3,10 +3,10 @@
 // .ci/run mounts (HMM_TEST_XFS), or mounts one itself when root with
 // mkfs.xfs and loop devices; skipped, with the reason, elsewhere.
 import {execa, execaSync} from 'execa'
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync} from 'node:fs'
+import {existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {BIN, PROJECT} from '../world.js'
+import {BIN, HELPER, PROJECT} from '../world.js'
 
 function whyNoXfs(): string | undefined {
   if (process.env.HMM_TEST_XFS) return existsSync(process.env.HMM_TEST_XFS) ? undefined : `HMM_TEST_XFS=${process.env.HMM_TEST_XFS} does not exist`
@@ -73,6 +73,47 @@ describe.skipIf(skipReason !== undefined)(`copy-on-write on XFS${skipReason ? ` 
     expect(readFileSync(join(tree, 'f37')).equals(readFileSync(join(origin, 'f37')))).toBe(true)
     expect(readFileSync(join(tree, 'sub/s'), 'utf8')).toBe(readFileSync(join(origin, 'sub/s'), 'utf8'))
     writeFileSync(join(world, 'added-bytes'), String(added))
+    rmSync(world, {recursive: true, force: true})
+  })
+
+  it('clones as cp -a --reflink=auto does: sparse files keep their holes, extended attributes are kept, blocks are shared', async () => {
+    const world = mkdtempSync(join(mountPoint, 'parity-'))
+    const src = join(world, 'src')
+    mkdirSync(src)
+    await execa(
+      'sh',
+      [
+        '-c',
+        'truncate -s 100M sparse && dd if=/dev/urandom of=sparse bs=4096 count=2 seek=1000 conv=notrunc status=none && head -c 4000000 /dev/urandom > data',
+      ],
+      {cwd: src},
+    )
+    const xattrs = `import json, os, sys
+if sys.argv[1] == 'set':
+    os.setxattr(sys.argv[2] + '/data', 'user.kept', b'by cp -a')
+    os.setxattr(sys.argv[2], 'user.top', b'dir')
+else:
+    print(json.dumps({p: {n: os.getxattr(sys.argv[2] + p, n).hex() for n in os.listxattr(sys.argv[2] + p)} for p in ['', '/data', '/sparse']}))`
+    await execa('python3', ['-c', xattrs, 'set', src])
+    await execa('sync')
+    const before = usedBytes(mountPoint)
+    const cloned = await execa(HELPER, ['clone', src, join(world, 'helper')], {reject: false})
+    expect(cloned.exitCode, String(cloned.stderr)).toBe(0)
+    await execa('sync')
+    expect(usedBytes(mountPoint) - before).toBeLessThan(1024 * 1024)
+    await execa('cp', ['-a', '--reflink=auto', src, join(world, 'cp')])
+    const what = async (dir: string) => ({
+      xattrs: JSON.parse(String((await execa('python3', ['-c', xattrs, 'get', dir])).stdout)),
+      files: ['sparse', 'data'].map(name => {
+        const stat = lstatSync(join(dir, name))
+        return {name, size: stat.size, blocks: stat.blocks}
+      }),
+    })
+    const source = await what(src)
+    expect(source.files[0].blocks).toBeLessThan(1024)
+    expect(await what(join(world, 'helper'))).toEqual(source)
+    expect(await what(join(world, 'cp'))).toEqual(source)
+    expect(readFileSync(join(world, 'helper', 'sparse')).equals(readFileSync(join(src, 'sparse')))).toBe(true)
     rmSync(world, {recursive: true, force: true})
   })
 })
