@@ -33,7 +33,9 @@ function commit(paths, message) {
   git(['add', '-A', '--', ...taken])
   // Nothing of theirs changed (an edit undone): no commit.
   if (spawnSync('git', ['--literal-pathspecs', 'diff', '--cached', '--quiet', 'HEAD', '--', ...taken]).status === 0) return
-  git(['commit', '--only', '--no-verify', '-q', '-m', message, '--', ...taken])
+  // A path git knows neither in HEAD nor in the index now (the origin's staged file, moved away) is in no commit.
+  const known = new Set([...git(['ls-files', '-z', '--', ...taken]), ...git(['ls-tree', '-r', '-z', '--name-only', 'HEAD', '--', ...taken])])
+  git(['commit', '--only', '--no-verify', '-q', '-m', message, '--', ...taken.filter(path => known.has(path))])
 }
 
 let touched = new Set()
