@@ -7,7 +7,9 @@ import {afterTreeMade, planFirstIndex, writeFirstIndex} from '../git/first-index
 import {giveOwnRepository, isLinkedWorktree} from '../git/worktree-repo.js'
 import {gitOriginOf, recordGitOrigin, recordPlainOrigin, type OriginRecord} from '../git/origin.js'
 import {statPairs, stopLocked, type StatPairs} from '../native/helper.js'
-import {loadConfig, makeAgentPlaces, settingsFor} from '../sandbox/config.js'
+import {loadConfig, makeAgentPlaces, settingsFor, type Effective} from '../sandbox/config.js'
+import type {Platform} from '../sandbox/policy.js'
+import {policyFor} from '../platform/confine.js'
 import type {Launch} from '../platform/launch.js'
 import {currentPlatform} from '../platform/index.js'
 import {canonical, isWithin} from '../sandbox/paths.js'
@@ -55,6 +57,16 @@ function checkRequest(context: Context, request: RunRequest): string[] {
     throw new HmmError(`${context.origin} holds hmm's data directory ${data}, so it cannot be cloned; run hmm in a project directory or set HMM_HOME`)
   }
   return given
+}
+
+/** A secret in the origin would be cloned into the tree, where the command could read it. */
+function checkNoSecretCloned(context: Context, platform: Platform, settings: Effective): void {
+  const {hidden} = policyFor(platform, {tree: context.origin, dataDir: context.data, writable: [], hide: settings.hide, unhide: settings.unhide})
+  const origin = context.origin
+  const around = hidden.find(secret => isWithin(origin, secret))
+  if (around) throw new HmmError(`${origin} is hidden by the sandbox (${around}), so it cannot be cloned; run hmm in a project directory`)
+  const inside = hidden.find(secret => isWithin(secret, origin) && existsSync(secret))
+  if (inside) throw new HmmError(`${origin} holds ${inside}, which the sandbox hides, so it cannot be cloned; run hmm in a project directory`)
 }
 
 /** What makeTree records: the origin, and the disk space the clone took (0: it shares its blocks; null: not known). */
@@ -123,6 +135,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   const command = commandOrShell(request.command)
   const given = checkRequest(context, request)
   const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)
+  checkNoSecretCloned(context, platform, settings)
   const writable = sandboxWritable(context, platform, given, settings)
   makeAgentPlaces(settings)
   const store = context.store

@@ -107,6 +107,46 @@ describe('the sandboxed command', () => {
   })
 })
 
+describe('an origin holding a secret', () => {
+  // The clone would copy the secret into the tree, where the command reads it.
+  const refusal = (origin: string, secret: string) =>
+    `hmm: ${origin} holds ${secret}, which the sandbox hides, so it cannot be cloned; run hmm in a project directory\n`
+
+  it('is refused when the home directory is a repository and hmm runs in a plain directory of it', async () => {
+    const dotfiles = new World('secret-in-origin')
+    dotfiles.write(join(dotfiles.home, '.ssh', 'id_rsa'), 'PRIVATE KEY\n')
+    dotfiles.file('f.txt', 'x\n')
+    execaSync('git', ['init', '-q', dotfiles.home], {env: dotfiles.env})
+    const data = join(dotfiles.root, 'data')
+    const env = {...dotfiles.env, HMM_HOME: data}
+    const result = await dotfiles.hmm(['run', 'cat', join('..', '..', '.ssh', 'id_rsa')], {env})
+    expect(result).toMatchObject({exitCode: 1, stdout: '', stderr: refusal(dotfiles.home, join(dotfiles.home, '.ssh'))})
+    expect((await dotfiles.hmm(['ls', '--json'], {env})).stdout).toBe('[]\n')
+    dotfiles.dispose()
+  })
+
+  it('is refused where the config file hides a path of the project', async () => {
+    world.write(configFile(), 'hide = ["~/src/proj/.env"]\n')
+    world.file('.env', 'TOKEN=secret\n')
+    try {
+      const result = await world.hmm(['run', 'cat', '.env'])
+      expect(result).toMatchObject({exitCode: 1, stdout: '', stderr: refusal(world.origin, join(world.origin, '.env'))})
+    } finally {
+      rmSync(configFile())
+      rmSync(join(world.origin, '.env'))
+    }
+  })
+
+  it('is refused inside a secret', async () => {
+    const result = await world.hmm(['run', 'true'], {cwd: join(world.home, '.ssh')})
+    const ssh = join(world.home, '.ssh')
+    expect(result).toMatchObject({
+      exitCode: 1,
+      stderr: `hmm: ${ssh} is hidden by the sandbox (${ssh}), so it cannot be cloned; run hmm in a project directory\n`,
+    })
+  })
+})
+
 describe('hmm sandbox', () => {
   it('shows the effective list of what may not be read', async () => {
     world.write(configFile(), 'hide = ["~/work/.env"]\nunhide = ["~/.npmrc"]\n')
