@@ -18,7 +18,7 @@
  *   - the waiter (still in the user's network namespace, where the
  *     abstract socket is) forks the bridge, which accepts on that socket
  *     and, for each connection, connects to NAME and copies bytes both
- *     ways. An abstract socket has no file: nothing is left behind when
+ *     ways (one process, poll). An abstract socket has no file: nothing is left behind when
  *     hmm is killed, and the command, in another network namespace, cannot
  *     name it. The bridge is a child of the waiter, so it lives in the
  *     workspace's PID namespace and ends with it; it takes no part in the
@@ -30,6 +30,7 @@
 #ifdef __linux__
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sched.h>
 #include <stddef.h>
@@ -163,59 +164,96 @@ struct flow {
 	int from, to;
 	size_t len, off;
 	int done;
-	char buf[65536];
+	char buf[32768];
 };
 
-/* Copies both ways until both sides have finished; an end of one
- * direction is passed on as a half-close. */
-static void relay(int a, int b)
+/* A connection of the command's, and the one to the proxy it is copied to. */
+struct pair {
+	int fd[2];
+	struct flow f[2];
+};
+
+/* At most this many connections at once (the proxy takes 512); more wait in
+ * the listener's backlog. */
+#define MAX_PAIRS 256
+
+/* The events a pair waits for on each side: a flow with nothing buffered
+ * reads its source, one with bytes buffered writes its destination. A side
+ * nothing waits on is left out of poll, or its hang-up would wake it over
+ * and over. */
+static void want(const struct pair *p, struct pollfd out[2])
 {
-	static struct flow f[2];
-	f[0] = (struct flow){.from = a, .to = b};
-	f[1] = (struct flow){.from = b, .to = a};
-	fcntl(a, F_SETFL, O_NONBLOCK);
-	fcntl(b, F_SETFL, O_NONBLOCK);
-	while (!(f[0].done && f[1].done)) {
-		/* p[i] is flow i's source and flow 1-i's destination; a side
-		 * nothing waits on is left out, or its hang-up would wake
-		 * poll over and over. */
-		struct pollfd p[2] = {{.fd = a}, {.fd = b}};
-		for (int i = 0; i < 2; i++)
-			if (!f[i].done)
-				p[f[i].len ? 1 - i : i].events |= f[i].len ? POLLOUT : POLLIN;
-		for (int k = 0; k < 2; k++)
-			if (!p[k].events)
-				p[k].fd = -1;
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
-			return;
-		for (int i = 0; i < 2; i++) {
-			struct flow *x = &f[i];
-			if (x->done)
-				continue;
-			if (x->len == 0) {
-				ssize_t n = read(x->from, x->buf, sizeof x->buf);
-				if (n < 0 && (errno == EINTR || errno == EAGAIN))
-					continue;
-				if (n <= 0) {
-					shutdown(x->to, SHUT_WR);
-					x->done = 1;
-					continue;
-				}
-				x->len = (size_t)n;
-				x->off = 0;
-			}
-			ssize_t n = send(x->to, x->buf + x->off, x->len - x->off, MSG_NOSIGNAL);
-			if (n < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (n < 0)
-				return; /* the other side is gone: so is the connection */
-			x->off += (size_t)n;
-			if (x->off == x->len)
-				x->len = x->off = 0;
-		}
-	}
+	out[0] = (struct pollfd){.fd = p->fd[0]};
+	out[1] = (struct pollfd){.fd = p->fd[1]};
+	for (int i = 0; i < 2; i++)
+		if (!p->f[i].done)
+			out[p->f[i].len ? 1 - i : i].events |= p->f[i].len ? POLLOUT : POLLIN;
+	for (int k = 0; k < 2; k++)
+		if (!out[k].events)
+			out[k].fd = -1;
 }
 
+/* Moves what can be moved without blocking. 1 while the pair lives; 0 once
+ * both directions have ended (each end passed on as a half-close) or a
+ * side is gone. */
+static int pump(struct pair *p)
+{
+	for (int i = 0; i < 2; i++) {
+		struct flow *x = &p->f[i];
+		if (x->done)
+			continue;
+		if (x->len == 0) {
+			ssize_t n = read(x->from, x->buf, sizeof x->buf);
+			if (n < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (n <= 0) {
+				shutdown(x->to, SHUT_WR);
+				x->done = 1;
+				continue;
+			}
+			x->len = (size_t)n;
+			x->off = 0;
+		}
+		ssize_t n = send(x->to, x->buf + x->off, x->len - x->off, MSG_NOSIGNAL);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return 0; /* the other side is gone: so is the connection */
+		x->off += (size_t)n;
+		if (x->off == x->len)
+			x->len = x->off = 0;
+	}
+	return !(p->f[0].done && p->f[1].done);
+}
+
+/* A connection to hmm's proxy at the abstract name, or -1. An abstract
+ * name is all the bytes of the address given: Node 20 binds the name
+ * padded with NULs to the whole of sun_path, others (libuv's
+ * uv_pipe_bind2) to its length. Both are tried. Unix sockets connect at
+ * once or not at all. */
+static int connect_proxy(const char *name)
+{
+	struct sockaddr_un proxy = {.sun_family = AF_UNIX};
+	size_t len = strlen(name);
+	memcpy(proxy.sun_path + 1, name, len);
+	const socklen_t sizes[] = {sizeof proxy, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len)};
+	for (int i = 0; i < 2; i++) {
+		int u = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (u < 0)
+			return -1;
+		if (connect(u, (struct sockaddr *)&proxy, sizes[i]) == 0)
+			return u;
+		int refused = errno == ECONNREFUSED;
+		close(u);
+		if (!refused)
+			return -1;
+	}
+	return -1;
+}
+
+/* The bridge: one process, no fork per connection (forks are dear under
+ * some kernels, gVisor's among them), copying every connection to the
+ * port with poll. */
 static void bridge(int listener, const char *name) __attribute__((noreturn));
 static void bridge(int listener, const char *name)
 {
@@ -233,40 +271,53 @@ static void bridge(int listener, const char *name)
 	sigset_t all;
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
-	signal(SIGCHLD, SIG_IGN); /* connections' children reap themselves */
 	signal(SIGPIPE, SIG_IGN);
+	/* A connection gone between poll and accept must not block the rest. */
+	fcntl(listener, F_SETFL, O_NONBLOCK);
 
-	/* An abstract name is all the bytes of the address given: Node 20
-	 * binds the name padded with NULs to the whole of sun_path, others
-	 * (libuv's uv_pipe_bind2) to its length. Both are tried. */
-	struct sockaddr_un proxy = {.sun_family = AF_UNIX};
-	size_t len = strlen(name);
-	memcpy(proxy.sun_path + 1, name, len);
-	const socklen_t sizes[] = {sizeof proxy, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len)};
+	static struct pair *pairs[MAX_PAIRS];
+	static struct pollfd fds[1 + 2 * MAX_PAIRS];
+	size_t n = 0;
 	for (;;) {
-		int c = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+		fds[0] = (struct pollfd){.fd = n < MAX_PAIRS ? listener : -1, .events = POLLIN};
+		for (size_t k = 0; k < n; k++)
+			want(pairs[k], &fds[1 + 2 * k]);
+		if (poll(fds, 1 + 2 * n, -1) < 0 && errno != EINTR)
+			_exit(0);
+		for (size_t k = n; k-- > 0;) {
+			if (!fds[1 + 2 * k].revents && !fds[2 + 2 * k].revents)
+				continue;
+			if (pump(pairs[k]))
+				continue;
+			close(pairs[k]->fd[0]);
+			close(pairs[k]->fd[1]);
+			free(pairs[k]);
+			pairs[k] = pairs[--n];
+		}
+		if (!(fds[0].revents & POLLIN))
+			continue;
+		int c = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (c < 0) {
-			if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE ||
+			if (errno == EINTR || errno == EAGAIN || errno == ECONNABORTED || errno == EMFILE ||
 			    errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
 				continue;
 			_exit(0);
 		}
-		pid_t pid = fork();
-		if (pid == 0) {
-			close(listener);
-			for (int i = 0; i < 2; i++) {
-				int u = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-				if (u >= 0 && connect(u, (struct sockaddr *)&proxy, sizes[i]) == 0) {
-					relay(c, u);
-					break;
-				}
-				if (u < 0 || errno != ECONNREFUSED)
-					break;
+		/* Small writes go at once: a TLS handshake is all small writes. */
+		int one = 1;
+		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		int u = connect_proxy(name);
+		struct pair *p = u < 0 ? NULL : calloc(1, sizeof *p);
+		if (!p) {
+			close(c);
+			if (u >= 0)
 				close(u);
-			}
-			_exit(0);
+			continue;
 		}
-		close(c);
+		*p = (struct pair){.fd = {c, u}};
+		p->f[0].from = p->f[1].to = c;
+		p->f[0].to = p->f[1].from = u;
+		pairs[n++] = p;
 	}
 }
 

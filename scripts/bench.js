@@ -25,6 +25,13 @@
 //   - `hmm run true` with the namespaces vs with `isolation = "landlock-only"`
 //     (tiny tree): what the isolation layers cost, as a difference;
 //   - `hmm ls` (and bare `hmm`) with 20 workspaces vs `node -e 0`: start-up;
+//   - 200 sequential HTTPS requests, each on a new connection, from node in
+//     `hmm run --net localhost:PORT` (through hmm's proxy: CONNECT, the
+//     helper's bridge, the proxy) vs the same in `hmm run` (direct), to an
+//     HTTPS server on the loopback; the client times its own requests, so
+//     hmm's start-up is not in the figures: the proxy's cost per request;
+//   - `hmm run --net none true` vs `hmm run true` (a tiny directory): what
+//     the network namespace adds to starting a command;
 //   - on XFS, the used blocks one workspace of a 100 MB tree adds.
 //
 // Every timing is a whole command run with spawnSync, timed with
@@ -36,7 +43,7 @@
 // each: the issue's targets are such ratios.
 //
 // Usage: node scripts/bench.js [--runs N] [--dir D] [--fresh] [--only TEXT] [--no-xfs]
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
 import {existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
@@ -436,7 +443,8 @@ function timeSide(side) {
   side.check?.(result, context)
   side.after?.(result, context)
   sync()
-  return seconds
+  // A side that times itself (the HTTPS client) says how long its part took.
+  return side.seconds ? side.seconds(result) : seconds
 }
 
 /** Medians of subject and baseline over `runs` interleaved runs, after one untimed warm-up of each. */
@@ -556,6 +564,91 @@ function blocksAdded(place, origin) {
   return {subject: added, baseline: du}
 }
 
+// ---------------------------------------------------------------- the network
+
+const HTTPS_REQUESTS = 200
+
+/** An HTTPS server on the loopback (a child process: the bench blocks in spawnSync), with a certificate for localhost. */
+function startHttpsServer(dir) {
+  mkdirSync(dir, {recursive: true})
+  const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')]
+  if (!existsSync(cert)) {
+    run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '365',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost',
+    ])
+  }
+  // The port comes in a file, read synchronously: the bench runs everything with spawnSync.
+  const portFile = join(dir, 'port')
+  rmSync(portFile, {force: true})
+  const server = `const https = require('https'), fs = require('fs')
+const s = https.createServer({key: fs.readFileSync(${JSON.stringify(key)}), cert: fs.readFileSync(${JSON.stringify(cert)})}, (q, r) => r.end('ok'))
+s.listen(0, '127.0.0.1', () => fs.writeFileSync(${JSON.stringify(portFile)}, s.address().port + '\\n'))`
+  const child = spawn(process.execPath, ['-e', server], {stdio: ['ignore', 'ignore', 'inherit']})
+  child.unref()
+  cleanups.push(() => child.kill())
+  for (let tries = 0; tries < 200 && !(existsSync(portFile) && readFileSync(portFile, 'utf8').endsWith('\n')); tries++) run('sleep', ['0.05'])
+  const port = Number(readFileSync(portFile, 'utf8'))
+  if (!port) throw new Error('the HTTPS server did not start')
+  return {port, cert}
+}
+
+/**
+ * The client: HTTPS_REQUESTS sequential requests, each on a new TCP and TLS
+ * connection; through the proxy in HTTPS_PROXY when there is one (CONNECT
+ * first), else directly. Prints the seconds they took.
+ */
+function clientScript(dir, port, cert) {
+  const file = join(dir, 'client.cjs')
+  writeFileSync(
+    file,
+    `const http = require('http'), net = require('net'), tls = require('tls'), fs = require('fs')
+const ca = fs.readFileSync(${JSON.stringify(cert)}), proxy = process.env.HTTPS_PROXY && new URL(process.env.HTTPS_PROXY)
+const raw = () => new Promise((resolve, reject) => {
+  if (!proxy) return resolve(net.connect(${port}, 'localhost'))
+  http.request({host: proxy.hostname, port: proxy.port, method: 'CONNECT', path: 'localhost:${port}'})
+    .on('connect', (res, socket) => res.statusCode === 200 ? resolve(socket) : reject(new Error('CONNECT ' + res.statusCode)))
+    .on('error', reject).end()
+})
+const once = async () => {
+  const socket = tls.connect({socket: await raw(), servername: 'localhost', ca})
+  return new Promise((resolve, reject) => {
+    let got = ''
+    socket.on('secureConnect', () => socket.write('GET / HTTP/1.1\\r\\nHost: localhost\\r\\nConnection: close\\r\\n\\r\\n'))
+    socket.on('data', d => (got += d)).on('error', reject).on('end', () => got.endsWith('ok') ? resolve() : reject(new Error(got)))
+  })
+}
+;(async () => {
+  const start = process.hrtime.bigint()
+  for (let i = 0; i < ${HTTPS_REQUESTS}; i++) await once()
+  console.log(Number(process.hrtime.bigint() - start) / 1e9)
+})().catch(error => { console.error(error.message); process.exit(1) })
+`,
+  )
+  return file
+}
+
+/** One side: node's client in hmm run (--net as given), the seconds it reports. */
+function httpsSide(place, origin, client, port, net) {
+  return {
+    command: () => [...hmmArgs('run', '--rm', ...(net ? ['--net', `localhost:${port}`] : []), process.execPath, client), {cwd: origin, env: place.env}],
+    seconds: result => Number(result.stdout.trim()),
+  }
+}
+
 // ---------------------------------------------------------------- the measures
 
 /**
@@ -621,6 +714,29 @@ function measuresFor(place, runs) {
         },
       })
     }
+  }
+  if (fs !== 'xfs') {
+    list.push({
+      name: `${HTTPS_REQUESTS} HTTPS requests, --net HOST vs direct`,
+      needs: ['tiny'],
+      target: 1.3,
+      run: () => {
+        const dir = join(place.root, 'net')
+        const {port, cert} = startHttpsServer(dir)
+        const client = clientScript(dir, port, cert)
+        return compare({runs, subject: httpsSide(place, c.tiny, client, port, true), baseline: httpsSide(place, c.tiny, client, port, false)})
+      },
+    })
+    list.push({
+      name: 'hmm run --net none true vs hmm run true',
+      needs: ['tiny'],
+      run: () =>
+        compare({
+          runs,
+          subject: {...hmmRunSide(place, c.tiny), command: () => [...hmmArgs('run', '--net', 'none', 'true'), {cwd: c.tiny, env: place.env}]},
+          baseline: hmmRunSide(place, c.tiny),
+        }),
+    })
   }
   if (fs === 'xfs') {
     for (const kind of ['plain', 'git']) {

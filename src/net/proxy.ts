@@ -160,7 +160,7 @@ export async function startProxy(rules: HostRule[], where: Listen, options: Prox
     const target = authority(req.url ?? '')
     const verdict = judge(target)
     if (typeof verdict !== 'function' || !target) return endRaw(client, verdict === 'bad' ? 400 : 403, target)
-    const upstream = connect({host: target.host, port: target.port, lookup: verdict})
+    const upstream = connect({host: target.host, port: target.port, lookup: verdict, noDelay: true})
     track(upstream)
     upstream.setTimeout(CONNECT_TIMEOUT_MS, () => upstream.destroy(new Error('timed out')))
     let established = false

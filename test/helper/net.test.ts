@@ -132,6 +132,24 @@ describe('hmm-helper exec --net proxy', () => {
     expect(tcp.connections()).toBe(0)
   })
 
+  it('carries many connections at once, each its own bytes, a megabyte each way', async () => {
+    const {ws, lock} = workspace('net-proxy-many')
+    const {name} = await standIn()
+    const port = 39000 + Math.floor(Math.random() * 1000)
+    // 40 connections at once, each sends 1 MiB of its own byte and checks the echo (after "proxy:") is all of it.
+    const client = `const net = require('net'); let ok = 0
+for (let i = 0; i < 40; i++) {
+  const body = Buffer.alloc(1 << 20, 65 + (i % 26)); let got = []
+  const c = net.connect(${port}, '127.0.0.1', () => c.end(body))
+  c.on('data', d => got.push(d)).on('end', () => Buffer.concat(got).equals(Buffer.concat([Buffer.from('proxy:'), body])) && ok++)
+}
+process.on('exit', () => console.log(ok))`
+    const net = ['--net', 'proxy', '--proxy-port', String(port), '--proxy-socket', name]
+    const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, ...net], [process.execPath, '-e', client]))
+    expect(r.report).toBe('')
+    expect(r.stdout).toBe('40\n')
+  })
+
   it('refuses a proxy without its port and socket', async () => {
     const {ws, lock} = workspace('net-proxy-usage')
     const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, '--net', 'proxy'], ['true']))
