@@ -72,7 +72,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
   const platform = options.platform ?? defaultPlatform()
   for (const path of options.writable) if (!existsSync(path)) throw new HmmError(`${path} does not exist`)
   const settings = withNetFlag(settingsFor(loadConfig(), options.command), options.net)
-  const network = networkOf(settings.net)
+  const network = networkOf(settings)
   const origin = workingOrigin()
   const data = canonical(dataDir(process.env, platform))
   const tree = join(data, '<id>', 'tree', origin.split('/').pop() || 'root')

@@ -46,7 +46,7 @@ export function withNetFlag(settings: Effective, net: string | undefined): Effec
  */
 export function sandboxWritable(context: Context, platform: Platform, given: string[], settings: Effective): string[] {
   const writable = [...given, ...settings.write.map(canonical)]
-  const network = networkOf(settings.net)
+  const network = networkOf(settings)
   // Bad hosts are refused before anything is made.
   if (network?.kind === 'proxy') parseRules(network.hosts)
   checkSandboxAvailable(platform, settings.isolation, network)
@@ -65,7 +65,7 @@ export async function startInWorkspace(
   options: {platform: Platform; writable: string[]; command: string[]; settings: Effective; cwd: string},
 ): Promise<Launch> {
   const {settings} = options
-  const network = networkOf(settings.net)
+  const network = networkOf(settings)
   // Its proxy lives as long as the command: closed, and its refusals said, when the helper has exited.
   const net = await startNetwork(options.platform, network, workspace.id)
   const confinement = {

@@ -14,7 +14,9 @@ export default class Exec extends HmmCommand {
   static override strict = false
   static override flags = {
     write: Flags.string({char: 'w', description: 'also let the command write PATH (repeatable, kept for later execs)', multiple: true}),
-    net: Flags.string({description: "the command's network: none (loopback only), or only HTTP(S) to HOST[,HOST...] through hmm's proxy"}),
+    net: Flags.string({
+      description: "the command's network: none (loopback only), only HTTP(S) to HOST[,HOST...] through hmm's proxy, or profile (its agent's hosts)",
+    }),
   }
 
   async run(): Promise<void> {

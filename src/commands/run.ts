@@ -18,7 +18,9 @@ export default class Run extends HmmCommand {
     name: Flags.string({char: 'n', description: "the workspace's name (letters, digits, '-', '_', '.')"}),
     write: Flags.string({char: 'w', description: 'also let the command write PATH (repeatable)', multiple: true}),
     rm: Flags.boolean({description: 'remove the workspace when the command exits'}),
-    net: Flags.string({description: "the command's network: none (loopback only), or only HTTP(S) to HOST[,HOST...] through hmm's proxy"}),
+    net: Flags.string({
+      description: "the command's network: none (loopback only), only HTTP(S) to HOST[,HOST...] through hmm's proxy, or profile (its agent's hosts)",
+    }),
   }
 
   async run(): Promise<void> {

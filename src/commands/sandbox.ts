@@ -18,7 +18,9 @@ export default class Sandbox extends HmmCommand {
   static override flags = {
     write: Flags.string({char: 'w', description: 'also let the command write PATH (repeatable)', multiple: true}),
     platform: Flags.string({description: 'render for this platform', options: ['linux', 'darwin']}),
-    net: Flags.string({description: "the command's network: none (loopback only), or only HTTP(S) to HOST[,HOST...] through hmm's proxy"}),
+    net: Flags.string({
+      description: "the command's network: none (loopback only), only HTTP(S) to HOST[,HOST...] through hmm's proxy, or profile (its agent's hosts)",
+    }),
   }
 
   async run(): Promise<void> {

@@ -267,12 +267,14 @@ export function requestTarget(req: IncomingMessage): (ProxyTarget & {path: strin
     return canonical ? {host: canonical, port: split.port ?? 80, path: url} : undefined
   }
   if (!/^http:\/\//i.test(url)) return undefined
-  const slash = url.indexOf('/', 'http://'.length)
-  const hostPart = url.slice('http://'.length, slash < 0 ? undefined : slash)
-  const split = splitHostPort(hostPart)
+  // The authority ends at the path or the query (a fragment is never sent).
+  const rest = url.slice('http://'.length)
+  const end = rest.search(/[/?]/)
+  const split = splitHostPort(end < 0 ? rest : rest.slice(0, end))
   const canonical = split && canonicalHost(split.host)
   if (!canonical) return undefined
-  return {host: canonical, port: split.port ?? 80, path: slash < 0 ? '/' : url.slice(slash)}
+  const path = end < 0 ? '/' : rest[end] === '?' ? `/${rest.slice(end)}` : rest.slice(end)
+  return {host: canonical, port: split.port ?? 80, path}
 }
 
 /** The request's headers for the host it goes to: Host is the target, nothing of this hop's. */

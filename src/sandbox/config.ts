@@ -16,8 +16,8 @@ import type {Network} from './policy.js'
 
 /** "full": namespaces, mounts and seccomp with Landlock; "landlock-only": the user's opt-out where namespaces cannot be had. */
 export type Isolation = 'full' | 'landlock-only'
-/** "none": no network; a list: only HTTP(S) to those hosts. Absent: the user's network. */
-export type Net = 'none' | string[]
+/** "none": no network; a list: only HTTP(S) to those hosts; "profile": the agent profile's hosts. Absent: the user's network. */
+export type Net = 'none' | 'profile' | string[]
 
 /** What one table of the file says; a key left out says nothing. */
 export interface Settings {
@@ -48,8 +48,8 @@ export interface Effective {
   env: {keep: string[]; remove: string[]}
   isolation: Isolation
   net?: Net
-  /** The agent profile that applied, if the command is an agent's. */
-  agent?: {name: string; from: AgentSource; write: string[]}
+  /** The agent profile that applied, if the command is an agent's; `hosts`: what it needs to reach, for net = "profile". */
+  agent?: {name: string; from: AgentSource; write: string[]; hosts?: string[]}
   /** The agent's own places that do not exist yet: a grant needs them to exist, so hmm makes them first. */
   make: Array<{path: string; kind: 'directory' | 'file'}>
 }
@@ -72,6 +72,16 @@ function builtInAgents(env: NodeJS.ProcessEnv, home: string): Record<string, Set
     claude: {write: env.CLAUDE_CONFIG_DIR ? [env.CLAUDE_CONFIG_DIR] : [join(home, '.claude'), join(home, '.claude.json')]},
     codex: {write: [env.CODEX_HOME || join(home, '.codex')]},
   }
+}
+
+/**
+ * The hosts each built-in agent needs to work, for `net = "profile"` (an
+ * opt-in: by default the network stays the user's, so nothing breaks
+ * without a word): its model's API, and Claude Code's feature flags.
+ */
+const AGENT_HOSTS: Record<string, string[]> = {
+  claude: ['api.anthropic.com', 'statsig.anthropic.com'],
+  codex: ['api.openai.com', 'chatgpt.com'],
 }
 
 /** The agent's files among its places (the rest are directories): made empty, as the agent would make them. */
@@ -169,7 +179,7 @@ function readSettings(table: Record<string, unknown>, prefix: string, keys: stri
         settings.isolation = value
         break
       case 'net':
-        if (value !== 'none' && !isStringList(value)) throw bad(name, 'expected "none" or a list of hosts')
+        if (value !== 'none' && value !== 'profile' && !isStringList(value)) throw bad(name, 'expected "none", "profile" or a list of hosts')
         settings.net = value
         break
       default:
@@ -221,16 +231,24 @@ export function everyWrite(config: Config, env: NodeJS.ProcessEnv = process.env)
 
 /** `--net none` or `--net HOST[,HOST...]` as the config file would say it; it replaces the file's `net`. */
 export function netFromFlag(value: string): Net {
-  if (value === 'none') return 'none'
+  if (value === 'none' || value === 'profile') return value
   const hosts = value.split(',').map(host => host.trim())
-  if (hosts.some(host => host === '')) throw new HmmError(`--net takes none or HOST[,HOST...]: ${value}`)
+  if (hosts.some(host => host === '')) throw new HmmError(`--net takes none, profile or HOST[,HOST...]: ${value}`)
   return hosts
 }
 
 /** The network the command gets, as the policy says it: absent, the user's. */
-export function networkOf(net: Net | undefined): Network | undefined {
+export function networkOf(settings: Pick<Effective, 'net' | 'agent'>): Network | undefined {
+  const {net, agent} = settings
   if (net === undefined) return undefined
-  return net === 'none' ? {kind: 'none'} : {kind: 'proxy', hosts: net}
+  if (net === 'none') return {kind: 'none'}
+  if (net !== 'profile') return {kind: 'proxy', hosts: net}
+  if (!agent?.hosts) {
+    const builtIn = Object.keys(AGENT_HOSTS).join(', ')
+    const which = agent ? `${agent.name}'s has none` : 'this command has no agent profile'
+    throw new HmmError(`net = "profile" is the host list of an agent's built-in profile (${builtIn}), and ${which}: give the hosts`)
+  }
+  return {kind: 'proxy', hosts: agent.hosts}
 }
 
 /** The settings for one command: the top level, and its agent's profile added (lists joined; single values replaced). */
@@ -246,7 +264,9 @@ export function settingsFor(config: Config, command: string[], env: NodeJS.Proce
     env: {keep: joined(settings => settings.env?.keep), remove: joined(settings => settings.env?.remove)},
     isolation: agent?.settings.isolation ?? config.all.isolation ?? 'full',
     net: agent?.settings.net ?? config.all.net,
-    ...(agent ? {agent: {name, from: agent.from, write: agent.settings.write ?? []}} : {}),
+    ...(agent
+      ? {agent: {name, from: agent.from, write: agent.settings.write ?? [], ...(Object.hasOwn(AGENT_HOSTS, name) ? {hosts: AGENT_HOSTS[name]} : {})}}
+      : {}),
     make: agent ? missing(agent.settings.write ?? [], agent.builtInWrite) : [],
   }
 }

@@ -115,10 +115,10 @@ curl -sS -m 10 http://1.1.1.1/ >/dev/null 2>&1 || echo external-refused
     expect((await world.hmm(['ls'])).stdout).toBe('')
   })
 
-  it('takes none or hosts, nothing empty', async () => {
+  it('takes none, profile or hosts, nothing empty', async () => {
     world = new World('net-bad')
     const result = await world.hmm(['run', '--net', 'a.example,', 'true'])
-    expect(result.stderr).toBe('hmm: --net takes none or HOST[,HOST...]: a.example,\n')
+    expect(result.stderr).toBe('hmm: --net takes none, profile or HOST[,HOST...]: a.example,\n')
     expect(result.exitCode).toBe(1)
   })
 })
@@ -262,6 +262,24 @@ describe('--net HOST,...', () => {
     // The command outlives hmm, as always; hmm stop ends it and the bridge to the proxy with it.
     expect((await world.hmm(['stop', 'long'])).exitCode).toBe(0)
     expect((await execa('pgrep', ['-f', `hmm-proxy-${id}-`], {reject: false})).stdout).toBe('')
+  })
+
+  it('with profile, takes the hosts of a built-in agent profile, only when asked', async () => {
+    world = new World('net-profile')
+    const shown = await world.hmm(['sandbox', '--net', 'profile', '--', 'claude'])
+    expect(shown.exitCode, shown.stderr).toBe(0)
+    expect(shown.stdout).toContain(
+      "network: only HTTP and HTTPS through hmm's proxy, to api.anthropic.com (ports 80, 443), statsig.anthropic.com (ports 80, 443);",
+    )
+    // Not asked: the user's network, as before.
+    expect((await world.hmm(['sandbox', '--', 'claude'])).stdout).toContain("network: the user's; --net confines it\n")
+    world.write(configFile(), '[agent.codex]\nnet = "profile"\n')
+    expect((await world.hmm(['sandbox', '--', 'codex'])).stdout).toContain('to api.openai.com (ports 80, 443), chatgpt.com (ports 80, 443);')
+    const none = await world.hmm(['run', '--net', 'profile', 'true'])
+    expect(none.stderr).toBe(
+      `hmm: net = "profile" is the host list of an agent's built-in profile (claude, codex), and this command has no agent profile: give the hosts\n`,
+    )
+    expect(none.exitCode).toBe(1)
   })
 
   it('refuses a host it cannot read, before anything is made', async () => {

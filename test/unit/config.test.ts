@@ -92,7 +92,7 @@ keep = ["AIDER_KEY"]
       '~/.config/hmm/config.toml: unhide: expected a list of paths (absolute or starting with ~/): relative/path',
     )
     expect(failure('isolation = "none"')).toBe('~/.config/hmm/config.toml: isolation: expected "full" or "landlock-only"')
-    expect(failure('net = 3')).toBe('~/.config/hmm/config.toml: net: expected "none" or a list of hosts')
+    expect(failure('net = 3')).toBe('~/.config/hmm/config.toml: net: expected "none", "profile" or a list of hosts')
     expect(failure('env = ["A"]')).toBe('~/.config/hmm/config.toml: env: expected a table (keep = [...], remove = [...])')
     expect(failure('[env]\nkeep = "A"')).toBe('~/.config/hmm/config.toml: env.keep: expected a list of variable names')
     expect(failure('[env]\nsave = ["A"]')).toBe('~/.config/hmm/config.toml: env.save: unknown key (keys: keep, remove)')

@@ -99,6 +99,12 @@ describe('the proxy', () => {
     expect(proxy.refused()).toEqual({named: ['localhost', '127.0.0.1'], count: 2})
   })
 
+  it('takes an absolute URL whose path is only a query', async () => {
+    const port = await upstream()
+    proxy = await startProxy(parseRules([`127.0.0.1:${port}`]), {loopback: true})
+    expect(await raw(`GET http://127.0.0.1:${port}?q=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toContain(`up GET 127.0.0.1:${port} /?q=1`)
+  })
+
   it('answers 400 to what is not a request it takes, and keeps serving', async () => {
     const port = await upstream()
     proxy = await startProxy(parseRules([`127.0.0.1:${port}`]), {loopback: true})
