@@ -1,6 +1,8 @@
-// `hmm apply [--check] [WS]`: the changes `hmm diff` shows, made in the
-// origin's files — all or nothing, nothing staged or committed, binary files
-// byte for byte, for git and non-git origins alike.
+// `hmm apply [--check] [--3way] [WS]`: the changes `hmm diff` shows, made
+// in the origin's files — all or nothing (or, with --3way, conflict markers
+// where the origin changed the same lines), nothing staged or committed,
+// binary files byte for byte, for git and non-git origins alike. After hmm
+// merge, only what the merge did not take (git/merged.ts).
 //
 // Security: `git apply` runs with hmm's private repository as its git
 // directory and the origin as its work tree, so patch paths are relative to
@@ -9,12 +11,17 @@
 // change what is written (whitespace fixing is off: the bytes are applied as
 // they are). git apply itself refuses paths that leave the work tree or go
 // through a symbolic link. Everything is checked before anything is written.
+// --3way needs an index matching the origin's files: one of hmm's own, of
+// the paths the patch touches, thrown away after.
+import {lstatSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
 import {recordWork, stateWith} from '../workspaces/work.js'
 import {treeDiff, treeNow} from '../git/changes.js'
 import {git, gitMessages} from '../git/git.js'
+import {relabelConflicts, unmergedPaths} from '../git/conflicts.js'
+import {forkTreeWithCommits, mergedTip} from '../git/merged.js'
 import {privateEnv, privateRepo} from '../git/private-repo.js'
 import {checkTakeable} from './taking.js'
 import type {Workspace} from '../workspaces/workspace.js'
@@ -36,8 +43,47 @@ function reasons(stderr: string): string[] {
   return lines.length > 0 ? lines : ['git apply failed']
 }
 
+/**
+ * git apply -3 of the patch: what applies is applied, conflict markers (that
+ * name the workspace) where the origin changed the same lines. Returns the
+ * conflicted paths, or git's reasons when it applied nothing.
+ */
+async function applyThreeWay(
+  workspace: Workspace,
+  origin: string,
+  change: {base: string; now: string; patch: Buffer},
+): Promise<{conflicted: string[]} | {reasons: string[]}> {
+  const index = join(workspace.gitDir, 'index.apply-3way')
+  rmSync(index, {force: true})
+  const env = {...applyEnv(workspace, origin), GIT_INDEX_FILE: index}
+  try {
+    const touched = await git(['diff-tree', '-r', '-z', '--no-renames', '--name-only', change.base, change.now], {
+      cwd: workspace.gitDir,
+      env: privateEnv(privateRepo(workspace.gitDir)),
+    })
+    const present = touched.stdout.split('\0').filter(path => path !== '' && lstatSync(join(origin, path), {throwIfNoEntry: false}))
+    const indexed = await git(['update-index', '--add', '-z', '--stdin'], {
+      cwd: origin,
+      env,
+      input: present.map(path => `${path}\0`).join(''),
+      okStatuses: [128],
+    })
+    if (indexed.exitCode !== 0) return {reasons: reasons(indexed.stderr)}
+    const applied = await git([...APPLY, '--3way', '-'], {cwd: origin, env, input: change.patch, okStatuses: [1, 128]})
+    const conflicted = await unmergedPaths({cwd: origin, env})
+    if (applied.exitCode !== 0 && conflicted.length === 0) return {reasons: reasons(applied.stderr)}
+    relabelConflicts(origin, conflicted, [
+      {marker: '<<<<<<<', from: 'ours', to: 'origin'},
+      {marker: '>>>>>>>', from: 'theirs', to: `workspace ${workspace.label}`},
+    ])
+    return {conflicted}
+  } finally {
+    rmSync(index, {force: true})
+  }
+}
+
 /** Returns the exit status. */
-export async function applyWorkspace(key: string | undefined, options: {check: boolean}): Promise<number> {
+export async function applyWorkspace(key: string | undefined, options: {check: boolean; threeWay: boolean}): Promise<number> {
   const context = new Context()
   try {
     const workspace = context.workspace(key)
@@ -47,12 +93,20 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
       say(`workspace ${workspace.label} changed nothing`)
       return 0
     }
-    const patch = await treeDiff(workspace, forkTree, now, {format: 'patch'})
-    const env = applyEnv(workspace, origin)
     const record = () => {
       const state = stateWith(workspace, now)
       if (!options.check && state) context.store.update(workspace.id, {takenState: state, takenBy: 'applied'})
     }
+    // After hmm merge the origin's branch holds the workspace's commits: only the rest is to apply.
+    const merged = await mergedTip(workspace, origin)
+    const base = merged ? await forkTreeWithCommits(workspace, merged) : forkTree
+    if (now === base) {
+      record()
+      say(`workspace ${workspace.label} is already applied to ${origin}`)
+      return 0
+    }
+    const patch = await treeDiff(workspace, base, now, {format: 'patch'})
+    const env = applyEnv(workspace, origin)
 
     const forward = await git([...APPLY, '--check', '-'], {cwd: origin, env, input: patch, okStatuses: [1, 128]})
     if (forward.exitCode === 0) {
@@ -77,6 +131,17 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
       if (!options.check) await recordWork(context.store, workspace, context.data)
       say(`workspace ${workspace.label} is already applied to ${origin}`)
       return 0
+    }
+    if (options.threeWay && !options.check) {
+      const outcome = await applyThreeWay(workspace, origin, {base, now, patch})
+      if ('conflicted' in outcome) {
+        // Not recorded as applied: hmm cannot tell the user's resolution from the conflict thrown away.
+        say(`workspace ${workspace.label} applied to ${origin} with conflicts in ${outcome.conflicted.length} files`)
+        return 1
+      }
+      say(`workspace ${workspace.label} does not apply to ${origin}`)
+      for (const reason of outcome.reasons) say(reason)
+      return 1
     }
     say(`workspace ${workspace.label} does not apply to ${origin}`)
     for (const reason of reasons(forward.stderr)) say(reason)

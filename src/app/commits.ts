@@ -40,7 +40,7 @@ export async function takeForGit(
   options: {noCommits: string; force: boolean; before?: (origin: string) => Promise<void>},
 ): Promise<TakenCommits & {origin: string}> {
   const {origin} = checkTakeable(workspace)
-  if (workspace.row.originKind !== 'git') throw new HmmError(`workspace ${workspace.label} was not made from the top of a git repository`)
+  if (workspace.row.originKind !== 'git') throw new HmmError(`workspace ${workspace.label} was not made from a git repository: hmm apply applies its changes`)
   if (!(await gitOriginOf(origin))) throw new HmmError(`${origin} is no longer the top of a git repository`)
   if (!workspaceCommits(workspace)) throw new HmmError(options.noCommits)
   await options.before?.(origin)

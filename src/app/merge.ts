@@ -13,10 +13,18 @@ import {recordWork} from '../workspaces/work.js'
 import {hmmRef} from '../git/bundle.js'
 import {takeForGit, takenState, warnUncommitted} from './commits.js'
 import {git, gitMessages} from '../git/git.js'
+import {relabelConflicts, unmergedPaths} from '../git/conflicts.js'
 
 async function headOf(origin: string): Promise<string | undefined> {
   const head = await git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {cwd: origin, okStatuses: [1]})
   return head.stdout.trim() || undefined
+}
+
+/** `<branch> of <origin>`: where a merge goes, as the user knows it. */
+async function mergeTarget(origin: string): Promise<string> {
+  const branch = await git(['symbolic-ref', '--quiet', '--short', 'HEAD'], {cwd: origin, okStatuses: [1, 128]})
+  const name = branch.stdout.trim()
+  return name ? `${name} of ${origin}` : `the detached HEAD of ${origin}`
 }
 
 /** Returns the exit status. */
@@ -29,17 +37,19 @@ export async function mergeWorkspace(key: string | undefined, options: {force: b
       force: options.force,
     })
     const origin = taken.origin
+    const target = await mergeTarget(origin)
     const before = await headOf(origin)
     const merged = await git(['merge', '--no-edit', '-m', `Merge workspace ${workspace.label}`, hmmRef(workspace)], {
       cwd: origin,
       okStatuses: [1, 2, 128],
     })
     if (merged.exitCode !== 0) {
-      const unmerged = await git(['ls-files', '--unmerged', '-z'], {cwd: origin, okStatuses: [128]})
-      if (unmerged.stdout !== '') {
-        say(`merging workspace ${workspace.label} into ${origin} stopped at conflicts: resolve them and commit (git status lists them)`)
+      const unmerged = await unmergedPaths({cwd: origin})
+      if (unmerged.length > 0) {
+        relabelConflicts(origin, unmerged, [{marker: '>>>>>>>', from: hmmRef(workspace), to: `workspace ${workspace.label}`}])
+        say(`merging workspace ${workspace.label} into ${target} stopped at conflicts: resolve them and commit (git status lists them)`)
       } else {
-        say(`could not merge workspace ${workspace.label} into ${origin}:`)
+        say(`could not merge workspace ${workspace.label} into ${target}:`)
         for (const line of gitMessages(merged.stderr || merged.stdout)) say(line)
       }
       warnUncommitted(workspace, taken)
@@ -49,7 +59,7 @@ export async function mergeWorkspace(key: string | undefined, options: {force: b
     await recordWork(context.store, workspace, context.data)
     const after = await headOf(origin)
     const how = after === taken.tip && before !== taken.tip ? ' (fast-forward)' : before === after ? ' (already merged)' : ''
-    say(`merged workspace ${workspace.label} into ${origin}${how}`)
+    say(`merged workspace ${workspace.label} into ${target}${how}`)
     warnUncommitted(workspace, taken)
     return 0
   } finally {

@@ -53,23 +53,23 @@ export async function prWorkspace(key: string | undefined, options: {draft: bool
     })
     if (!target) throw new HmmError('no push target') // set by takeForGit's callback
     const origin = taken.origin
+    // The lease holds the remote branch to the commit last pushed: when that is the tip, the push changes nothing.
+    const nothingNew = workspace.row.pushedCommit === taken.tip
     await pushWithLease(origin, target, {label: workspace.label, ref: hmmRef(workspace), remoteBranch, lease: workspace.row.pushedCommit})
     context.store.update(workspace.id, {pushedCommit: taken.tip, takenState: takenState(taken), takenBy: 'pushed'})
     await recordWork(context.store, workspace, context.data)
 
     const repo = githubRepo(target.url)
-    if (!repo) {
-      say(`pushed workspace ${workspace.label} to ${target.remote} ${remoteBranch} (not on GitHub)`)
-      warnUncommitted(workspace, taken)
-      return 0
-    }
-    say(`pushed workspace ${workspace.label} to ${target.remote} ${remoteBranch}`)
+    const pushed = nothingNew ? `nothing new in workspace ${workspace.label} since it was pushed to` : `pushed workspace ${workspace.label} to`
+    say(`${pushed} ${target.remote} ${remoteBranch}${repo ? '' : ' (not on GitHub)'}`)
     warnUncommitted(workspace, taken)
+    if (!repo) return 0
     let url: string
     if (hasGh()) {
       const text = pullRequestText(await commitsTaken(workspace, origin))
       url = await ensurePullRequest({repo, base: target.base, head: remoteBranch, ...text, draft: options.draft}, origin)
     } else {
+      say('no pull request was opened (gh is not installed); open one at:')
       url = compareUrl(repo, target.base, remoteBranch)
     }
     process.stdout.write(`${url}\n`)

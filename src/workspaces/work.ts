@@ -7,6 +7,8 @@
 // (changes.ts), so a state recorded by `hmm apply` compares equal here.
 import {treeNow} from '../git/changes.js'
 import {changedFiles, countWork} from '../git/work-count.js'
+import {ownUncommitted} from '../git/bundle.js'
+import {mergedTip, treeOf} from '../git/merged.js'
 import {readWorkspaceHead} from '../git/workspace-head.js'
 import {debug} from '../ui/errors.js'
 import type {Store, TakenKind, WorkspaceRow} from './store.js'
@@ -31,17 +33,30 @@ export function stateWith(workspace: Workspace, tree: string): string | undefine
   return head === undefined ? undefined : stateKey(head, tree)
 }
 
-/** The workspace's state now; undefined when it cannot be told (then it counts as work). */
-export async function currentState(workspace: Workspace): Promise<string | undefined> {
+/** Whether the workspace holds work not taken back; what cannot be told counts as work. */
+export async function hasUntakenWork(workspace: Workspace): Promise<boolean> {
   const head = stateHead(workspace)
-  if (head === undefined) return undefined
-  return stateKey(head, await treeNow(workspace))
+  if (head === undefined) return true
+  const nowTree = await treeNow(workspace)
+  const now = stateKey(head, nowTree)
+  if (now === originalState(workspace.row) || now === workspace.row.takenState) return false
+  return !(head !== null && (await mergedAsItIs(workspace, head, nowTree)))
 }
 
-export async function hasUntakenWork(workspace: Workspace): Promise<boolean> {
-  const now = await currentState(workspace)
-  if (now === undefined) return true
-  return now !== originalState(workspace.row) && now !== workspace.row.takenState
+/**
+ * Whether the origin's branch holds the workspace's HEAD as hmm took it
+ * (refs/hmm/<id>) and the workspace changed nothing else: a merge whose
+ * conflicts the user resolved and committed, which hmm never saw end.
+ */
+async function mergedAsItIs(workspace: Workspace, head: string, nowTree: string): Promise<boolean> {
+  try {
+    if ((await mergedTip(workspace, workspace.row.origin)) !== head) return false
+    return (await ownUncommitted(workspace, await treeOf(workspace, head), nowTree)) === 0
+  } catch (error) {
+    // The origin gone or no longer a repository: nothing there holds the work.
+    debug(`could not tell whether workspace ${workspace.label} was merged: ${(error as Error).message}`)
+    return false
+  }
 }
 
 /** What WORK shows (SPEC `hmm ls`), as recorded: counts not taken back, or how it was taken back; null counts: not known. */

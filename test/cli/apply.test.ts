@@ -55,6 +55,52 @@ describe('hmm apply', () => {
     expect(existsSync(join(world.origin, 'new.txt'))).toBe(false)
   })
 
+  it('with --3way applies what applies and leaves conflict markers where the origin changed the same lines, exit 1', async () => {
+    world = new World('apply-3way')
+    await world.gitRepo()
+    await world.git(['commit', '-qam', 'readme'])
+    const ws = await made(world, 'echo new > new.txt && printf "hello\\nfrom the workspace\\n" > README.md', 'tw')
+    world.file('README.md', 'hello\nfrom the origin\n')
+    const head = await world.git(['rev-parse', 'HEAD'])
+    const result = await hmm(world, ['apply', '--3way'])
+    expect(result).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `hmm: workspace ${ws.label} applied to ${world.origin} with conflicts in 1 files\n`,
+    })
+    expect(readFileSync(join(world.origin, 'new.txt'), 'utf8')).toBe('new\n')
+    const readme = readFileSync(join(world.origin, 'README.md'), 'utf8')
+    expect(readme).toMatch(/^hello\n<<<<<<< .*\nfrom the origin\n=======\nfrom the workspace\n>>>>>>> .*\n$/)
+    expect(readme).toContain(`>>>>>>> workspace ${ws.label}\n`)
+    // Nothing staged or committed: the origin's index and HEAD are as they were.
+    expect(await world.git(['diff', '--cached', '--name-only'])).toBe('')
+    expect(await world.git(['ls-files', '--unmerged'])).toBe('')
+    expect(await world.git(['rev-parse', 'HEAD'])).toBe(head)
+  })
+
+  it('with --3way and nothing in the way applies as plain apply does', async () => {
+    world = new World('apply-3way-clean')
+    await world.gitRepo()
+    const ws = await made(world, 'echo more >> README.md && echo c > c.txt')
+    expect(await hmm(world, ['apply', '--3way'])).toEqual({exitCode: 0, stdout: '', stderr: `hmm: applied workspace ${ws.label} to ${world.origin}\n`})
+    expect(readFileSync(join(world.origin, 'README.md'), 'utf8')).toBe('hello\nuncommitted\nmore\n')
+    expect(readFileSync(join(world.origin, 'c.txt'), 'utf8')).toBe('c\n')
+  })
+
+  it('after hmm merge takes only what the merge did not: the changes the workspace did not commit', async () => {
+    world = new World('apply-after-merge')
+    await world.gitRepo()
+    const ws = await made(world, 'echo c > c.txt && git add c.txt && git commit -qm c && echo more >> README.md && echo u > u.txt', 'am')
+    expect((await hmm(world, ['merge', 'am'])).exitCode).toBe(0)
+    expect(await hmm(world, ['apply', 'am'])).toEqual({exitCode: 0, stdout: '', stderr: `hmm: applied workspace ${ws.label} to ${world.origin}\n`})
+    expect(readFileSync(join(world.origin, 'c.txt'), 'utf8')).toBe('c\n')
+    expect(readFileSync(join(world.origin, 'README.md'), 'utf8')).toBe('hello\nuncommitted\nmore\n')
+    expect(readFileSync(join(world.origin, 'u.txt'), 'utf8')).toBe('u\n')
+    expect(await world.git(['status', '--porcelain'])).toBe(' M README.md\n?? notes.txt\n?? u.txt')
+    expect(await hmm(world, ['apply', 'am'])).toEqual({exitCode: 0, stdout: '', stderr: `hmm: workspace ${ws.label} is already applied to ${world.origin}\n`})
+    expect(await hmm(world, ['rm', 'am'])).toMatchObject({exitCode: 0, stderr: `hmm: removed workspace ${ws.label}\n`})
+  })
+
   it('says a workspace is already applied, and one that changed nothing (exit 0)', async () => {
     world = new World('apply-again')
     await world.gitRepo()

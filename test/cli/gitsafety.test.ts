@@ -103,7 +103,7 @@ describe('taking work back safely', () => {
     await world.git(['clean', '-qfd'])
     expect(await taking(world, ['merge'])).toMatchObject({
       exitCode: 0,
-      stderr: `hmm: merged workspace ${ws.label} into ${world.origin} (fast-forward)\nhmm: workspace ${ws.label} has changes it did not commit, which are not merged\n`,
+      stderr: `hmm: merged workspace ${ws.label} into main of ${world.origin} (fast-forward)\nhmm: workspace ${ws.label} has changes it did not commit, which are not merged\n`,
     })
     expect(await taking(world, ['pr'])).toMatchObject({exitCode: 0, stdout: 'https://github.com/owner/name/pull/1\n'})
     expect((await hmm(world, ['rm', ws.id])).exitCode).toBe(1)

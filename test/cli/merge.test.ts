@@ -17,7 +17,7 @@ describe('hmm merge', () => {
     const status = await world.git(['status', '--porcelain'])
     const ws = await made(world, COMMIT_TWO, 'ff')
     const result = await taking(world, ['merge'])
-    expect(result).toEqual({exitCode: 0, stdout: '', stderr: `hmm: merged workspace ${ws.label} into ${world.origin} (fast-forward)\n`})
+    expect(result).toEqual({exitCode: 0, stdout: '', stderr: `hmm: merged workspace ${ws.label} into main of ${world.origin} (fast-forward)\n`})
     expect(await world.git(['log', '--format=%s'])).toBe('two\none\nfirst')
     expect(await world.git(['symbolic-ref', 'HEAD'])).toBe('refs/heads/main')
     expect(readFileSync(join(world.origin, 'two.txt'), 'utf8')).toBe('two\n')
@@ -35,7 +35,7 @@ describe('hmm merge', () => {
     await world.git(['add', 'origin.txt'])
     await world.git(['commit', '-qm', 'meanwhile'])
     const result = await taking(world, ['merge', 'mc'])
-    expect(result).toEqual({exitCode: 0, stdout: '', stderr: `hmm: merged workspace ${ws.label} into ${world.origin}\n`})
+    expect(result).toEqual({exitCode: 0, stdout: '', stderr: `hmm: merged workspace ${ws.label} into main of ${world.origin}\n`})
     expect(await world.git(['log', '-1', '--format=%s%n%P'])).toMatch(new RegExp(`^Merge workspace ${ws.id} \\(mc\\)\\n[0-9a-f]{40} [0-9a-f]{40}$`))
     expect(readFileSync(join(world.origin, 'one.txt'), 'utf8')).toBe('one\n')
     expect(readFileSync(join(world.origin, 'origin.txt'), 'utf8')).toBe('the user committed meanwhile\n')
@@ -52,10 +52,45 @@ describe('hmm merge', () => {
     expect(result).toEqual({
       exitCode: 1,
       stdout: '',
-      stderr: `hmm: merging workspace ${ws.label} into ${world.origin} stopped at conflicts: resolve them and commit (git status lists them)\n`,
+      stderr: `hmm: merging workspace ${ws.label} into main of ${world.origin} stopped at conflicts: resolve them and commit (git status lists them)\n`,
     })
     expect(await world.git(['ls-files', '--unmerged', '--', 'src/main.c'])).not.toBe('')
-    expect(readFileSync(join(world.origin, 'src/main.c'), 'utf8')).toContain('<<<<<<<')
+    // The markers name the workspace, not the ref hmm fetched it into.
+    expect(readFileSync(join(world.origin, 'src/main.c'), 'utf8')).toBe(`<<<<<<< HEAD\norigin\n=======\nworkspace\n>>>>>>> workspace ${ws.label}\n`)
+  })
+
+  it('counts a merge whose conflicts the user resolved and committed as merged: rm removes it without -f', async () => {
+    world = new World('merge-resolved')
+    await world.gitRepo()
+    await world.git(['commit', '-qam', 'readme'])
+    const ws = await made(world, 'echo workspace > src/main.c && git commit -qam ws', 'rs')
+    world.file('src/main.c', 'origin\n')
+    await world.git(['commit', '-qam', 'origin'])
+    expect((await taking(world, ['merge'])).exitCode).toBe(1)
+    // Given up, the merge took nothing: rm still refuses.
+    await world.git(['merge', '--abort'])
+    expect(await hmm(world, ['rm', 'rs'])).toMatchObject({
+      exitCode: 1,
+      stderr: `hmm: workspace ${ws.label} has work that was not merged, applied or pushed (hmm rm -f removes it anyway)\n`,
+    })
+    expect((await taking(world, ['merge'])).exitCode).toBe(1)
+    world.file('src/main.c', 'both\n')
+    await world.git(['commit', '-qam', 'resolved'])
+    expect(await world.git(['log', '-1', '--format=%s'])).toBe('resolved')
+    expect(await hmm(world, ['rm', 'rs'])).toMatchObject({exitCode: 0, stderr: `hmm: removed workspace ${ws.label}\n`})
+  })
+
+  it('names the branch it merged into, also a new one', async () => {
+    world = new World('merge-branch-named')
+    await world.gitRepo()
+    await world.git(['checkout', '-qb', 'feature/x'])
+    const ws = await made(world, COMMIT_TWO)
+    expect(await taking(world, ['merge'])).toEqual({
+      exitCode: 0,
+      stdout: '',
+      stderr: `hmm: merged workspace ${ws.label} into feature/x of ${world.origin} (fast-forward)\n`,
+    })
+    expect(await world.git(['log', '--format=%s', 'feature/x'])).toBe('two\none\nfirst')
   })
 
   it('merges only commits, and warns about changes the workspace did not commit (exit 0)', async () => {
@@ -66,7 +101,7 @@ describe('hmm merge', () => {
     expect(result).toEqual({
       exitCode: 0,
       stdout: '',
-      stderr: `hmm: merged workspace ${ws.label} into ${world.origin} (fast-forward)\nhmm: workspace ${ws.label} has changes it did not commit, which are not merged\n`,
+      stderr: `hmm: merged workspace ${ws.label} into main of ${world.origin} (fast-forward)\nhmm: workspace ${ws.label} has changes it did not commit, which are not merged\n`,
     })
     expect(readFileSync(join(world.origin, 'one.txt'), 'utf8')).toBe('one\n')
     // What was not merged is still work: rm keeps it without -f.
@@ -95,7 +130,7 @@ describe('hmm merge', () => {
     expect(await taking(world, ['merge'])).toEqual({
       exitCode: 1,
       stdout: '',
-      stderr: `hmm: workspace ${plain.label} was not made from the top of a git repository\n`,
+      stderr: `hmm: workspace ${plain.label} was not made from a git repository: hmm apply applies its changes\n`,
     })
   })
 
@@ -129,7 +164,11 @@ describe('hmm merge', () => {
     await world.git(['init', '-q'])
     world.file('a.txt', 'a\n')
     const ws = await made(world, 'echo b > b.txt && git add b.txt && git commit -qm root && echo c > c.txt && git add c.txt && git commit -qm second')
-    expect(await taking(world, ['merge'])).toEqual({exitCode: 0, stdout: '', stderr: `hmm: merged workspace ${ws.label} into ${world.origin} (fast-forward)\n`})
+    expect(await taking(world, ['merge'])).toEqual({
+      exitCode: 0,
+      stdout: '',
+      stderr: `hmm: merged workspace ${ws.label} into main of ${world.origin} (fast-forward)\n`,
+    })
     expect(await world.git(['log', '--format=%s'])).toBe('second\nroot')
     expect(await world.git(['status', '--porcelain'])).toBe('?? a.txt')
   })
@@ -143,7 +182,7 @@ describe('hmm merge', () => {
     const result = await taking(world, ['merge', '--force'])
     expect(result.exitCode).toBe(1)
     expect(result.stderr).toMatch(
-      new RegExp(`^hmm: could not merge workspace ${ws.id} into ${world.origin}:\nhmm: .*would be overwritten by merge.*\nhmm: notes.txt\n`),
+      new RegExp(`^hmm: could not merge workspace ${ws.id} into main of ${world.origin}:\nhmm: .*would be overwritten by merge.*\nhmm: notes.txt\n`),
     )
     const after = snapshot(world.origin)
     expect(Object.keys(after).filter(path => !path.startsWith('.git'))).toEqual(Object.keys(before).filter(path => !path.startsWith('.git')))

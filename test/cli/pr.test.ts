@@ -119,10 +119,11 @@ describe('hmm pr', () => {
     world = new World('pr-again')
     installGh()
     await withRemote()
-    await made(world, COMMIT_TWO, 'feat')
+    const ws = await made(world, COMMIT_TWO, 'feat')
     expect((await taking(world, ['pr'])).exitCode).toBe(0)
     const again = await taking(world, ['pr', 'feat'])
-    expect(again).toMatchObject({exitCode: 0, stdout: `${PR_URL}\n`})
+    // Nothing new was pushed, and it says so instead of "pushed".
+    expect(again).toEqual({exitCode: 0, stdout: `${PR_URL}\n`, stderr: `hmm: nothing new in workspace ${ws.label} since it was pushed to origin hmm/feat\n`})
     const calls = ghCalls()
     expect(calls.map(call => call[1])).toEqual(['view', 'create', 'view'])
   })
@@ -170,7 +171,7 @@ describe('hmm pr', () => {
     expect(result).toEqual({
       exitCode: 0,
       stdout: `https://github.com/owner/name/compare/main...hmm/${ws.id}?expand=1\n`,
-      stderr: `hmm: pushed workspace ${ws.label} to upstream hmm/${ws.id}\n`,
+      stderr: `hmm: pushed workspace ${ws.label} to upstream hmm/${ws.id}\nhmm: no pull request was opened (gh is not installed); open one at:\n`,
     })
     expect(await remoteBranch(bare, `hmm/${ws.id}`)).not.toBe('')
   })
@@ -247,7 +248,11 @@ describe('hmm pr', () => {
     world = new World('pr-plain')
     world.file('a.txt', 'a\n')
     const ws = await made(world, 'echo b > b.txt')
-    expect(await taking(world, ['pr'])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: workspace ${ws.label} was not made from the top of a git repository\n`})
+    expect(await taking(world, ['pr'])).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `hmm: workspace ${ws.label} was not made from a git repository: hmm apply applies its changes\n`,
+    })
   })
 
   it('refuses a running workspace', async () => {

@@ -45,7 +45,7 @@ describe('review: what merge and pr take', () => {
     const forced = await hmm(world, ['merge', '--force'])
     expect(forced.exitCode).toBe(0)
     expect(forced.stderr).toBe(
-      `hmm: taking ${log.stdout}hmm: merged workspace ${ws.label} into ${world.origin} (fast-forward)\nhmm: workspace ${ws.label} has changes it did not commit, which are not merged\n`,
+      `hmm: taking ${log.stdout}hmm: merged workspace ${ws.label} into main of ${world.origin} (fast-forward)\nhmm: workspace ${ws.label} has changes it did not commit, which are not merged\n`,
     )
   })
 
@@ -97,7 +97,7 @@ describe('review: what merge and pr take', () => {
       .filter(Boolean)
       .map(line => `hmm: taking ${line}\n`)
       .join('')
-    expect(merged).toEqual({exitCode: 0, stdout: '', stderr: `${taking}hmm: merged workspace ${ws.label} into ${world.origin} (fast-forward)\n`})
+    expect(merged).toEqual({exitCode: 0, stdout: '', stderr: `${taking}hmm: merged workspace ${ws.label} into main of ${world.origin} (fast-forward)\n`})
     expect(await hmm(world, ['log'])).toEqual({exitCode: 0, stdout: log.stdout, stderr: ''})
   })
 

@@ -1,0 +1,60 @@
+// What of a workspace's commits the origin's branch already holds: hmm
+// merge took them as refs/hmm/<id>, and once that commit is in the branch
+// the origin is on (merged as it was, merged after the user resolved its
+// conflicts and committed, or pulled after its pull request was merged),
+// apply takes only the rest and rm counts the commits as taken back.
+//
+// Security: git runs in the origin (the user's own repository) and on
+// hmm's private repository, whose objects include the origin's through
+// alternates; never on the workspace's repository.
+import {rmSync} from 'node:fs'
+import {join} from 'node:path'
+import type {Workspace} from '../workspaces/workspace.js'
+import {hmmRef} from './bundle.js'
+import {git, gitLine} from './git.js'
+import {privateEnv, privateRepo} from './private-repo.js'
+
+/** The commit at refs/hmm/<id> in the origin if the origin's HEAD holds it, else undefined. */
+export async function mergedTip(workspace: Workspace, origin: string): Promise<string | undefined> {
+  if (workspace.row.originKind !== 'git') return undefined
+  const ref = await git(['rev-parse', '--verify', '--quiet', `${hmmRef(workspace)}^{commit}`], {cwd: origin, okStatuses: [1, 128]})
+  const tip = ref.stdout.trim()
+  if (ref.exitCode !== 0 || tip === '') return undefined
+  const held = await git(['merge-base', '--is-ancestor', tip, 'HEAD'], {cwd: origin, okStatuses: [1, 128]})
+  return held.exitCode === 0 ? tip : undefined
+}
+
+/** A commit's tree, read through the private repository (the origin's objects are reachable there). */
+export async function treeOf(workspace: Workspace, commit: string): Promise<string> {
+  return gitLine(['rev-parse', '--verify', `${commit}^{tree}`], {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))})
+}
+
+/**
+ * The origin's files as the workspace saw them when it was made (the fork
+ * tree), with what the commits up to `tip` changed: the state a merge of
+ * them left the origin's files in, which apply then takes the rest from.
+ * A path both changed is the commits' (git merge refuses to overwrite the
+ * origin's uncommitted change of a path the commits change).
+ */
+export async function forkTreeWithCommits(workspace: Workspace, tip: string): Promise<string> {
+  const env = privateEnv(privateRepo(workspace.gitDir))
+  const index = join(workspace.gitDir, 'index.merged')
+  rmSync(index, {force: true})
+  const onIndex = {cwd: workspace.gitDir, env: {...env, GIT_INDEX_FILE: index}}
+  try {
+    const base = workspace.row.headCommit ? await treeOf(workspace, workspace.row.headCommit) : await gitLine(['mktree'], {...onIndex, input: ''})
+    const changed = await git(['diff-tree', '-r', '-z', '--no-renames', '--raw', base, await treeOf(workspace, tip)], onIndex)
+    // `:<old mode> <new mode> <old> <new> <status>\0<path>\0`, as update-index --index-info wants it: mode 0 removes.
+    const fields = changed.stdout.split('\0')
+    const entries: string[] = []
+    for (let index = 0; index + 1 < fields.length; index += 2) {
+      const [, newMode, , newId] = fields[index].slice(1).split(' ')
+      entries.push(`${newMode} ${newId}\t${fields[index + 1]}\0`)
+    }
+    await git(['read-tree', workspace.row.forkTree!], onIndex)
+    await git(['update-index', '-z', '--index-info'], {...onIndex, input: entries.join('')})
+    return await gitLine(['write-tree', '--missing-ok'], onIndex)
+  } finally {
+    rmSync(index, {force: true})
+  }
+}
