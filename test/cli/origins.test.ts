@@ -60,7 +60,7 @@ describe('hmm run in a subdirectory of a git repository', () => {
     expect(existsSync(join(sub, 'src'))).toBe(false)
 
     const merged = await taking(world, ['merge', 'committed'], {cwd: sub})
-    expect(merged).toEqual({exitCode: 0, stdout: '', stderr: `hmm: merged workspace ${committed.label} into ${world.origin} (fast-forward)\n`})
+    expect(merged).toEqual({exitCode: 0, stdout: '', stderr: `hmm: merged workspace ${committed.label} into main of ${world.origin} (fast-forward)\n`})
     expect(await world.git(['log', '--format=%s'])).toBe('work\nfirst')
     expect(readFileSync(join(sub, 'lib.c'), 'utf8')).toBe('lib\n')
     expect(readFileSync(join(world.origin, 'top.txt'), 'utf8')).toBe('top\n')
@@ -140,7 +140,7 @@ describe('hmm run in a linked worktree (git worktree add)', () => {
     expect(await taking(world, ['merge', 'committed'], {cwd: wt})).toEqual({
       exitCode: 0,
       stdout: '',
-      stderr: `hmm: merged workspace ${committed.label} into ${wt} (fast-forward)\n`,
+      stderr: `hmm: merged workspace ${committed.label} into feature of ${wt} (fast-forward)\n`,
     })
     expect(await world.git(['log', '--format=%s'], wt)).toBe('feature-work\nfirst')
     expect(readFileSync(join(wt, 'f.txt'), 'utf8')).toBe('f\n')
