@@ -17,8 +17,8 @@ import {listPaths} from '../ui/format.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {git, gitBytes, gitLine, gitReason} from './git.js'
 import {checkFirstIndex} from './first-index.js'
-import {distrustRecentEntries, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS} from './index-trust.js'
-import {restoreGitlinks, takeOutGitlinks} from './nested.js'
+import {distrustRecentEntries, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS, objectFormatOf} from './index-trust.js'
+import {excludingForeign, restoreGitlinks, takeOutGitlinks} from './nested.js'
 import {ensureBaseBlobs} from './origin.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
@@ -91,9 +91,16 @@ async function refuseLargeFiles(workspace: Workspace, env: Record<string, string
 
 /** `git add --all` into the private index, waiting for another hmm that holds it. */
 async function addAll(workspace: Workspace, env: Record<string, string>): Promise<void> {
+  const options = {cwd: workspace.tree, env, okStatuses: [128], readsWorkspace: workspace.label}
+  let excluded: string[] = []
   for (let attempt = 1; ; attempt++) {
-    const added = await git(['add', '--all', '--', '.'], {cwd: workspace.tree, env, okStatuses: [128], readsWorkspace: workspace.label})
+    const added = await git(['add', '--all', '--', '.', ...excluded], options)
     if (added.exitCode === 0) return
+    // Once: a nested repository git cannot record (another object format) is left out.
+    if (!added.stderr.includes('index.lock') && excluded.length === 0) {
+      excluded = await excludingForeign({...options, okStatuses: []}, objectFormatOf(env.GIT_INDEX_FILE))
+      if (excluded.length > 0) continue
+    }
     if (!added.stderr.includes('index.lock') || attempt >= INDEX_LOCK_TRIES) {
       throw new HmmError(`could not read the files of workspace ${workspace.label}: ${gitReason(added.stderr)}`)
     }

@@ -11,9 +11,10 @@
 // an empty directory) is put back as it was, as git itself keeps it.
 import {lstatSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {git} from './git.js'
-import {parseIndex} from './index-file.js'
+import {git, type GitOptions} from './git.js'
+import {parseIndex, type ObjectFormat} from './index-file.js'
 import {objectFormatOf} from './index-trust.js'
+import {readRegularFile} from './workspace-head.js'
 
 export interface Gitlink {
   path: string
@@ -64,4 +65,37 @@ export async function restoreGitlinks(on: IndexGit, tree: string, gitlinks: Gitl
   if (back.length === 0) return
   const input = back.map(link => `160000 ${link.id}\t${link.path}\0`).join('')
   await git(['update-index', '-z', '--index-info'], {cwd: on.cwd, env: on.env, input})
+}
+
+/*
+ * A nested repository of another object format than the index recording it
+ * (a SHA-256 one in a plain directory, whose private repository is SHA-1; a
+ * SHA-1 one in a SHA-256 repository) cannot be a gitlink there: git add
+ * fails on it, for the user's own git too. hmm leaves such a repository
+ * out, as it leaves out what git ignores. Its format is read from its
+ * config as a file; git never runs in it.
+ */
+
+/** The object format of the repository in dir, where dir/.git is a directory; undefined otherwise. */
+function nestedFormat(dir: string): ObjectFormat | undefined {
+  const config = readRegularFile(join(dir, '.git', 'config'))
+  if (config === undefined) return undefined
+  return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? 'sha256' : 'sha1'
+}
+
+/** Of the paths `git ls-files --others` listed, the nested repositories ("path/") whose format is not `format`. */
+export function foreignRepositories(root: string, listed: string[], format: ObjectFormat): string[] {
+  return listed
+    .filter(path => path.endsWith('/'))
+    .map(path => path.slice(0, -1))
+    .filter(path => {
+      const found = nestedFormat(join(root, path))
+      return found !== undefined && found !== format
+    })
+}
+
+/** Pathspecs leaving out the foreign nested repositories under options.cwd (asked after a git add failed). */
+export async function excludingForeign(options: GitOptions, format: ObjectFormat): Promise<string[]> {
+  const listed = await git(['ls-files', '-z', '--others', '--exclude-standard'], options)
+  return foreignRepositories(options.cwd, listed.stdout.split('\0').filter(Boolean), format).map(path => `:(exclude,literal)${path}`)
 }

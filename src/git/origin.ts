@@ -10,7 +10,9 @@
 import {copyFileSync, existsSync, lstatSync, readFileSync, readlinkSync, realpathSync} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
 import {HmmError} from '../ui/errors.js'
-import {git, gitLine, nulPairs} from './git.js'
+import {git, gitLine, gitReason, nulPairs} from './git.js'
+import type {ObjectFormat} from './index-file.js'
+import {excludingForeign} from './nested.js'
 import {trustFreshIndex} from './first-index.js'
 import {createPrivateRepo, hashTreeOf, privateEnv, privateRepo, type PrivateRepo} from './private-repo.js'
 
@@ -70,7 +72,12 @@ export async function recordGitOrigin(origin: string, repoOfOrigin: GitOrigin, g
   // files, so git re-reads only what changed since the user's last `git add`.
   if (existsSync(repoOfOrigin.index)) copyFileSync(repoOfOrigin.index, forkIndex)
   const env = {GIT_INDEX_FILE: forkIndex, GIT_OBJECT_DIRECTORY: join(gitDir, 'objects'), GIT_ALTERNATE_OBJECT_DIRECTORIES: repoOfOrigin.objects}
-  await git(['add', '--all', '--', '.'], {cwd: origin, env})
+  const added = await git(['add', '--all', '--', '.'], {cwd: origin, env, okStatuses: [128]})
+  if (added.exitCode !== 0) {
+    const excluded = await excludingForeign({cwd: origin, env}, repoOfOrigin.objectFormat as ObjectFormat)
+    if (excluded.length === 0) throw new HmmError(`git add failed: ${gitReason(added.stderr)}`)
+    await git(['add', '--all', '--', '.', ...excluded], {cwd: origin, env})
+  }
   const forkTree = await gitLine(['write-tree'], {cwd: origin, env})
   return {
     record: {

@@ -11,7 +11,7 @@ const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/
 /** Larger than any real HEAD or packed-refs file; a bigger one is not trusted. */
 const MAX_REF_FILE = 256 << 20
 
-function readRegularFile(path: string): string | undefined {
+export function readRegularFile(path: string): string | undefined {
   let fd: number
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)

@@ -118,3 +118,30 @@ describe('nested repositories', () => {
     expect((await hmm(world, ['diff', '--stat'])).stdout).toBe(stat.stdout)
   })
 })
+
+describe('a nested repository of another object format than the one recording it', () => {
+  // Git cannot record a SHA-256 repository as a gitlink of a SHA-1 index or the other way round (git add -A fails
+  // there too): hmm leaves such a repository out, as it leaves out what git ignores, and works on the rest.
+  it.each([
+    ['a SHA-256 repository in a plain directory', [], ['--object-format=sha256']],
+    ['a SHA-1 repository in a SHA-256 repository', ['--object-format=sha256'], []],
+  ])('%s: run, diff and apply work on the rest', async (_, outer, inner) => {
+    world = new World('nested-format')
+    world.file('a.txt', 'a\n')
+    if (outer.length > 0) {
+      await world.git(['init', '-q', ...outer])
+      await world.git(['add', 'a.txt'])
+      await world.git(['commit', '-qm', 'a'])
+    }
+    const nested = join(world.origin, 'nested')
+    world.file('nested/inner.txt', 'inner\n')
+    await world.git(['init', '-q', ...inner], nested)
+    await world.git(['add', 'inner.txt'], nested)
+    await world.git(['commit', '-qm', 'inner'], nested)
+    const ws = await made(world, 'echo b > b.txt && echo changed > nested/inner.txt && echo more >> a.txt')
+    const diff = await hmm(world, ['diff', '--stat'])
+    expect(diff).toEqual({exitCode: 0, stdout: ' a.txt | 1 +\n b.txt | 1 +\n 2 files changed, 2 insertions(+)\n', stderr: ''})
+    expect(await hmm(world, ['apply'])).toMatchObject({exitCode: 0, stderr: `hmm: applied workspace ${ws.label} to ${world.origin}\n`})
+    expect(await world.sh('cat a.txt b.txt nested/inner.txt')).toBe('a\nmore\nb\ninner')
+  })
+})
