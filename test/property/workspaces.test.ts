@@ -408,15 +408,28 @@ async function checkScenario(s: Scenario): Promise<void> {
     stderr: `hmm: workspace ${label} has work that was not merged, applied or pushed (hmm rm -f removes it anyway)\n`,
   })
 
-  const committedPaths =
-    commits.length > 0 ? (await git(['diff', '--name-only', '-z', '--no-renames', baseHead, 'HEAD'], ws.tree)).split('\0').filter(Boolean) : []
-  if (s.merge && commits.length > 0 && !committedPaths.some(path => dirty.includes(path))) {
-    // hmm merge brings exactly the commits made.
+  if (s.merge && commits.length > 0) {
+    // hmm merge brings exactly the commits made, or refuses (SPEC merge) where they change what hmm diff does not show:
+    // always where a path they touch held the origin's uncommitted work or was changed and changed back by them; never
+    // where every path they touch is in the files as they left it; either way (line by line, review.ts) in between.
+    const lines = async (args: string[]) => new Set((await git(args, ws.tree)).split('\0').filter(Boolean))
+    const touched = await lines(['log', '-z', '--format=', '--name-only', '--no-renames', `${baseHead}..HEAD`])
+    const net = await lines(['diff', '--name-only', '-z', '--no-renames', baseHead, 'HEAD'])
+    const status = (await git(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], ws.tree)).split('\0').filter(Boolean)
+    const undone = new Set(status.map(line => line.slice(3)).filter(path => !Model.ignored(path)))
+    const mustRefuse = [...touched].some(path => dirty.includes(path) || !net.has(path))
+    const mustMerge = !mustRefuse && ![...touched].some(path => undone.has(path))
     const merged = await hmm(['merge', ws.id], origin)
-    expect(merged.exitCode, merged.stderr).toBe(0)
-    // A fast-forward (the origin's branch did not move): the very commits.
-    expect(await git(['rev-parse', 'HEAD'], origin)).toBe(await git(['rev-parse', 'HEAD'], ws.tree))
-    expect((await git(['log', '--format=%s', `${baseHead}..HEAD`], origin)).split('\n').filter(Boolean)).toEqual(commits)
+    if (mustMerge || (!mustRefuse && merged.exitCode === 0)) {
+      expect(merged.exitCode, merged.stderr).toBe(0)
+      // A fast-forward (the origin's branch did not move): the very commits.
+      expect(await git(['rev-parse', 'HEAD'], origin)).toBe(await git(['rev-parse', 'HEAD'], ws.tree))
+      expect((await git(['log', '--format=%s', `${baseHead}..HEAD`], origin)).split('\n').filter(Boolean)).toEqual(commits)
+    } else {
+      expect(merged.exitCode, merged.stderr).toBe(1)
+      expect(merged.stderr).toContain(`hmm: workspace ${label}'s commits change what its files do not show: `)
+      expect(await git(['rev-parse', 'HEAD'], origin)).toBe(baseHead)
+    }
   } else if (diff.stdout.length > 0) {
     // hmm apply makes the origin what the edits made, byte for byte.
     const applied = await hmm(['apply', ws.id], origin)
