@@ -56,8 +56,9 @@ function layerLines(platform: Platform, isolation: Isolation, network: Network |
 }
 
 /** The network in force, in a line. */
-function networkLine(platform: Platform, network: Network | undefined): string {
+function networkLine(platform: Platform, network: Network | undefined, isolation: Isolation): string {
   if (!network) return "network: the user's; --net confines it"
+  if (platform === 'linux' && isolation === 'landlock-only') return 'network: --net needs the namespaces, and isolation = "landlock-only": hmm run refuses'
   if (network.kind === 'none') {
     return platform === 'darwin'
       ? 'network: none but localhost (Seatbelt); name lookups fail'
@@ -97,7 +98,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     'may read: everything else',
     `environment: removes ${removedVariables(process.env, settings.env).join(' ') || 'nothing set now'} (credentials, sockets of this session, the config file's env.remove)`,
     ...(policy.readOnly.length > 0 ? ['may not write (inside the writable paths):', ...policy.readOnly.map(path => `  ${path}`)] : []),
-    networkLine(platform, network),
+    networkLine(platform, network, settings.isolation),
     'layers:',
     ...layerLines(platform, settings.isolation, network),
   ]

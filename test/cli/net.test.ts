@@ -113,6 +113,9 @@ curl -sS -m 10 http://1.1.1.1/ >/dev/null 2>&1 || echo external-refused
     expect(result.stderr).toBe('hmm: --net needs the namespaces, and isolation = "landlock-only" is set in ~/.config/hmm/config.toml\n')
     expect(result.exitCode).toBe(1)
     expect((await world.hmm(['ls'])).stdout).toBe('')
+    expect((await world.hmm(['sandbox', '--net', 'none'])).stdout).toContain(
+      'network: --net needs the namespaces, and isolation = "landlock-only": hmm run refuses\n',
+    )
   })
 
   it('takes none, profile or hosts, nothing empty', async () => {
