@@ -108,11 +108,14 @@ export type Listen = {socket: string} | {loopback: true}
 export interface ProxyOptions {
   /** Name resolution (default: the system's, as dns.lookup). */
   lookup?: LookupFunction
+  /** How long connecting to a host may take (default CONNECT_TIMEOUT_MS). */
+  connectTimeout?: number
 }
 
 /** Starts the proxy; resolves once it listens. */
 export async function startProxy(rules: HostRule[], where: Listen, options: ProxyOptions = {}): Promise<Proxy> {
   const lookup = options.lookup ?? (dnsLookup as unknown as LookupFunction)
+  const connectTimeout = options.connectTimeout ?? CONNECT_TIMEOUT_MS
   const open = new Set<Duplex>()
   const refusedHosts = new Set<string>()
   let refusedCount = 0
@@ -162,7 +165,7 @@ export async function startProxy(rules: HostRule[], where: Listen, options: Prox
     if (typeof verdict !== 'function' || !target) return endRaw(client, verdict === 'bad' ? 400 : 403, target)
     const upstream = connect({host: target.host, port: target.port, lookup: verdict, noDelay: true})
     track(upstream)
-    upstream.setTimeout(CONNECT_TIMEOUT_MS, () => upstream.destroy(new Error('timed out')))
+    upstream.setTimeout(connectTimeout, () => upstream.destroy(new Error('timed out')))
     let established = false
     upstream.once('connect', () => {
       established = true
@@ -205,10 +208,13 @@ export async function startProxy(rules: HostRule[], where: Listen, options: Prox
       debug(`proxy: ${(error as Error).message}`)
       return endResponse(res, 400, target)
     }
-    upstream.setTimeout(CONNECT_TIMEOUT_MS, () => upstream.destroy(new Error('timed out')))
-    upstream.on('socket', socket => track(socket))
+    // Only connecting is timed: a server may take its time to answer.
+    upstream.on('socket', socket => {
+      track(socket)
+      socket.setTimeout(connectTimeout, () => upstream.destroy(new Error('timed out')))
+      socket.once('connect', () => socket.setTimeout(0))
+    })
     upstream.on('response', response => {
-      upstream.setTimeout(0)
       response.on('error', () => res.destroy())
       try {
         res.writeHead(response.statusCode ?? 502, response.statusMessage, withoutHopByHop(response.rawHeaders))

@@ -167,6 +167,15 @@ describe('the proxy', () => {
     expect(proxy.refused().count).toBe(0)
   })
 
+  it('times only the connecting: a server may take longer than that to answer', async () => {
+    const slow = createHttpServer((_req, res) => setTimeout(() => res.end('late'), 600))
+    closers.push(() => slow.close())
+    await new Promise<void>(resolve => slow.listen(0, '127.0.0.1', resolve))
+    const port = (slow.address() as AddressInfo).port
+    proxy = await startProxy(parseRules([`127.0.0.1:${port}`]), {loopback: true}, {connectTimeout: 200})
+    expect(await raw(`GET http://127.0.0.1:${port}/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*late$/)
+  })
+
   it('ends every connection when it is closed', async () => {
     const echo = createServer(socket => socket.pipe(socket))
     closers.push(() => echo.close())
