@@ -71,7 +71,7 @@ int cmd_locked(int argc, char **argv)
 	"usage: hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] " \
 	"[--read PATH]... [--write PATH]... " \
 	"[--dev PATH]... [--hide PATH]... [--read-only PATH]... [--isolate DIR [--tmp-over PATH]... " \
-	"[--cache PATH]... [--mask PATH]... [--net none|proxy [--proxy-port N --proxy-socket NAME]]] " \
+	"[--cache PATH]... [--mask PATH]... [--net none|proxy [--proxy-port N --proxy-socket NAME]] [--end-with-command]] " \
 	"-- CMD [ARG...]"
 
 /* Paths must come absolute and canonical (the TS side resolves them), because
@@ -124,6 +124,10 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 		const char *a = argv[i];
 		if (strcmp(a, "--") == 0)
 			break;
+		if (strcmp(a, "--end-with-command") == 0) {
+			o->end_with_command = 1;
+			continue;
+		}
 		if (i + 1 >= argc)
 			setup_fail("%s", EXEC_USAGE);
 		const char *v = argv[++i];
@@ -172,7 +176,8 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 			setup_fail("%s", EXEC_USAGE);
 		}
 	}
-	if (i >= argc || i + 1 >= argc || o->lock == NULL || o->lock[0] == '\0')
+	if (i >= argc || i + 1 >= argc || o->lock == NULL || o->lock[0] == '\0' ||
+	    (o->end_with_command && !o->isolate))
 		setup_fail("%s", EXEC_USAGE);
 	o->cmd = &argv[i + 1];
 }
@@ -430,7 +435,7 @@ int cmd_exec(int argc, char **argv)
 		if (command < 0)
 			setup_fail("cannot start the command: %s", strerror(errno));
 		if (command > 0)
-			isolate_init(command, lock);
+			isolate_init(command, lock, o.end_with_command);
 		isolate_unblock();
 		close(lock);
 		lock = -1;

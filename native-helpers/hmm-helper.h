@@ -90,6 +90,7 @@ struct exec_opts {
 	const char **read_only; /* inside write grants, but not written */
 	size_t nread_only;
 	const char *isolate; /* NULL, or the workspace's directory (isolate.c) */
+	int end_with_command; /* isolated: what the command leaves is ended with it */
 	const char **tmp_over;
 	size_t ntmp_over;
 	const char **caches;
@@ -142,8 +143,9 @@ void isolate_namespaces(const struct exec_opts *o);
 void isolate_mounts(const struct exec_opts *o);
 /* In the command, after fork: the signals the init waits for, unblocked. */
 void isolate_unblock(void);
-/* The init's life once the command runs: holds lock, reaps, passes signals. */
-void isolate_init(pid_t command, int lock) __attribute__((noreturn));
+/* The init's life once the command runs: holds lock, reaps, passes signals;
+ * with end_with_command, ends the namespace when the command ends. */
+void isolate_init(pid_t command, int lock, int end_with_command) __attribute__((noreturn));
 #endif
 
 /* ---- net.c ---- */

@@ -332,7 +332,17 @@ void isolate_mounts(const struct exec_opts *o)
 	mask(o);
 }
 
-static void reap(pid_t *command, int lock)
+/* The command has ended, and nothing is to outlive it: everything else in
+ * the namespace is killed and reaped, so only the init is left. */
+static void end_the_rest(void)
+{
+	kill(-1, SIGKILL);
+	int ignored;
+	while (waitpid(-1, &ignored, 0) > 0 || errno == EINTR)
+		;
+}
+
+static void reap(pid_t *command, int lock, int end_with_command)
 {
 	for (;;) {
 		int status;
@@ -346,6 +356,8 @@ static void reap(pid_t *command, int lock)
 		}
 		if (p == *command) {
 			*command = -1;
+			if (end_with_command)
+				end_the_rest();
 			/* Nothing else left: the lock goes before hmm hears the
 			 * command ended, so hmm then sees the workspace stopped. */
 			pid_t more;
@@ -362,7 +374,7 @@ static void reap(pid_t *command, int lock)
 	}
 }
 
-void isolate_init(pid_t command, int lock)
+void isolate_init(pid_t command, int lock, int end_with_command)
 {
 	/* The init keeps nothing of hmm's: not its output (a reader would wait
 	 * for whatever the command left running), not the report, nothing else
@@ -386,7 +398,7 @@ void isolate_init(pid_t command, int lock)
 		if (sig < 0)
 			continue;
 		if (sig == SIGCHLD)
-			reap(&command, lock);
+			reap(&command, lock, end_with_command);
 		else if (si.si_code == SI_KERNEL)
 			; /* the terminal's: the command had its own */
 		else if (si.si_code == SI_QUEUE && si.si_value.sival_int == FORWARDED) {

@@ -7,7 +7,7 @@
  *   hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]
  *                   [--read PATH]... [--write PATH]... [--dev PATH]...
  *                   [--hide PATH]... [--isolate DIR [--tmp-over PATH]...
- *                   [--cache PATH]... [--mask PATH]...
+ *                   [--cache PATH]... [--mask PATH]... [--end-with-command]
  *                   [--net none|proxy [--proxy-port N --proxy-socket NAME]]]
  *                   -- CMD [ARG...]
  *   hmm-helper stop LOCK...
@@ -43,7 +43,7 @@ static void usage(void)
 	      "       hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]\n"
 	      "                       [--read PATH]... [--write PATH]... [--dev PATH]...\n"
 	      "                       [--hide PATH]... [--isolate DIR [--tmp-over PATH]...\n"
-	      "                       [--cache PATH]... [--mask PATH]...\n"
+	      "                       [--cache PATH]... [--mask PATH]... [--end-with-command]\n"
 	      "                       [--net none|proxy [--proxy-port N --proxy-socket NAME]]]\n"
 	      "                       -- CMD [ARG...]\n"
 	      "       hmm-helper stop LOCK...\n"

@@ -2,10 +2,12 @@
  * The hostile process of the removal tests: what a command can leave
  * running in its workspace to make a removal delete files outside it.
  *
- *   swapper ROOT VICTIM PAIRS toggle|inotify
+ *   swapper ROOT VICTIM PAIRS toggle|inotify [NAME...]
  *
  * In ROOT it makes PAIRS pairs: a directory dI holding files named as
- * VICTIM's files and a subdirectory, and a symbolic link lI to VICTIM. Then
+ * VICTIM's files and a subdirectory (or, NAMEs given, for a VICTIM it may
+ * not list, files of 16 bytes by those names: the secrets it guesses are
+ * there), and a symbolic link lI to VICTIM. Then
  * it forks a child into the background (new session, every descriptor
  * closed, so it holds no lock of hmm's and no pipe of the test) and returns.
  * The child exchanges dI and lI atomically (renameat2 RENAME_EXCHANGE):
@@ -15,6 +17,14 @@
  *  - inotify: once per pair, when the first file in dI is deleted, so a
  *    removal that listed dI and deletes its files by path (dI/NAME) deletes
  *    VICTIM/NAME from then on.
+ *
+ *   swapper ROOT VICTIM PAIRS file
+ *
+ * The same for a file: each dI is a regular file of 16 bytes and lI a
+ * symbolic link to VICTIM, a file; the pairs are exchanged as for toggle,
+ * so a reader that looks at dI, then opens it by name, may open VICTIM
+ * (and read as many bytes of it as dI had).
+ *
  * It ends when ROOT is gone, or after two minutes.
  */
 #define _GNU_SOURCE
@@ -40,13 +50,32 @@ static int touch(const char *p)
 	return fd < 0 ? -1 : close(fd);
 }
 
-static void make(const char *root, const char *victim, int pairs)
+/* A file of 16 bytes: a reader that opens VICTIM's file in its place reads that many of it. */
+static int decoy(const char *p)
+{
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, "0123456789abcde\n", 16) != 16)
+		return -1;
+	return close(fd);
+}
+
+static void make(const char *root, const char *victim, int pairs, char **names, int nnames)
 {
 	char p[4096];
 	for (int i = 0; i < pairs; i++) {
 		snprintf(p, sizeof p, "%s/d%d", root, i);
 		if (mkdir(p, 0755) < 0 && errno != EEXIST)
 			goto fail;
+		for (int n = 0; n < nnames; n++) {
+			snprintf(p, sizeof p, "%s/d%d/%s", root, i, names[n]);
+			if (decoy(p) < 0)
+				goto fail;
+		}
+		snprintf(p, sizeof p, "%s/l%d", root, i);
+		if (symlink(victim, p) < 0 && errno != EEXIST)
+			goto fail;
+		if (nnames > 0)
+			continue;
 		snprintf(p, sizeof p, "%s/d%d/sub", root, i);
 		if (mkdir(p, 0755) < 0 && errno != EEXIST)
 			goto fail;
@@ -63,6 +92,20 @@ static void make(const char *root, const char *victim, int pairs)
 		}
 		if (v)
 			closedir(v);
+	}
+	return;
+fail:
+	perror(p);
+	exit(1);
+}
+
+static void make_files(const char *root, const char *victim, int pairs)
+{
+	char p[4096];
+	for (int i = 0; i < pairs; i++) {
+		snprintf(p, sizeof p, "%s/d%d", root, i);
+		if (decoy(p) < 0)
+			goto fail;
 		snprintf(p, sizeof p, "%s/l%d", root, i);
 		if (symlink(victim, p) < 0 && errno != EEXIST)
 			goto fail;
@@ -75,14 +118,20 @@ fail:
 
 int main(int argc, char **argv)
 {
-	if (argc != 5 || (strcmp(argv[4], "toggle") != 0 && strcmp(argv[4], "inotify") != 0)) {
-		fputs("usage: swapper ROOT VICTIM PAIRS toggle|inotify\n", stderr);
+	int files = argc == 5 && strcmp(argv[4], "file") == 0;
+	if (argc < 5 || (strcmp(argv[4], "toggle") != 0 && strcmp(argv[4], "inotify") != 0 && !files)) {
+		fputs("usage: swapper ROOT VICTIM PAIRS toggle|inotify [NAME...]\n"
+		      "       swapper ROOT VICTIM PAIRS file\n",
+		      stderr);
 		return 2;
 	}
 	const char *root = argv[1];
 	int pairs = atoi(argv[3]);
-	int toggle = strcmp(argv[4], "toggle") == 0;
-	make(root, argv[2], pairs);
+	int toggle = strcmp(argv[4], "inotify") != 0;
+	if (files)
+		make_files(root, argv[2], pairs);
+	else
+		make(root, argv[2], pairs, argv + 5, argc - 5);
 
 	pid_t pid = fork();
 	if (pid < 0) {

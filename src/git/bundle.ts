@@ -20,15 +20,12 @@
 import {closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, rmSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {removeTree} from '../native/helper.js'
-import {policyFor} from '../platform/confine.js'
 import {programPath} from '../platform/programs.js'
-import {runConfined} from '../platform/confined.js'
-import {currentPlatform} from '../platform/index.js'
+import {readerOf, runConfined, type Reader} from '../platform/confined.js'
 import {canonical} from '../sandbox/paths.js'
-import type {SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
-import {ALLOW_LOCAL_TRANSPORT, git, gitLine, protectiveEnv, gitReason, nulPairs} from './git.js'
+import {ALLOW_LOCAL_TRANSPORT, confinedEnv, git, gitLine, gitReason, nulPairs} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 import {readWorkspaceHead} from './workspace-head.js'
 
@@ -36,6 +33,8 @@ import {readWorkspaceHead} from './workspace-head.js'
 export const BUNDLE_NAME = 'out.bundle'
 /** The private ref the bundle is fetched into before it goes to the origin. */
 export const INCOMING_REF = 'refs/hmm/incoming'
+/** More than any message git prints; the rest is dropped. */
+const OUTPUT_MAX = 1 << 20
 
 export function hmmRef(workspace: Workspace): string {
   return `refs/hmm/${workspace.id}`
@@ -45,36 +44,9 @@ export function bundleDir(workspace: Workspace): string {
   return join(workspace.root, 'bundle')
 }
 
-/** The policy for bundling: read as `hmm run` may (the tree included), write only the bundle directory. */
-export function bundlePolicy(workspace: Workspace, data: string): SandboxPolicy {
-  const normal = policyFor(currentPlatform(), {tree: workspace.tree, dataDir: data, writable: []})
-  return {
-    tree: canonical(bundleDir(workspace)),
-    readable: [...normal.readable, normal.tree],
-    writable: [],
-    readOnly: [],
-    devices: normal.devices,
-    hidden: normal.hidden,
-  }
-}
-
-/** Only what git needs to run: the caller's environment could hold tokens the sandboxed git has no use for. */
-function bundleEnv(workspace: Workspace): Record<string, string> {
-  const env: Record<string, string> = {}
-  for (const key of ['PATH', 'HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ']) {
-    const value = process.env[key]
-    if (value !== undefined) env[key] = value
-  }
-  return {
-    ...env,
-    // The repository in the tree, never one found by searching upwards from it.
-    GIT_DIR: join(workspace.tree, '.git'),
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_OPTIONAL_LOCKS: '0',
-    ...protectiveEnv(),
-  }
+/** Who bundles: a program that reads as the workspace's command may (the tree included) and writes only the bundle directory. */
+export function bundleReader(workspace: Workspace, data: string): Reader {
+  return readerOf(workspace, data, bundleDir(workspace))
 }
 
 export interface WorkspaceCommits {
@@ -108,11 +80,14 @@ async function makeBundle(workspace: Workspace, data: string): Promise<string | 
   const bundle = join(canonical(dir), BUNDLE_NAME)
   const range = workspace.row.headCommit ? ['HEAD', `^${workspace.row.headCommit}`] : ['HEAD']
   const result = await runConfined({
-    policy: bundlePolicy(workspace, data),
-    lock: join(workspace.root, 'bundle.lock'),
+    reader: bundleReader(workspace, data),
     cwd: canonical(workspace.tree),
     command: [programPath('git') ?? 'git', 'bundle', 'create', '--quiet', bundle, ...range],
-    env: bundleEnv(workspace),
+    // The repository in the tree, never one found by searching upwards from it.
+    env: confinedEnv({GIT_DIR: join(workspace.tree, '.git')}),
+    // It reads what its pack-objects writes.
+    readsPipes: true,
+    maxOutput: OUTPUT_MAX,
   })
   const outcome = result.outcome
   if (result.stuckOnFifo) {

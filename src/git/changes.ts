@@ -13,9 +13,10 @@ import {lstatSync} from 'node:fs'
 import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {HmmError, stopwatch} from '../ui/errors.js'
+import {readerOf} from '../platform/confined.js'
 import {listPaths} from '../ui/format.js'
 import type {Workspace} from '../workspaces/workspace.js'
-import {git, gitBytes, gitLine, gitReason} from './git.js'
+import {git, gitBytes, gitLine, gitReason, type GitOptions} from './git.js'
 import {checkFirstIndex} from './first-index.js'
 import {distrustRecentEntries, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS, objectFormatOf} from './index-trust.js'
 import {excludingForeign, restoreGitlinks, takeOutGitlinks} from './nested.js'
@@ -47,12 +48,14 @@ async function indexFilesNow(workspace: Workspace): Promise<Record<string, strin
   timing.lap('checked the entries cloned last')
   const on = {index: repo.index, cwd: workspace.tree, env}
   const gitlinks = await takeOutGitlinks(on)
-  await refuseLargeFiles(workspace, env)
+  // Git reading the tree does so as the workspace's command may, writing only the private repository.
+  const reading = {label: workspace.label, reader: readerOf(workspace, workspace.data, workspace.gitDir)}
+  await refuseLargeFiles(workspace, env, reading)
   timing.lap('looked for large files')
   // Twice at most: an index hmm cannot rewrite (version 4, from the origin) is removed, and git makes a new one.
   for (let pass = 1; ; pass++) {
     const looked = Date.now()
-    await addAll(workspace, env)
+    await addAll(workspace, env, reading)
     timing.lap('git add')
     if ((await distrustRecentEntries(repo.index, looked)) === 'kept') break
     if (pass === 2) throw new HmmError(`could not read the files of workspace ${workspace.label}: git keeps an index hmm cannot read`)
@@ -65,19 +68,18 @@ async function indexFilesNow(workspace: Workspace): Promise<Record<string, strin
 /** Files larger than this are not read: an 8 GB sparse file costs no disk, but minutes of hashing on every diff. */
 export const MAX_FILE_SIZE = 2 ** 30
 
+type Reading = NonNullable<GitOptions['readsWorkspace']>
+
 /**
  * Refuses, before git reads any, files larger than MAX_FILE_SIZE among
  * those git add would read: the ones whose stat data changed since the
- * index (diff-files reads no contents) and the new ones. Their size is
- * looked at, never their contents.
+ * index and the new ones (listed by one git, which reads no contents but
+ * of files whose stat data it cannot trust). Their size is looked at, never
+ * their contents.
  */
-async function refuseLargeFiles(workspace: Workspace, env: Record<string, string>): Promise<void> {
-  const options = {cwd: workspace.tree, env, readsWorkspace: workspace.label}
-  const [changed, added] = await Promise.all([
-    git(['diff-files', '-z', '--name-only', '--ignore-submodules=all'], options),
-    git(['ls-files', '-z', '--others', '--exclude-standard'], options),
-  ])
-  const paths = `${changed.stdout}${added.stdout}`.split('\0').filter(Boolean)
+async function refuseLargeFiles(workspace: Workspace, env: Record<string, string>, reading: Reading): Promise<void> {
+  const listed = await git(['ls-files', '-z', '--modified', '--others', '--exclude-standard'], {cwd: workspace.tree, env, readsWorkspace: reading})
+  const paths = listed.stdout.split('\0').filter(Boolean)
   const large = paths.filter(path => {
     const stat = lstatSync(join(workspace.tree, path), {bigint: true, throwIfNoEntry: false})
     return stat?.isFile() && stat.size > BigInt(MAX_FILE_SIZE)
@@ -90,8 +92,8 @@ async function refuseLargeFiles(workspace: Workspace, env: Record<string, string
 }
 
 /** `git add --all` into the private index, waiting for another hmm that holds it. */
-async function addAll(workspace: Workspace, env: Record<string, string>): Promise<void> {
-  const options = {cwd: workspace.tree, env, okStatuses: [128], readsWorkspace: workspace.label}
+async function addAll(workspace: Workspace, env: Record<string, string>, reading: Reading): Promise<void> {
+  const options = {cwd: workspace.tree, env, okStatuses: [128], readsWorkspace: reading}
   let excluded: string[] = []
   for (let attempt = 1; ; attempt++) {
     const added = await git(['add', '--all', '--', '.', ...excluded], options)

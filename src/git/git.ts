@@ -1,14 +1,15 @@
-// The one way hmm runs git outside the sandbox.
+// The one way hmm runs git on its own behalf.
 //
-// Security: outside the sandbox git only ever runs with the origin's
-// repository (the user's own) or hmm's private git directory (config written
-// by hmm) as its repository — never the workspace's `.git`, whose config and
-// hooks belong to the sandboxed command. The environment is scrubbed of
-// everything that redirects git (GIT_DIR, GIT_INDEX_FILE, ...) so only what
-// the caller passes applies.
+// Security: git only ever runs with the origin's repository (the user's
+// own) or hmm's private git directory (config written by hmm) as its
+// repository — never the workspace's `.git`, whose config and hooks belong
+// to the sandboxed command (git/bundle.ts runs that one confined). The
+// environment is scrubbed of everything that redirects git (GIT_DIR,
+// GIT_INDEX_FILE, ...) so only what the caller passes applies. A git that
+// reads a workspace's files runs confined (GitOptions.readsWorkspace).
 import {execa} from 'execa'
 import {debug, debugEnabled, HmmError} from '../ui/errors.js'
-import {watchFifoWaits} from '../platform/fifo-watch.js'
+import {runConfined, type Reader} from '../platform/confined.js'
 import {deleteIfSame, heldOpen, type FileId} from '../platform/held-open.js'
 import {programPath} from '../platform/programs.js'
 
@@ -47,6 +48,28 @@ export function protectiveEnv(): Record<string, string> {
   return {GIT_CONFIG_PARAMETERS: parameters.join(' ')}
 }
 
+/**
+ * The whole environment of a git hmm runs confined (platform/confined.ts),
+ * `extra` added: only what git needs to run, since hmm's own could hold
+ * tokens; no system or global config, no prompt, no optional locks.
+ */
+export function confinedEnv(extra: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const key of ['PATH', 'HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ']) {
+    const value = process.env[key]
+    if (value !== undefined) env[key] = value
+  }
+  return {
+    ...env,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_OPTIONAL_LOCKS: '0',
+    ...extra,
+    ...protectiveEnv(),
+  }
+}
+
 /** Environment variables git may keep: identity, credentials and transport for pushes. */
 const KEPT_GIT_VARIABLES = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$|^GIT_(SSH|SSH_COMMAND|SSH_VARIANT|ASKPASS|TERMINAL_PROMPT|HTTP_.*|SSL_.*)$/
 
@@ -67,10 +90,12 @@ export interface GitOptions {
   /** Exit statuses that are answers, not failures (e.g. 1 for `diff --quiet`). */
   okStatuses?: number[]
   /**
-   * The files git reads are a workspace's (this names it): git is stopped,
-   * and this fails, if a FIFO there keeps it waiting (platform/fifo-watch.ts).
+   * The files git reads are a workspace's, which its command controls: git
+   * runs confined, reading only what that command may read (a link or a
+   * race swapped in cannot make it read a secret), and is stopped, and this
+   * fails, if a FIFO there keeps it waiting (platform/fifo-watch.ts).
    */
-  readsWorkspace?: string
+  readsWorkspace?: {label: string; reader: Reader}
 }
 
 export interface GitResult {
@@ -94,10 +119,52 @@ export function subcommand(args: string[]): string {
   return ''
 }
 
+/** git run confined (GitOptions.readsWorkspace), as it would run outside. */
+async function confinedGit(args: string[], options: GitOptions & {readsWorkspace: {label: string; reader: Reader}}): Promise<GitBytesResult> {
+  // Its stdin is closed: it may not wait on anything of hmm's.
+  if (options.input !== undefined) throw new Error('git reading a workspace takes no input')
+  const lock = options.env?.GIT_INDEX_FILE && `${options.env.GIT_INDEX_FILE}.lock`
+  let heldLock: FileId | undefined
+  const result = await runConfined({
+    reader: options.readsWorkspace.reader,
+    cwd: options.cwd,
+    command: [programPath('git') ?? 'git', ...args],
+    env: confinedEnv(options.env ?? {}),
+    readsPipes: false,
+    // The index's lock, if this git took it: only that one is stale once it is stopped.
+    onStuck: pid => {
+      if (lock) heldLock = heldOpen(pid, lock)
+    },
+  })
+  if (result.stuckOnFifo) {
+    // Killed while it held the index's lock (it was reading the files to update the index): that lock is stale.
+    if (lock) deleteIfSame(lock, heldLock)
+    throw new HmmError(
+      `could not read the files of workspace ${options.readsWorkspace.label}: git was left waiting on a FIFO in it (a named pipe where git reads a file, such as a nested repository's HEAD)`,
+    )
+  }
+  const {outcome} = result
+  if (outcome.kind === 'setup-failed') throw new HmmError(`the sandbox could not be set up: ${outcome.reason}`)
+  if (outcome.kind === 'not-started') throw new HmmError(`git could not be started in the sandbox: ${outcome.reason}`)
+  if (outcome.kind === 'signalled') throw new HmmError(`git ${subcommand(args)} was killed by ${outcome.signal}`)
+  return {stdout: result.stdout, stderr: result.stderr, exitCode: outcome.status}
+}
+
 /** git whose output is bytes: patches (binary files byte for byte) and anything passed on unchanged. */
 export async function gitBytes(args: string[], options: GitOptions): Promise<GitBytesResult> {
   const started = debugEnabled() ? performance.now() : 0
-  const child = execa(programPath('git') ?? 'git', args, {
+  const result = options.readsWorkspace ? await confinedGit(args, {...options, readsWorkspace: options.readsWorkspace}) : await unconfinedGit(args, options)
+  if (debugEnabled()) debug(`git ${subcommand(args)}: ${Math.round(performance.now() - started)} ms`)
+  if (result.exitCode !== 0 && !(options.okStatuses ?? []).includes(result.exitCode)) {
+    const reason = result.stderr.trim().split('\n').at(-1) || `exit status ${result.exitCode}`
+    throw new HmmError(`git ${subcommand(args)} failed: ${reason}`)
+  }
+  return result
+}
+
+/** git run as hmm itself, on the user's or hmm's own repositories. */
+async function unconfinedGit(args: string[], options: GitOptions): Promise<GitBytesResult> {
+  const result = await execa(programPath('git') ?? 'git', args, {
     cwd: options.cwd,
     env: scrubbedEnv(options.env),
     extendEnv: false,
@@ -107,35 +174,9 @@ export async function gitBytes(args: string[], options: GitOptions): Promise<Git
     encoding: 'buffer',
     maxBuffer: Number.MAX_SAFE_INTEGER,
   })
-  let stuck = false
-  const lock = options.env?.GIT_INDEX_FILE && `${options.env.GIT_INDEX_FILE}.lock`
-  let heldLock: FileId | undefined
-  const stopWatching = options.readsWorkspace
-    ? watchFifoWaits(child.pid, () => {
-        stuck = true
-        // The index's lock, if this git took it: only that one is stale once it is stopped.
-        if (lock) heldLock = heldOpen(child.pid, lock)
-        child.kill('SIGKILL')
-      })
-    : () => {}
-  const result = await child
-  stopWatching()
-  if (stuck) {
-    // Killed while it held the index's lock (it was reading the files to update the index): that lock is stale.
-    if (lock) deleteIfSame(lock, heldLock)
-    throw new HmmError(
-      `could not read the files of workspace ${options.readsWorkspace}: git was left waiting on a FIFO in it (a named pipe where git reads a file, such as a nested repository's HEAD)`,
-    )
-  }
-  const exitCode = result.exitCode ?? 1
-  if (debugEnabled()) debug(`git ${subcommand(args)}: ${Math.round(performance.now() - started)} ms`)
+  if ((result as {code?: string}).code === 'ENOENT') throw new HmmError('git is not installed (hmm needs git on PATH)')
   const stderr = Buffer.from(result.stderr as Uint8Array).toString('utf8')
-  if (result.failed && !(options.okStatuses ?? []).includes(exitCode)) {
-    if ((result as {code?: string}).code === 'ENOENT') throw new HmmError('git is not installed (hmm needs git on PATH)')
-    const reason = stderr.trim().split('\n').at(-1) || `exit status ${exitCode}`
-    throw new HmmError(`git ${subcommand(args)} failed: ${reason}`)
-  }
-  return {stdout: Buffer.from(result.stdout as Uint8Array), stderr, exitCode}
+  return {stdout: Buffer.from(result.stdout as Uint8Array), stderr, exitCode: result.exitCode ?? 1}
 }
 
 export async function git(args: string[], options: GitOptions): Promise<GitResult> {

@@ -79,7 +79,7 @@ export function platformPolicy(platform: Platform, policy: SandboxPolicy): Sandb
 export function sandboxedArgv(platform: Platform, policy: SandboxPolicy, control: HelperControl, command: string[]): string[] {
   return platform === 'darwin'
     ? helperExecArgv(control, [], seatbeltArgv(policy, command, control.proxy?.port))
-    : helperExecArgv(control, [...landlockArgs(policy), ...isolationArgs(policy, control.workspace), ...networkArgs(policy, control.proxy)], command)
+    : helperExecArgv(control, [...landlockArgs(policy), ...isolationArgs(policy, control), ...networkArgs(policy, control.proxy)], command)
 }
 
 /** The policy for a command in `tree`, from this process's environment (HOME, TMPDIR). */

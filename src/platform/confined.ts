@@ -1,94 +1,163 @@
-// Running one short program under a given sandbox policy, through the same
-// helper and the same argv as `hmm run` (sandboxedArgv), and collecting
-// its output: hmm's own work that must happen inside a sandbox, such as
-// `git bundle create` on a workspace's repository (see git/bundle.ts).
+// Running one of hmm's own programs confined, through the same helper and
+// launcher as `hmm run` (launch.ts), and collecting its output: hmm's work
+// that reads a workspace, whose files and repository are the command's —
+// git reading the tree into hmm's private index (git/changes.ts), `git
+// bundle create` on the workspace's repository (git/bundle.ts).
 //
-// Security: the program gets the policy it is given and nothing else — no
-// terminal (a new session, stdin closed, so it cannot push keystrokes into
-// the user's terminal), no descriptor of hmm's but its pipes, only the
-// environment the caller passes. Its output is untrusted data.
+// Security: the program reads what the workspace's command may read (the
+// secrets, the config file's `hide` and hmm's data directory hidden; its
+// tree readable) and writes one directory of hmm's. Where the command has
+// namespaces, so does the program (the workspace's /tmp, none of the user's
+// session sockets), and whatever it leaves running ends with it: so no
+// link or race in the tree, no setting in the repository, makes it read a
+// secret, write elsewhere or reach the user's other programs. It gets no
+// terminal (a new session, stdin closed), no descriptor of hmm's but its
+// pipes, only the environment the caller passes. Its output is untrusted
+// data.
 import type {Readable} from 'node:stream'
+import {join} from 'node:path'
 import {watchFifoWaits} from './fifo-watch.js'
 import {debug} from '../ui/errors.js'
 import {helperPath} from '../native/helper.js'
 import {launch, launchArgv, type Confinement, type Outcome} from './launch.js'
+import {policyFor} from './confine.js'
 import {currentPlatform} from './index.js'
+import {loadConfig, type Config} from '../sandbox/config.js'
+import {canonical} from '../sandbox/paths.js'
 import type {SandboxPolicy} from '../sandbox/policy.js'
 
-/** More than any message a program like git prints; the rest is dropped. */
-const OUTPUT_MAX = 1 << 20
 /** How long output may trail the program's exit. */
 const OUTPUT_GRACE_MS = 1000
 
-export interface ConfinedRequest {
+/** Where and how a program reading a workspace runs. */
+export interface Reader {
   policy: SandboxPolicy
+  /** The workspace's directory for namespaces (its /tmp), or undefined where the user opted out of them. */
+  namespaces: string | undefined
   /** The lock the helper takes (not the workspace's: that one means "running"). */
   lock: string
+}
+
+let config: Config | undefined
+
+/**
+ * What a program reading a workspace may read, by the config file: the
+ * hidden paths of every table (a program of hmm's serves every agent), the
+ * top level's `unhide`; no namespaces where any table opted out of them.
+ */
+function readerSettings(): {hide: string[]; unhide: string[]; namespaces: boolean} {
+  config ??= loadConfig()
+  const tables = [config.all, ...Object.values(config.agents)]
+  return {
+    hide: tables.flatMap(table => table.hide ?? []),
+    unhide: config.all.unhide ?? [],
+    namespaces: tables.every(table => table.isolation !== 'landlock-only'),
+  }
+}
+
+/**
+ * A program that reads the workspace's tree (and repository), as its
+ * command may, and writes only `writes` (a directory of hmm's).
+ */
+export function readerOf(workspace: {tree: string; root: string}, dataDir: string, writes: string): Reader {
+  const settings = readerSettings()
+  const normal = policyFor(currentPlatform(), {tree: workspace.tree, dataDir, writable: [], hide: settings.hide, unhide: settings.unhide})
+  return {
+    policy: {
+      tree: canonical(writes),
+      readable: [...normal.readable, normal.tree],
+      writable: [],
+      readOnly: [],
+      devices: normal.devices,
+      hidden: normal.hidden,
+      // Its own /tmp, none of the session's sockets; the caches are read as they are, written by nobody.
+      ...(normal.isolation ? {isolation: {...normal.isolation, caches: []}} : {}),
+    },
+    namespaces: settings.namespaces ? canonical(workspace.root) : undefined,
+    lock: join(workspace.root, 'reader.lock'),
+  }
+}
+
+export interface ConfinedRequest {
+  reader: Reader
   cwd: string
   command: string[]
   env: Record<string, string>
+  /** The program reads pipes of its own (a child's output: git bundle's pack-objects), so only waits to open a FIFO count as stuck. */
+  readsPipes: boolean
+  /** Called when the program is found stuck on a FIFO, before it is stopped. */
+  onStuck?: (pid: number) => void
+  /** Output beyond this is dropped (default: none dropped). */
+  maxOutput?: number
 }
 
 export interface ConfinedResult {
   outcome: Outcome
-  stdout: string
+  stdout: Buffer
   stderr: string
   /** The program was stopped: it stayed waiting to open a FIFO (see platform/fifo-watch.ts). */
   stuckOnFifo: boolean
 }
 
-function collect(stream: Readable): () => string {
+function collect(stream: Readable, max: number): () => Buffer {
   const chunks: Buffer[] = []
   let size = 0
   stream.on('data', (chunk: Buffer) => {
-    if (size < OUTPUT_MAX) chunks.push(chunk)
+    if (size < max) chunks.push(chunk)
     size += chunk.length
   })
-  return () => Buffer.concat(chunks).subarray(0, OUTPUT_MAX).toString('utf8')
+  return () => Buffer.concat(chunks).subarray(0, max)
 }
 
 export async function runConfined(request: ConfinedRequest): Promise<ConfinedResult> {
+  const {reader} = request
   const confinement: Confinement = {
     platform: currentPlatform(),
-    policy: request.policy,
-    workspace: undefined,
-    lock: request.lock,
+    policy: reader.policy,
+    workspace: reader.namespaces,
+    lock: reader.lock,
     cwd: request.cwd,
     command: request.command,
+    endWithCommand: reader.namespaces !== undefined,
   }
   debug(`confined: ${helperPath()} ${launchArgv(confinement).join(' ')}`)
   const running = launch(confinement, {env: request.env, io: 'pipe', detached: true})
   const child = running.child
-  const stdout = collect(child.stdout!)
-  const stderr = collect(child.stderr!)
+  const max = request.maxOutput ?? Number.MAX_SAFE_INTEGER
+  const stdout = collect(child.stdout!, max)
+  const stderr = collect(child.stderr!, max)
   const closed = (stream: Readable) => new Promise<void>(resolve => stream.on('close', () => resolve()))
   const outputClosed = Promise.all([closed(child.stdout!), closed(child.stderr!)])
   running.go()
+  // The whole group (detached: its own): the program's children too, and without namespaces what it left running.
+  const stop = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL')
+    } catch {
+      child.kill('SIGKILL')
+    }
+  }
   // hmm exiting: the program goes too.
-  const stop = () => child.kill('SIGKILL')
   process.once('exit', stop)
   let stuckOnFifo = false
-  // It may run children whose output it reads (git: pack-objects), so only FIFO opens count.
   const stopWatching = watchFifoWaits(
     child.pid,
     () => {
       stuckOnFifo = true
-      // The whole group (detached: its own): the program's children may be the ones waiting.
-      try {
-        process.kill(-child.pid!, 'SIGKILL')
-      } catch {
-        stop()
-      }
+      request.onStuck?.(child.pid!)
+      stop()
     },
-    {readsPipes: true},
+    // In namespaces the helper waits for the init, which waits for the program.
+    {readsPipes: request.readsPipes, wrappers: reader.namespaces ? 2 : 0},
   )
   try {
     const outcome = await running.outcome
     // Something the program left running may hold its output open: do not wait for it.
     await Promise.race([outputClosed, new Promise(resolve => setTimeout(resolve, OUTPUT_GRACE_MS).unref())])
+    stop()
     child.stdout!.destroy()
     child.stderr!.destroy()
-    return {outcome, stdout: stdout(), stderr: stderr(), stuckOnFifo}
+    return {outcome, stdout: stdout(), stderr: stderr().toString('utf8'), stuckOnFifo}
   } finally {
     stopWatching()
     process.off('exit', stop)

@@ -26,8 +26,12 @@ function proc(path: string): string {
   }
 }
 
-/** Whether the process, or any process it started (those only for opens), waits on a FIFO. */
-function waitsOnFifo(pid: number, readsPipes: boolean): boolean {
+/**
+ * Whether the process, or any process it started (those only for opens),
+ * waits on a FIFO. The first `wrappers` generations only wait for the
+ * program (the helper and its init): their own waits do not count.
+ */
+function waitsOnFifo(pid: number, readsPipes: boolean, wrappers: number): boolean {
   let tasks: string[]
   try {
     tasks = readdirSync(`/proc/${pid}/task`)
@@ -36,9 +40,10 @@ function waitsOnFifo(pid: number, readsPipes: boolean): boolean {
   }
   for (const task of tasks) {
     const where = proc(`/proc/${pid}/task/${task}/wchan`).trim()
-    if (OPEN_WAIT.test(where) || (!readsPipes && READ_WAIT.test(where))) return true
+    if (wrappers === 0 && (OPEN_WAIT.test(where) || (!readsPipes && READ_WAIT.test(where)))) return true
     const children = proc(`/proc/${pid}/task/${task}/children`).split(' ').filter(Boolean)
-    if (children.some(child => waitsOnFifo(Number(child), true))) return true
+    const next = (child: string) => (wrappers > 0 ? waitsOnFifo(Number(child), readsPipes, wrappers - 1) : waitsOnFifo(Number(child), true, 0))
+    if (children.some(next)) return true
   }
   return false
 }
@@ -47,13 +52,14 @@ function waitsOnFifo(pid: number, readsPipes: boolean): boolean {
  * Watches a process that reads files the sandboxed command made; calls
  * onStuck once if it stays blocked on a FIFO. readsPipes: the process reads
  * pipes of its own (a child's output), so only waits to open a FIFO count.
- * Returns the function that stops watching.
+ * wrappers: how many generations of processes stand between `pid` and the
+ * program that reads. Returns the function that stops watching.
  */
-export function watchFifoWaits(pid: number | undefined, onStuck: () => void, {readsPipes = false} = {}): () => void {
+export function watchFifoWaits(pid: number | undefined, onStuck: () => void, {readsPipes = false, wrappers = 0} = {}): () => void {
   if (pid === undefined || !runsOn('linux')) return () => {}
   let seen = 0
   const timer = setInterval(() => {
-    seen = waitsOnFifo(pid, readsPipes) ? seen + 1 : 0
+    seen = waitsOnFifo(pid, readsPipes, wrappers) ? seen + 1 : 0
     if (seen < STUCK_POLLS) return
     clearInterval(timer)
     onStuck()

@@ -61,6 +61,8 @@ export interface Confinement {
   command: string[]
   /** With --net HOST,...: where the command reaches hmm's proxy (app/network.ts). */
   proxy?: HelperControl['proxy']
+  /** In namespaces: whatever the command leaves running ends with it. */
+  endWithCommand?: boolean
 }
 
 /** The helper's whole argv for a confinement. */
@@ -72,6 +74,7 @@ export function launchArgv(confinement: Confinement): string[] {
     chdir: confinement.cwd,
     workspace: confinement.workspace,
     proxy: confinement.proxy,
+    endWithCommand: confinement.endWithCommand,
   }
   return sandboxedArgv(confinement.platform, confinement.policy, control, confinement.command)
 }

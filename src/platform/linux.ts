@@ -15,6 +15,8 @@ export interface HelperControl {
   workspace?: string
   /** With the proxy network: the port the command reaches it on, and (Linux) hmm's proxy's abstract socket. */
   proxy?: {port: number; socket?: string}
+  /** In namespaces: whatever the command leaves running is ended with it (hmm's own confined programs). */
+  endWithCommand?: boolean
 }
 
 export function landlockArgs(policy: SandboxPolicy): string[] {
@@ -29,8 +31,9 @@ export function landlockArgs(policy: SandboxPolicy): string[] {
 }
 
 /** The namespaces (native-helpers/isolate.c): the workspace's own /tmp, caches, no session sockets. */
-export function isolationArgs(policy: SandboxPolicy, workspace: string | undefined): string[] {
+export function isolationArgs(policy: SandboxPolicy, control: HelperControl): string[] {
   const isolation = policy.isolation
+  const workspace = control.workspace
   if (!isolation || !workspace) return []
   return [
     '--isolate',
@@ -38,6 +41,7 @@ export function isolationArgs(policy: SandboxPolicy, workspace: string | undefin
     ...isolation.temp.flatMap(path => ['--tmp-over', path]),
     ...isolation.caches.flatMap(path => ['--cache', path]),
     ...isolation.masked.flatMap(path => ['--mask', path]),
+    ...(control.endWithCommand ? ['--end-with-command'] : []),
   ]
 }
 

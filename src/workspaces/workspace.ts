@@ -19,7 +19,8 @@ export class Workspace {
 
   constructor(
     readonly row: WorkspaceRow,
-    data: string,
+    /** hmm's data directory, which holds it. */
+    readonly data: string,
   ) {
     this.root = join(data, row.id)
     this.tree = join(this.root, 'tree', basename(row.origin) || 'root')

@@ -2,10 +2,11 @@
 // belongs to the command that ran there, so nothing it configures may run
 // outside the sandbox, and nothing it leaves may steer hmm outside it.
 import {execa} from 'execa'
-import {mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {createServer, type Server} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {bundleDir, bundlePolicy, copyRegularFile} from '../../src/git/bundle.js'
+import {bundleDir, bundleReader, copyRegularFile} from '../../src/git/bundle.js'
 import {runConfined} from '../../src/platform/confined.js'
 import {Store} from '../../src/workspaces/store.js'
 import {Workspace} from '../../src/workspaces/workspace.js'
@@ -249,15 +250,64 @@ describe('the bundle made in the sandbox', () => {
       'echo x > /dev/null && echo dev-null',
     ]
     const result = await runConfined({
-      policy: bundlePolicy(workspace, world.dataDir),
-      lock: join(workspace.root, 'bundle.lock'),
+      reader: bundleReader(workspace, world.dataDir),
       cwd: ws.tree,
       command: ['sh', '-c', attempts.join('; ')],
       env: {PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: world.home},
+      readsPipes: true,
     })
     expect(result.outcome).toEqual({kind: 'exited', status: 0})
-    expect(result.stdout).toBe('in the tree\nregistry-hidden\nbundle-written\ntree-read-only\nhome-read-only\ntmp-read-only\ndev-null\n')
+    expect(result.stdout.toString()).toBe('in the tree\nregistry-hidden\nbundle-written\ntree-read-only\nhome-read-only\ntmp-read-only\ndev-null\n')
     expect(markers()).toEqual([])
+  })
+
+  it("runs what the repository makes it run only where the command could: a lazy fetch's core.sshCommand reaches no unix socket in the user's /tmp", async () => {
+    world = new World('bundle-socket')
+    await world.gitRepo()
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'second'])
+    const listen = async (path: string) => {
+      const server = createServer(connection => {
+        listening.connections.set(path, (listening.connections.get(path) ?? 0) + 1)
+        connection.destroy()
+      })
+      await new Promise<void>(resolve => server.listen(path, resolve))
+      listening.servers.push(server)
+    }
+    const listening = {connections: new Map<string, number>(), servers: [] as Server[]}
+    // One of the user's session, in /tmp; one beside the world, which any process of the user's may reach: proof that the setting ran.
+    const dir = mkdtempSync(join('/tmp', 'hmm-bundle-socket-'))
+    const user = join(dir, 'agent.sock')
+    const proof = join(world.root, 'proof.sock')
+    try {
+      await listen(user)
+      await listen(proof)
+      const reach = (socket: string) => `perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Peer => shift)' '${socket}'`
+      // The command's last commit names a blob its repository does not have, with a promisor remote
+      // to fetch it from over ssh: git bundle create (its pack-objects) runs core.sshCommand for it.
+      const ws = await made(
+        world,
+        [
+          'git config core.repositoryformatversion 1',
+          'git config extensions.partialClone origin',
+          'git config remote.origin.url ssh://example.invalid/x',
+          'git config remote.origin.promisor true',
+          // Set already: the fetch would fail writing it (the tree is read-only there) before it ran anything.
+          'git config remote.origin.partialclonefilter blob:none',
+          `git config core.sshCommand "${`${reach(proof)}; ${reach(user)}; false`.replaceAll('"', '\\"')}"`,
+          `tree=$(printf '100644 blob 1111111111111111111111111111111111111111\\tmissing\\n' | git mktree --missing)`,
+          'git update-ref HEAD $(git commit-tree -p HEAD -m lazy $tree)',
+        ].join(' && '),
+      )
+      const result = await taking(world, ['merge', ws.id])
+      expect(result.exitCode).toBe(1)
+      expect(result.stderr).toMatch(/^hmm: could not take the commits out of workspace /m)
+      expect(listening.connections.get(proof)).toBeGreaterThan(0)
+      expect(listening.connections.get(user)).toBeUndefined()
+    } finally {
+      for (const server of listening.servers) server.close()
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 
   function scratch(): string {

@@ -6,7 +6,7 @@ import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {execArgs, run, world} from './support.js'
+import {execArgs, isLocked, run, world} from './support.js'
 
 const policy = (w: string) => ['--read', '/', '--write', w, '--dev', '/dev']
 
@@ -56,5 +56,27 @@ describe('hmm-helper exec --isolate', () => {
     const missing = await run(execArgs(join(ws, 'lock'), [...policy(ws), '--isolate', ws], ['no-such-command-hmm']))
     expect(missing.code).toBe(127)
     expect(missing.report).toMatch(/^exec ENOENT /)
+  })
+
+  it('with --end-with-command, ends what the command left running when it ends (the lock is free at once); without, keeps it', async () => {
+    const w = world('isolate-end')
+    const ws = join(w, 'ws')
+    mkdirSync(ws)
+    const leave = ['sh', '-c', 'setsid sleep 600 </dev/null >/dev/null 2>&1 & exit 0']
+    const ended = await run(execArgs(join(ws, 'lock'), [...policy(ws), '--isolate', ws, '--end-with-command'], leave))
+    expect(ended).toMatchObject({code: 0, report: ''})
+    expect(isLocked(join(ws, 'lock'))).toBe(false)
+    const kept = await run(execArgs(join(ws, 'lock2'), [...policy(ws), '--isolate', ws], leave))
+    expect(kept).toMatchObject({code: 0, report: ''})
+    expect(isLocked(join(ws, 'lock2'))).toBe(true)
+    await run(['stop', join(ws, 'lock2')])
+    expect(isLocked(join(ws, 'lock2'))).toBe(false)
+  })
+
+  it('refuses --end-with-command without namespaces', async () => {
+    const w = world('isolate-end-alone')
+    const r = await run(execArgs(join(w, 'lock'), [...policy(w), '--end-with-command'], ['true']))
+    expect(r.code).toBe(125)
+    expect(r.report).toMatch(/^setup usage: /)
   })
 })
