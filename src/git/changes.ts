@@ -65,6 +65,24 @@ async function indexFilesNow(workspace: Workspace): Promise<Record<string, strin
   return env
 }
 
+/**
+ * What indexFilesNow gave each workspace in this hmm command: its files are
+ * read once per command (diff, then recording its WORK; apply's tree, then
+ * its WORK), each read costing a confined git or two.
+ */
+const indexed = new Map<string, Promise<Record<string, string>>>()
+
+/** indexFilesNow, once per workspace per command; a copy of its environment for the caller to add to. */
+async function filesNow(workspace: Workspace): Promise<Record<string, string>> {
+  let env = indexed.get(workspace.root)
+  if (!env) {
+    env = indexFilesNow(workspace)
+    indexed.set(workspace.root, env)
+    env.catch(() => indexed.delete(workspace.root))
+  }
+  return {...(await env)}
+}
+
 /** Files larger than this are not read: an 8 GB sparse file costs no disk, but minutes of hashing on every diff. */
 export const MAX_FILE_SIZE = 2 ** 30
 
@@ -112,7 +130,7 @@ async function addAll(workspace: Workspace, env: Record<string, string>, reading
 
 /** The tree of the workspace's files now, written into the private repository. */
 export async function treeNow(workspace: Workspace): Promise<string> {
-  const env = await indexFilesNow(workspace)
+  const env = await filesNow(workspace)
   return gitLine(['write-tree', '--missing-ok'], {cwd: workspace.tree, env})
 }
 
@@ -158,7 +176,7 @@ export async function treeDiff(workspace: Workspace, from: string, to: string, r
  */
 export async function changesNow(workspace: Workspace, forkTree: string, request: DiffRequest): Promise<Buffer> {
   if (workspace.row.originKind === 'plain') return treeDiff(workspace, forkTree, await treeNow(workspace), request)
-  const env = await indexFilesNow(workspace)
+  const env = await filesNow(workspace)
   if (request.columns) env.COLUMNS = String(request.columns)
   const args = [...diffArgs('diff-index', request.format, request.colour), '--cached', forkTree]
   return (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout

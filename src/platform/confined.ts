@@ -10,10 +10,10 @@
 // namespaces, so does the program (the workspace's /tmp, none of the user's
 // session sockets), and whatever it leaves running ends with it: so no
 // link or race in the tree, no setting in the repository, makes it read a
-// secret, write elsewhere or reach the user's other programs. It gets no
-// terminal (a new session, stdin closed), no descriptor of hmm's but its
-// pipes, only the environment the caller passes. Its output is untrusted
-// data.
+// secret, write elsewhere, reach the user's other programs or the network
+// (it needs none). It gets no terminal (a new session, stdin closed), no
+// descriptor of hmm's but its pipes, only the environment the caller
+// passes. Its output is untrusted data.
 import type {Readable} from 'node:stream'
 import {join} from 'node:path'
 import {watchFifoWaits} from './fifo-watch.js'
@@ -22,7 +22,7 @@ import {helperPath} from '../native/helper.js'
 import {launch, launchArgv, type Confinement, type Outcome} from './launch.js'
 import {policyFor} from './confine.js'
 import {currentPlatform} from './index.js'
-import {loadConfig, type Config} from '../sandbox/config.js'
+import {loadConfig} from '../sandbox/config.js'
 import {canonical} from '../sandbox/paths.js'
 import type {SandboxPolicy} from '../sandbox/policy.js'
 
@@ -38,15 +38,13 @@ export interface Reader {
   lock: string
 }
 
-let config: Config | undefined
-
 /**
  * What a program reading a workspace may read, by the config file: the
  * hidden paths of every table (a program of hmm's serves every agent), the
  * top level's `unhide`; no namespaces where any table opted out of them.
  */
 function readerSettings(): {hide: string[]; unhide: string[]; namespaces: boolean} {
-  config ??= loadConfig()
+  const config = loadConfig()
   const tables = [config.all, ...Object.values(config.agents)]
   return {
     hide: tables.flatMap(table => table.hide ?? []),
@@ -61,7 +59,10 @@ function readerSettings(): {hide: string[]; unhide: string[]; namespaces: boolea
  */
 export function readerOf(workspace: {tree: string; root: string}, dataDir: string, writes: string): Reader {
   const settings = readerSettings()
-  const normal = policyFor(currentPlatform(), {tree: workspace.tree, dataDir, writable: [], hide: settings.hide, unhide: settings.unhide})
+  const platform = currentPlatform()
+  // No network: git reading files needs none (on Linux its barrier is a namespace: none where opted out of them).
+  const network = settings.namespaces || platform === 'darwin' ? {kind: 'none' as const} : undefined
+  const normal = policyFor(platform, {tree: workspace.tree, dataDir, writable: [], hide: settings.hide, unhide: settings.unhide, network})
   return {
     policy: {
       tree: canonical(writes),
@@ -70,6 +71,7 @@ export function readerOf(workspace: {tree: string; root: string}, dataDir: strin
       readOnly: [],
       devices: normal.devices,
       hidden: normal.hidden,
+      ...(normal.network ? {network: normal.network} : {}),
       // Its own /tmp, none of the session's sockets; the caches are read as they are, written by nobody.
       ...(normal.isolation ? {isolation: {...normal.isolation, caches: []}} : {}),
     },

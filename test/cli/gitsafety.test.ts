@@ -60,6 +60,20 @@ const BOOBY_TRAPS = [
   'git config core.hooksPath "$PWD/hooks"',
 ].join(' && ')
 
+/** Runs `body` with these variables set in hmm's (this process's) environment. */
+function withEnv<T>(variables: Record<string, string>, body: () => T): T {
+  const saved = Object.fromEntries(Object.keys(variables).map(key => [key, process.env[key]]))
+  Object.assign(process.env, variables)
+  try {
+    return body()
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key]
+      else process.env[key] = value
+    }
+  }
+}
+
 function markers(): string[] {
   return readdirSync(world.home).filter(name => name.startsWith('marker-'))
 }
@@ -240,6 +254,9 @@ describe('the bundle made in the sandbox', () => {
     const workspace = new Workspace(store.get(ws.id)!, world.dataDir)
     store.close()
     mkdirSync(bundleDir(workspace))
+    // Hidden by the user's config file, as from the command.
+    const hidden = world.write(join(world.home, 'private', 'notes'), 'hidden by the config\n')
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), `hide = ["${join(world.home, 'private')}"]\n`)
     const attempts = [
       `cat a.txt`,
       `cat '${join(world.dataDir, 'registry.sqlite')}' >/dev/null || echo registry-hidden`,
@@ -248,16 +265,20 @@ describe('the bundle made in the sandbox', () => {
       `echo x > '${join(world.home, 'marker-home')}' 2>/dev/null || echo home-read-only`,
       `echo x > /tmp/hmm-bundle-policy-$$ 2>/dev/null || echo tmp-read-only`,
       'echo x > /dev/null && echo dev-null',
+      `cat '${hidden}' 2>/dev/null || echo config-hidden`,
     ]
+    const reader = withEnv({XDG_CONFIG_HOME: join(world.home, '.config')}, () => bundleReader(workspace, world.dataDir))
     const result = await runConfined({
-      reader: bundleReader(workspace, world.dataDir),
+      reader,
       cwd: ws.tree,
       command: ['sh', '-c', attempts.join('; ')],
       env: {PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: world.home},
       readsPipes: true,
     })
     expect(result.outcome).toEqual({kind: 'exited', status: 0})
-    expect(result.stdout.toString()).toBe('in the tree\nregistry-hidden\nbundle-written\ntree-read-only\nhome-read-only\ntmp-read-only\ndev-null\n')
+    expect(result.stdout.toString()).toBe(
+      'in the tree\nregistry-hidden\nbundle-written\ntree-read-only\nhome-read-only\ntmp-read-only\ndev-null\nconfig-hidden\n',
+    )
     expect(markers()).toEqual([])
   })
 
