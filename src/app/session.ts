@@ -51,7 +51,7 @@ export function sandboxWritable(context: Context, platform: Platform, given: str
   if (network?.kind === 'proxy') parseRules(network.hosts)
   checkSandboxAvailable(platform, settings.isolation, network)
   // The tree does not matter here (writableHolding leaves it aside).
-  checkProgramsOutOfReach(policyFor(platform, {tree: context.data, dataDir: context.data, writable}))
+  checkProgramsOutOfReach(policyFor(platform, {tree: context.data, dataDir: context.data, writable}), writable)
   return writable
 }
 

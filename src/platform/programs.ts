@@ -13,6 +13,7 @@ import {accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync} 
 import {basename, delimiter, dirname, isAbsolute, join, resolve} from 'node:path'
 import {HELPER_PATH} from '../native/helper.js'
 import {everyWrite, loadConfig} from '../sandbox/config.js'
+import {canonical, isWithin} from '../sandbox/paths.js'
 import {writableHolding, type SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError} from '../ui/errors.js'
 import {policyFor} from './confine.js'
@@ -76,6 +77,28 @@ function checkOutOfReach(what: string, path: string, policy: SandboxPolicy): voi
   }
 }
 
+/**
+ * Refuses when a directory of PATH searched before the program's (every
+ * one, where it is not installed) lies in a place the sandboxed command
+ * writes in place (-w, the config file's `write`, an agent's files): a
+ * program of that name it left there would be found first from then on,
+ * after the workspace is gone too.
+ */
+function checkNotShadowed(what: string, found: string | undefined, inPlace: string[]): void {
+  if (inPlace.length === 0) return
+  const foundIn = found && dirname(found)
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!isAbsolute(dir)) continue
+    if (dir === foundIn) return
+    const writable = inPlace.find(place => isWithin(canonical(dir), place))
+    if (!writable) continue
+    const before = found ? `before ${found}` : `(${what} is not installed)`
+    throw new HmmError(
+      `${what} is looked for in ${dir} ${before}, which the sandboxed command could write (${writable}); a ${what} it left there would run outside: take ${dir} off PATH or do not make ${writable} writable`,
+    )
+  }
+}
+
 /** Refuses when a directory of hmm's own (or Node's) lies where the sandboxed command could write. */
 function checkInstalledOutOfReach(what: string, path: string, policy: SandboxPolicy): void {
   const writable = writableHolding(policy, path)
@@ -95,24 +118,27 @@ function found(name: Program): string | undefined {
  * What a command run with the defaults and the config file could have
  * written: the policy a program is checked against when hmm did not check
  * it before starting a command itself (diff, apply, merge, pr, ...). The
- * -w paths of earlier runs are not known here.
+ * -w paths of earlier runs are not known here: a run refuses a -w path
+ * where a program could be left to shadow one of hmm's (checkNotShadowed).
  */
-function defaultPolicy(): SandboxPolicy {
+function defaultPolicy(): {policy: SandboxPolicy; inPlace: string[]} {
   const data = dataDir()
   let write: string[] = []
   try {
-    write = everyWrite(loadConfig())
+    write = everyWrite(loadConfig()).map(canonical)
   } catch {
     // A bad config file is reported by the commands that read it; its paths cannot be known.
   }
-  return policyFor(currentPlatform(), {tree: data, dataDir: data, writable: write})
+  return {policy: policyFor(currentPlatform(), {tree: data, dataDir: data, writable: write}), inPlace: write}
 }
 
 /** The absolute path of a program hmm runs outside the sandbox, or undefined where it is not installed. */
 export function programPath(name: Program): string | undefined {
   const path = found(name)
   if (path && !checked.has(name)) {
-    checkOutOfReach(name, path, defaultPolicy())
+    const {policy, inPlace} = defaultPolicy()
+    checkOutOfReach(name, path, policy)
+    checkNotShadowed(name, path, inPlace)
     checked.add(name)
   }
   return path
@@ -121,16 +147,18 @@ export function programPath(name: Program): string | undefined {
 /**
  * Before a command starts: every program hmm runs outside, and what runs
  * hmm next time (the `hmm` and `node` on PATH, this hmm's files, this
- * node), out of the policy's reach. The programs keep the paths found now.
+ * node), out of the policy's reach, and not to be shadowed on PATH from
+ * `inPlace`, the paths the command writes in place (canonical). The
+ * programs keep the paths found now.
  */
-export function checkProgramsOutOfReach(policy: SandboxPolicy): void {
+export function checkProgramsOutOfReach(policy: SandboxPolicy, inPlace: string[]): void {
   // hmm's install directory as a whole (the helper, the bundles, node_modules) and the Node running it.
   checkInstalledOutOfReach('hmm', realpathSync(join(dirname(HELPER_PATH), '..', '..')), policy)
   checkInstalledOutOfReach('node', realpathSync(process.execPath), policy)
-  for (const name of ['git', 'gh', 'sh', 'cp'] as const) {
+  const programs = ['git', 'gh', 'sh', 'cp'] as const
+  for (const name of programs) {
     const path = found(name)
     if (path) checkOutOfReach(name, path, policy)
-    checked.add(name)
   }
   // What the user's next `hmm` runs: the link on PATH, the script as this one was started, the node its #! finds.
   const next: Array<[string, string | undefined]> = [
@@ -139,4 +167,14 @@ export function checkProgramsOutOfReach(policy: SandboxPolicy): void {
     ['node', findOnPath('node')],
   ]
   for (const [what, path] of next) if (path) checkOutOfReach(what, path, policy)
+  // Then what a program left in a writable directory would shadow.
+  for (const name of programs) {
+    checkNotShadowed(name, found(name), inPlace)
+    checked.add(name)
+  }
+  // Where the user's shell finds no hmm or node, nothing of theirs is shadowed.
+  for (const what of ['hmm', 'node']) {
+    const path = findOnPath(what)
+    if (path) checkNotShadowed(what, path, inPlace)
+  }
 }

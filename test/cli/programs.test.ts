@@ -65,4 +65,26 @@ describe('a program hmm runs outside the sandbox', () => {
     // Without -w ~/.local it runs.
     expect((await world.hmm(['run', '--rm', 'true'], {env})).exitCode).toBe(0)
   })
+
+  it('is refused when a -w directory comes before it on PATH: a git the command left there would run at the next hmm diff', async () => {
+    const bin = join(world.home, 'bin')
+    mkdirSync(bin)
+    const marker = join(world.root, 'ran-outside')
+    const env = {...world.env, PATH: `${bin}:${world.env.PATH}`}
+    const script = `printf '#!/bin/sh\\necho ran >> ${marker}\\nexec /usr/bin/git "$@"\\n' > '${bin}/git' && chmod +x '${bin}/git'; echo change >> README.md`
+    const run = await world.hmm(['run', '-w', bin, 'sh', '-c', script], {env})
+    await world.hmm(['diff'], {env})
+    expect(existsSync(marker)).toBe(false)
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^hmm: git is looked for in ${bin} before /\\S+/git, which the sandboxed command could write \\(${bin}\\); a git it left there would run outside: take ${bin} off PATH or do not make ${bin} writable\\n$`,
+      ),
+    )
+    expect(run.exitCode).toBe(1)
+    // The same for a program hmm runs that is not installed (gh, here): the command could leave one.
+    if (!existsSync('/usr/bin/gh') && !existsSync('/bin/gh')) {
+      const late = await world.hmm(['run', '-w', bin, 'true'], {env: {...world.env, PATH: `/usr/bin:/bin:${bin}`}})
+      expect(late.stderr).toMatch(new RegExp(`^hmm: gh is looked for in ${bin} \\(gh is not installed\\)`))
+    }
+  })
 })
