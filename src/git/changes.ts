@@ -14,6 +14,7 @@ import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {HmmError, stopwatch} from '../ui/errors.js'
 import {readerOf} from '../platform/confined.js'
+import {loadConfig} from '../sandbox/config.js'
 import {listPaths} from '../ui/format.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {git, gitBytes, gitLine, gitReason, type GitOptions} from './git.js'
@@ -83,13 +84,26 @@ async function filesNow(workspace: Workspace): Promise<Record<string, string>> {
   return {...(await env)}
 }
 
-/** Files larger than this are not read: an 8 GB sparse file costs no disk, but minutes of hashing on every diff. */
+/** Files larger than this are not read (unless the config's max_file_size says otherwise): an 8 GB sparse file costs no disk, but minutes of hashing on every diff. */
 export const MAX_FILE_SIZE = 2 ** 30
+
+/** A size as max_file_size is written: in the largest binary unit it is a whole number of, else in bytes. */
+function sizeText(bytes: number): string {
+  for (const [unit, size] of [
+    ['TiB', 2 ** 40],
+    ['GiB', 2 ** 30],
+    ['MiB', 2 ** 20],
+    ['KiB', 2 ** 10],
+  ] as const) {
+    if (bytes % size === 0) return `${bytes / size} ${unit}`
+  }
+  return `${bytes} bytes`
+}
 
 type Reading = NonNullable<GitOptions['readsWorkspace']>
 
 /**
- * Refuses, before git reads any, files larger than MAX_FILE_SIZE among
+ * Refuses, before git reads any, files larger than max_file_size among
  * those git add would read: the ones whose stat data changed since the
  * index and the new ones (listed by one git, which reads no contents but
  * of files whose stat data it cannot trust). Their size is looked at, never
@@ -98,14 +112,15 @@ type Reading = NonNullable<GitOptions['readsWorkspace']>
 async function refuseLargeFiles(workspace: Workspace, env: Record<string, string>, reading: Reading): Promise<void> {
   const listed = await git(['ls-files', '-z', '--modified', '--others', '--exclude-standard'], {cwd: workspace.tree, env, readsWorkspace: reading})
   const paths = listed.stdout.split('\0').filter(Boolean)
+  const limit = loadConfig().maxFileSize ?? MAX_FILE_SIZE
   const large = paths.filter(path => {
     const stat = lstatSync(join(workspace.tree, path), {bigint: true, throwIfNoEntry: false})
-    return stat?.isFile() && stat.size > BigInt(MAX_FILE_SIZE)
+    return stat?.isFile() && stat.size > BigInt(limit)
   })
   if (large.length === 0) return
   const files = large.length === 1 ? 'a file' : 'files'
   throw new HmmError(
-    `workspace ${workspace.label} has ${files} larger than max_file_size (1 GiB), which hmm does not read: ${listPaths([...new Set(large)].sort())}`,
+    `workspace ${workspace.label} has ${files} larger than max_file_size (${sizeText(limit)}), which hmm does not read: ${listPaths([...new Set(large)].sort())}`,
   )
 }
 

@@ -38,6 +38,8 @@ export interface Config {
   all: Settings
   /** `[agent.<command base name>]` tables. */
   agents: Record<string, Settings>
+  /** `max_file_size`, in bytes: files larger are never read (top level only: it is hmm's, not a command's). */
+  maxFileSize?: number
 }
 
 /** What applies to one command: the file's top level, then its agent's table. */
@@ -148,7 +150,24 @@ export function parseConfig(text: string, file: string, home: string): Config {
       agents[name] = readSettings(settings, `agent.${name}.`, KEYS, home, bad)
     }
   }
-  return {file, home, all: readSettings(rest, '', [...KEYS, 'agent'], home, bad), agents}
+  const {max_file_size: maxFileSize, ...settings} = rest
+  return {
+    file,
+    home,
+    all: readSettings(settings, '', [...KEYS, 'max_file_size', 'agent'], home, bad),
+    agents,
+    ...(maxFileSize === undefined ? {} : {maxFileSize: readSize(maxFileSize, 'max_file_size', bad)}),
+  }
+}
+
+const UNITS: Record<string, number> = {b: 1, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40}
+
+/** A size: a whole number of bytes, or a string with a binary unit ("2 GiB"). */
+function readSize(value: unknown, name: string, bad: Bad): number {
+  const match = typeof value === 'string' ? /^\s*(\d+)\s*([a-z]+)?\s*$/i.exec(value) : null
+  const bytes = typeof value === 'number' ? value : match ? Number(match[1]) * (UNITS[(match[2] ?? 'b').toLowerCase()] ?? NaN) : NaN
+  if (!Number.isSafeInteger(bytes) || bytes < 1) throw bad(name, 'expected a size in bytes, or with a unit (KiB, MiB, GiB, TiB), e.g. "2 GiB"')
+  return bytes
 }
 
 function isTable(value: unknown): value is Record<string, unknown> {

@@ -39,4 +39,25 @@ describe('a file larger than max_file_size', () => {
     expect((await hmm(world, ['diff', '--stat'])).stdout).toContain('small.txt')
     expect((await hmm(world, ['rm', '-f', ws.id])).exitCode).toBe(0)
   })
+
+  it('is set by max_file_size in the config file (bytes, or with a unit); a bad value is one line naming the file and the key', async () => {
+    world = new World('bigfile-config')
+    await world.gitRepo()
+    const config = world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'max_file_size = "1 MiB"\n')
+    const ws = await made(world, 'head -c 1048577 /dev/zero > over.bin && head -c 1048576 /dev/zero > at.bin')
+    const line = `hmm: workspace ${ws.label} has a file larger than max_file_size (1 MiB), which hmm does not read: over.bin\n`
+    expect(await hmm(world, ['diff', '--stat'])).toEqual({exitCode: 1, stdout: '', stderr: line})
+    world.write(config, 'max_file_size = 1048577\n')
+    const stat = await hmm(world, ['diff', '--stat'])
+    expect(stat.stdout).toContain('over.bin')
+    expect(stat.exitCode).toBe(0)
+    for (const bad of ['max_file_size = "big"\n', 'max_file_size = 0\n', 'max_file_size = 1.5\n']) {
+      world.write(config, bad)
+      expect(await hmm(world, ['diff'])).toEqual({
+        exitCode: 1,
+        stdout: '',
+        stderr: 'hmm: ~/.config/hmm/config.toml: max_file_size: expected a size in bytes, or with a unit (KiB, MiB, GiB, TiB), e.g. "2 GiB"\n',
+      })
+    }
+  })
 })
