@@ -24,7 +24,7 @@ const COMMAND_FLAGS = new Map([
 ])
 
 /** Flags oclif answers itself, before any command. */
-const TOP_FLAGS = new Set(['--help', '-h', '--version'])
+const TOP_FLAGS = new Set(['--help', '-h'])
 
 /**
  * The command line as oclif should see it: `hmm -a`, `hmm --json` and other
@@ -34,6 +34,8 @@ const TOP_FLAGS = new Set(['--help', '-h', '--version'])
 function normalize(argv: string[]): string[] {
   const first = argv[0]
   if (first === undefined || TOP_FLAGS.has(first)) return argv
+  // One answer for both (oclif's own would name the package, hmm-sandbox).
+  if (first === '--version' && argv.length === 1) return ['version']
   if (first.startsWith('-')) return ['ls', ...argv]
   if (!Object.hasOwn(COMMANDS, first)) throw new HmmError(unknownCommand(first, Object.keys(COMMANDS)))
   return argv
