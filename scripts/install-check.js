@@ -10,7 +10,10 @@
 // It works in a new directory under $HOME (not under /tmp, which a sandboxed
 // command may write; not inside a repository, whose top hmm would clone),
 // removed at the end unless it failed. npm fetches the dependencies from
-// the registry, so this is a script, not one of the tests.
+// the registry, so this is a script, not one of the tests. Where github.com
+// and nodejs.org cannot be reached, better-sqlite3 cannot fetch its prebuilt
+// binary nor node-gyp the headers: give node-gyp the local ones
+// (npm_config_nodedir=/usr, where /usr/include/node is).
 import {execFileSync, spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {homedir} from 'node:os'
@@ -26,10 +29,10 @@ function fail(message, output = '') {
   process.exit(1)
 }
 
-/** Runs a program; returns its status and output (stdout and stderr together). */
+/** Runs a program; returns its status, its stdout, and its output (stdout and stderr together). */
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, {encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...options})
-  return {status: result.status, output: `${result.stdout}${result.stderr}`}
+  return {status: result.status, stdout: result.stdout, output: `${result.stdout}${result.stderr}`}
 }
 
 function step(message) {
@@ -40,7 +43,8 @@ step(`as uid ${process.getuid()} in ${work}`)
 
 const packed = run('npm', ['pack', '--pack-destination', work], {cwd: root})
 if (packed.status !== 0) fail('npm pack', packed.output)
-const tarball = join(work, packed.output.trim().split('\n').at(-1))
+// npm pack names the tarball on the last line of its stdout.
+const tarball = join(work, packed.stdout.trim().split('\n').at(-1))
 const listed = execFileSync('tar', ['-tzf', tarball], {encoding: 'utf8'})
 if (listed.includes('native-helpers/build/')) fail(`${tarball} holds a compiled helper`)
 step(`packed ${tarball} (the helper's sources only)`)
