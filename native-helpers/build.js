@@ -10,8 +10,8 @@
 // compiler's own output. Either way it exits 1.
 
 import {spawnSync} from 'node:child_process'
-import {mkdirSync, readdirSync} from 'node:fs'
-import {dirname, join, relative} from 'node:path'
+import {accessSync, constants, mkdirSync, readdirSync, statSync} from 'node:fs'
+import {delimiter, dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -29,8 +29,27 @@ mkdirSync(join(here, 'build'), {recursive: true})
 
 const result = spawnSync(cc, [...ccArgs, '-O2', '-Wall', '-Wextra', '-std=gnu11', '-o', output, ...sources, '-lpthread'], {cwd: root, stdio: 'inherit'})
 
+/**
+ * Whether the compiler is nowhere to be run: a name found in no directory of
+ * PATH. A PATH with a directory the user cannot search (root's, kept by su)
+ * makes the system say EACCES, not ENOENT, for a program that is simply not
+ * there.
+ */
+function missing(program) {
+  if (program.includes('/')) return false
+  return !(process.env.PATH ?? '').split(delimiter).some(dir => {
+    try {
+      const path = join(dir || '.', program)
+      accessSync(path, constants.X_OK)
+      return statSync(path).isFile()
+    } catch {
+      return false
+    }
+  })
+}
+
 if (result.error) {
-  if (result.error.code === 'ENOENT') {
+  if (result.error.code === 'ENOENT' || (result.error.code === 'EACCES' && missing(cc))) {
     process.stderr.write('hmm: building the sandbox helper needs a C compiler (cc); install one (e.g. apt install gcc) and run npm install again\n')
   } else {
     process.stderr.write(`hmm: building the sandbox helper: ${cc}: ${result.error.message}\n`)
