@@ -15,8 +15,9 @@ afterAll(() => world.dispose())
 
 type Step = {expect: string} | {send: string} | {resize: [number, number]}
 
-async function onPty(steps: Step[], command: string[]): Promise<{status: number; transcript: string; failed: string | null}> {
-  const result = await execa('python3', [join(PROJECT, 'test', 'pty-driver.py'), JSON.stringify(steps), process.execPath, BIN, ...command], {
+/** Runs argv on a new pseudo-terminal (its controlling terminal), typing the steps. */
+async function onPty(steps: Step[], argv: string[]): Promise<{status: number; transcript: string; failed: string | null}> {
+  const result = await execa('python3', [join(PROJECT, 'test', 'pty-driver.py'), JSON.stringify(steps), ...argv], {
     cwd: world.origin,
     env: {...world.env, TERM: 'xterm-256color'},
     extendEnv: false,
@@ -100,9 +101,53 @@ describe('a shell under hmm run on a terminal', () => {
         prompt,
         ...type('exit'),
       ],
-      ['run', '--rm', 'bash', '--norc', '--noprofile', '-i'],
+      [process.execPath, BIN, 'run', '--rm', 'bash', '--norc', '--noprofile', '-i'],
     )
     expect(seen.failed, seen.transcript).toBe(null)
     expect(seen.status, seen.transcript).toBe(0)
   }, 90_000) // the driver gives up on a step after 30 s
+
+  it("Ctrl-C ends the command through the workspace's PID namespace: hmm exits 130, the workspace is kept as done, the terminal is the shell's again", async () => {
+    const hmm = `'${process.execPath}' '${BIN}'`
+    const seen = await onPty(
+      [
+        {expect: '[#$] '},
+        ...type(`PS1='PROM''PT> '; bind 'set enable-bracketed-paste off'`),
+        prompt,
+        // The command as the user's shell starts it: hmm, the helper, its init and the command share the terminal.
+        ...type(`${hmm} run -n ctrl-c sh -c 'echo ready-for-"ctrl-c"; exec sleep 600'`),
+        // Not the echo of the line typed: the command's own output.
+        {expect: 'ready-for-ctrl-c'},
+        {send: '\x03'},
+        {expect: 'hmm: workspace [0-9a-z]{6} \\(ctrl-c\\): '},
+        prompt,
+        ...type('echo "status-$?"'),
+        {expect: '\r\nstatus-130\r\n'},
+        prompt,
+        ...type(`${hmm} ls --json | python3 -c 'import json, sys; print(*[w["state"] + "-state" for w in json.load(sys.stdin) if w["name"] == "ctrl-c"])'`),
+        {expect: '\r\ndone-state\r\n'},
+        prompt,
+        ...type(`${hmm} diff ctrl-c; echo "diff-$?"`),
+        {expect: '\r\ndiff-0\r\n'},
+        prompt,
+        // The shell holds the terminal again: a job of its own gets it, Ctrl-Z and Ctrl-C reach that job.
+        ...type('python3 fg.py'),
+        {expect: 'holds True'},
+        {send: '\x1a'},
+        {expect: '\\[1\\]\\+\\s+Stopped\\s+python3 fg.py'},
+        prompt,
+        ...type('bg'),
+        {expect: 'holds False'},
+        ...type('fg'),
+        {expect: 'holds True'},
+        {send: '\x03'},
+        {expect: 'KeyboardInterrupt'},
+        prompt,
+        ...type('exit 0'),
+      ],
+      ['bash', '--norc', '--noprofile', '-i'],
+    )
+    expect(seen.failed, seen.transcript).toBe(null)
+    expect(seen.status, seen.transcript).toBe(0)
+  }, 90_000)
 })
