@@ -706,7 +706,7 @@ function measuresFor(place, runs) {
       list.push({
         name: `${label} (20 workspaces) vs node -e 0`,
         needs: ['tiny'],
-        target: 1.6,
+        target: 1.3,
         run: () => {
           if (!listedMade) makeListedWorkspaces(listing, c.tiny, 20)
           listedMade = true
