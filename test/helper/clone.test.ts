@@ -60,19 +60,28 @@ print(json.dumps(out))
   return new Map(Object.entries(JSON.parse(r.stdout) as Record<string, Record<string, string>>))
 }
 
-/** Sets an extended attribute on an entry, not following a link; false when the kernel refused (EPERM, ENOTSUP). */
-function setXattr(path: string, name: string, value: Buffer): boolean {
+/**
+ * Sets extended attributes (path, name, value), not following links, in one
+ * python3 (its start-up is slow on a loaded machine); for each, whether it
+ * was set (false where the kernel refused it: EPERM, ENOTSUP, EACCES).
+ */
+function setXattrs(attributes: (readonly [string, string, Buffer])[]): boolean[] {
   const script = `
-import errno, os, sys
-try:
-    os.setxattr(sys.argv[1], sys.argv[2], bytes.fromhex(sys.argv[3]), follow_symlinks=False)
-except OSError as e:
-    if e.errno in (errno.EPERM, errno.ENOTSUP, errno.EACCES): sys.exit(3)
-    raise
+import errno, json, os, sys
+done = []
+for path, name, value in json.loads(sys.argv[1]):
+    try:
+        os.setxattr(path, name, bytes.fromhex(value), follow_symlinks=False)
+        done.append(True)
+    except OSError as e:
+        if e.errno not in (errno.EPERM, errno.ENOTSUP, errno.EACCES): raise
+        done.append(False)
+print(json.dumps(done))
 `
-  const r = spawnSync('python3', ['-c', script, path, name, value.toString('hex')], {encoding: 'utf8'})
-  if (r.status !== 0 && r.status !== 3) throw new Error(`setting ${name} on ${path}: ${r.stderr}`)
-  return r.status === 0
+  const given = JSON.stringify(attributes.map(([path, name, value]) => [path, name, value.toString('hex')]))
+  const r = spawnSync('python3', ['-c', script, given], {encoding: 'utf8'})
+  if (r.status !== 0) throw new Error(`setting extended attributes: ${r.stderr}`)
+  return JSON.parse(r.stdout) as boolean[]
 }
 
 function snapshot(root: string): Map<string, Entry> {
@@ -199,7 +208,7 @@ async function makeSource(name: string): Promise<Source> {
     src,
   )
   // Extended attributes: on files, directories, a hard-linked file, a read-only directory; binary and empty values.
-  for (const [rel, name, value] of [
+  const userAttributes = [
     ['one', 'user.comment', Buffer.from('kept by cp -a')],
     ['a', 'user.dir', Buffer.from('a directory')],
     ['a/65537', 'user.binary', Buffer.from([0, 1, 2, 255, 10, 0])],
@@ -207,12 +216,17 @@ async function makeSource(name: string): Promise<Source> {
     ['readonly', 'user.ro', Buffer.from('set before the mode')],
     ['sparse', 'user.sparse', Buffer.from('x')],
     ['.', 'user.top', Buffer.from('top')],
-  ] as const) {
-    if (!setXattr(join(src, rel), name, value)) throw new Error(`this file system takes no ${name}`)
-  }
+  ] as const
   // security.* where permitted (root), on a file and on a symbolic link; the clone keeps them where it may.
-  const hasSecurityXattr =
-    setXattr(join(src, 'tool.sh'), 'security.hmm-test', Buffer.from('label')) && setXattr(join(src, 'rel-link'), 'security.hmm-test', Buffer.from('on a link'))
+  const securityAttributes = [
+    ['tool.sh', 'security.hmm-test', Buffer.from('label')],
+    ['rel-link', 'security.hmm-test', Buffer.from('on a link')],
+  ] as const
+  const set = setXattrs([...userAttributes, ...securityAttributes].map(([rel, name, value]) => [join(src, rel), name, value] as const))
+  userAttributes.forEach(([, name], i) => {
+    if (!set[i]) throw new Error(`this file system takes no ${name}`)
+  })
+  const hasSecurityXattr = set.slice(userAttributes.length).every(Boolean)
   let hasDevice = false
   if (isRoot) {
     sh('chown 1234:5678 private && chown -h 4321:8765 rel-link && chown 99:99 a', src)
