@@ -10,7 +10,8 @@
 // touched, and neither the workspace's nor the origin's configuration can
 // change what is written (whitespace fixing is off: the bytes are applied as
 // they are). git apply itself refuses paths that leave the work tree or go
-// through a symbolic link. Everything is checked before anything is written.
+// through a symbolic link (with --3way it does not: hmm checks those paths
+// first). Everything is checked before anything is written.
 // --3way needs an index matching the origin's files: one of hmm's own, of
 // the paths the patch touches, thrown away after.
 import {lstatSync, rmSync} from 'node:fs'
@@ -44,6 +45,20 @@ function reasons(stderr: string): string[] {
 }
 
 /**
+ * Whether a directory on the way to the path, in the origin, is a symbolic
+ * link: git apply refuses such a path, but git apply --3way writes through it.
+ */
+function beyondSymlink(origin: string, path: string): boolean {
+  const parts = path.split('/').slice(0, -1)
+  for (let i = 1; i <= parts.length; i++) {
+    const stat = lstatSync(join(origin, ...parts.slice(0, i)), {throwIfNoEntry: false})
+    if (stat === undefined) return false
+    if (!stat.isDirectory()) return true
+  }
+  return false
+}
+
+/**
  * git apply -3 of the patch: what applies is applied, conflict markers (that
  * name the workspace) where the origin changed the same lines. Returns the
  * conflicted paths, or git's reasons when it applied nothing.
@@ -61,7 +76,10 @@ async function applyThreeWay(
       cwd: workspace.gitDir,
       env: privateEnv(privateRepo(workspace.gitDir)),
     })
-    const present = touched.stdout.split('\0').filter(path => path !== '' && lstatSync(join(origin, path), {throwIfNoEntry: false}))
+    const paths = touched.stdout.split('\0').filter(path => path !== '')
+    const linked = paths.find(path => beyondSymlink(origin, path))
+    if (linked !== undefined) return {reasons: [`affected file '${linked}' is beyond a symbolic link`]}
+    const present = paths.filter(path => lstatSync(join(origin, path), {throwIfNoEntry: false}))
     const indexed = await git(['update-index', '--add', '-z', '--stdin'], {
       cwd: origin,
       env,

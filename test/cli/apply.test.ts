@@ -1,6 +1,6 @@
 // `hmm apply`, line by line of SPEC.
 import {randomBytes} from 'node:crypto'
-import {existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {World} from '../world.js'
@@ -76,6 +76,32 @@ describe('hmm apply', () => {
     expect(await world.git(['diff', '--cached', '--name-only'])).toBe('')
     expect(await world.git(['ls-files', '--unmerged'])).toBe('')
     expect(await world.git(['rev-parse', 'HEAD'])).toBe(head)
+  })
+
+  it('with --3way, as without, writes nothing through a symbolic link of the origin', async () => {
+    world = new World('apply-3way-link')
+    await world.gitRepo()
+    world.file('.gitignore', 'data\n')
+    await world.git(['add', '.gitignore'])
+    await world.git(['commit', '-qm', 'ignore data'])
+    const outside = join(world.root, 'outside')
+    mkdirSync(outside)
+    symlinkSync(outside, join(world.origin, 'data'))
+    const ws = await made(world, 'rm data && mkdir data && echo pwned > data/evil && : > .gitignore', 'ln')
+    const before = snapshot(world.origin)
+    for (const args of [
+      ['apply', 'ln'],
+      ['apply', '--3way', 'ln'],
+    ]) {
+      const result = await hmm(world, args)
+      expect(result.exitCode).toBe(1)
+      expect(said(result.stderr)).toEqual([
+        `hmm: workspace ${ws.label} does not apply to ${world.origin}`,
+        "hmm: affected file 'data/evil' is beyond a symbolic link",
+      ])
+      expect(readdirSync(outside)).toEqual([])
+      expect(snapshot(world.origin)).toEqual(before)
+    }
   })
 
   it('with --3way and nothing in the way applies as plain apply does', async () => {
