@@ -7,7 +7,7 @@
 import {Context} from '../workspaces/context.js'
 import {recordWork} from '../workspaces/work.js'
 import {changesNow} from '../git/changes.js'
-import {colourSettings, onTerminal, show} from '../git/pager.js'
+import {colourSettings, onTerminal, show, showPatch} from '../git/pager.js'
 import {checkUsable} from './taking.js'
 
 export async function diffWorkspace(key: string | undefined, options: {stat: boolean}): Promise<void> {
@@ -15,12 +15,15 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
   try {
     const workspace = context.workspace(key)
     const forkTree = checkUsable(workspace)
+    const origin = workspace.row.origin
+    const colour = await colourSettings(origin)
+    // git colours the stat (names are quoted by git); hmm colours the patch, whose content is the command's.
     const bytes = await changesNow(workspace, forkTree, {
       format: options.stat ? 'stat' : 'patch',
-      colour: await colourSettings(workspace.row.origin),
+      colour: options.stat ? colour : undefined,
       columns: onTerminal() ? process.stdout.columns : undefined,
     })
-    if (bytes.length > 0) await show(bytes, workspace.row.origin)
+    if (bytes.length > 0) await (options.stat ? show(bytes, origin) : showPatch(bytes, origin, colour))
     await recordWork(context.store, workspace, context.data)
   } finally {
     context.close()

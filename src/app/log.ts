@@ -6,7 +6,7 @@
 // Security: the listing's subjects are the command's text, made printable
 // (ui/format.ts); the patches are bytes no configuration changes, as with
 // hmm diff (git/review.ts).
-import {colourSettings, show} from '../git/pager.js'
+import {colourSettings, show, showPatch} from '../git/pager.js'
 import {commitPatches} from '../git/review.js'
 import {Context} from '../workspaces/context.js'
 import {commitsOutOf, namedCommits} from './commits.js'
@@ -22,10 +22,8 @@ export async function logWorkspace(key: string | undefined, options: {patch: boo
     if (workspace.row.originKind !== 'git') return
     const tip = await commitsOutOf(context, workspace)
     if (!tip) return
-    const bytes = options.patch
-      ? await commitPatches(workspace, tip, await colourSettings(origin))
-      : Buffer.from((await namedCommits(workspace, tip)).map(line => `${line}\n`).join(''))
-    await show(bytes, origin)
+    if (options.patch) await showPatch(await commitPatches(workspace, tip), origin, await colourSettings(origin))
+    else await show(Buffer.from((await namedCommits(workspace, tip)).map(line => `${line}\n`).join('')), origin)
   } finally {
     context.close()
   }

@@ -9,6 +9,7 @@ import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import {git} from './git.js'
 import {programPath} from '../platform/programs.js'
+import {patchColours, patchForTerminal} from '../ui/patch.js'
 
 /** Where to ask git about the user's settings: the origin (its repository's config too) if it still exists. */
 function askIn(origin: string): string {
@@ -87,4 +88,13 @@ export async function show(bytes: Buffer, origin: string): Promise<void> {
   })
   process.off('SIGINT', ignore)
   if (!started) await writeOut(bytes)
+}
+
+/**
+ * Shows a patch got from git without colour: on a terminal, its content made
+ * unable to drive the terminal and coloured by hmm with the user's settings
+ * (colourSettings) where given (ui/patch.ts).
+ */
+export async function showPatch(patch: Buffer, origin: string, colour: string[] | undefined): Promise<void> {
+  await show(onTerminal() ? patchForTerminal(patch, colour && patchColours(colour.filter(arg => arg !== '-c'))) : patch, origin)
 }

@@ -104,15 +104,14 @@ export async function commitLines(workspace: Workspace, tip: string): Promise<st
 }
 
 /** The commits with their patches, newest first, as bytes no configuration changes (as changes.ts's patches). */
-export async function commitPatches(workspace: Workspace, tip: string, colour: string[] | undefined): Promise<Buffer> {
+export async function commitPatches(workspace: Workspace, tip: string): Promise<Buffer> {
   const args = [
-    ...(colour ?? []),
     'log',
     '--no-show-signature',
     '--format=%h %s',
     '-p',
     '-M',
-    colour ? '--color=always' : '--no-color',
+    '--no-color',
     '--no-ext-diff',
     '--no-textconv',
     '--src-prefix=a/',

