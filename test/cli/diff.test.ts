@@ -27,12 +27,18 @@ describe.each(['1', '0'])('hmm diff (HMM_FIRST_INDEX=%s)', value => {
   it('has the workspace index written before the command starts only with the first index on', async () => {
     world = newWorld('diff-first-index')
     await world.gitRepo()
-    const ws = await made(world, 'echo changed >> README.md')
-    expect(existsSync(join(world.dataDir, ws.id, 'git', 'index'))).toBe(value === '1')
+    // Looked at while the command runs: when it exits, hmm records what the workspace holds, which writes the index.
+    const go = join(world.home, 'go')
+    const started = world.start(['run', 'sh', '-c', `echo changed >> README.md; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`])
+    await started.line('ready')
+    const id = /^hmm: workspace ([0-9a-z]{6})/.exec(started.stderr)![1]
+    expect(existsSync(join(world.dataDir, id, 'git', 'index'))).toBe(value === '1')
+    writeFileSync(go, '')
+    await started.result()
     const result = await hmm(world, ['diff', '--stat'])
     expect(result).toMatchObject({exitCode: 0, stderr: ''})
     expect(result.stdout).toContain('README.md | 1 +')
-    expect(existsSync(join(world.dataDir, ws.id, 'git', 'index'))).toBe(true)
+    expect(existsSync(join(world.dataDir, id, 'git', 'index'))).toBe(true)
   })
 
   it('shows what changed since the workspace was made, committed or not, as a git patch', async () => {
