@@ -4,7 +4,7 @@
 //
 // Everything may be read except the hidden paths; only the tree, temp
 // directories, devices, tool caches and -w paths may be written.
-import {readdirSync} from 'node:fs'
+import {readdirSync, type Dirent} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
 import {canonical, isWithin, unique} from './paths.js'
 
@@ -141,11 +141,45 @@ function bothForms(path: string): string[] {
   return unique([resolve(path), canonical(path)])
 }
 
-/** The secrets, the config's additions, minus what it gives back; then hmm's own data, whatever the config says. */
+/** How deep, and how many entries, linksWithin looks: secrets are small directories; a browser profile is not. */
+const LINK_SEARCH = {depth: 3, entries: 5000}
+
+/**
+ * Where the symbolic links inside a hidden directory lead: a key kept
+ * elsewhere and linked into ~/.ssh (as dotfile managers do) is as secret as
+ * the link, and Landlock sees only the path a file is reached by.
+ */
+function linksWithin(dir: string): string[] {
+  const targets: string[] = []
+  let budget = LINK_SEARCH.entries
+  const walk = (path: string, depth: number) => {
+    let entries: Dirent[]
+    try {
+      entries = readdirSync(path, {withFileTypes: true})
+    } catch {
+      return
+    }
+    for (const entry of entries) {
+      if (--budget < 0) return
+      const child = join(path, entry.name)
+      if (entry.isSymbolicLink()) targets.push(canonical(child))
+      else if (entry.isDirectory() && depth > 1) walk(child, depth - 1)
+    }
+  }
+  walk(dir, LINK_SEARCH.depth)
+  return targets
+}
+
+/** The secrets, the config's additions, minus what it gives back, and where links in them lead; then hmm's own data, whatever the config says. */
 function hiddenPaths(input: PolicyInput): string[] {
   const unhidden = new Set((input.unhide ?? []).map(path => resolve(path)))
-  const secrets = [...SECRETS.map(rel => join(input.home, rel)), ...SYSTEM_SECRETS, ...hostKeys(), ...(input.hide ?? [])]
-  return [...secrets.filter(path => !unhidden.has(resolve(path))), input.dataDir]
+  const secrets = [...SECRETS.map(rel => join(input.home, rel)), ...SYSTEM_SECRETS, ...hostKeys(), ...(input.hide ?? [])].filter(
+    path => !unhidden.has(resolve(path)),
+  )
+  // A link to the home directory, the tree or above them is not a secret's place: hiding it would hide the work.
+  const broad = [input.home, input.tree, input.dataDir].map(canonical)
+  const linked = secrets.flatMap(path => linksWithin(canonical(path))).filter(target => !broad.some(path => isWithin(path, target)))
+  return [...secrets, ...linked, input.dataDir]
 }
 
 /** Where the user's session listens: its runtime directory, D-Bus, Docker and Podman. */

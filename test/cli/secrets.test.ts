@@ -1,7 +1,7 @@
 // The secrets hidden by default (SPEC "Sandbox", Reading) and the config
 // file's hide/unhide: the command cannot read any of them, as root or not.
 import {execaSync} from 'execa'
-import {mkdirSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {World} from '../world.js'
@@ -82,6 +82,31 @@ describe('the sandboxed command', () => {
     const out = await tryToRead(HOME_SECRETS.map(rel => join(world.home, rel)))
     expect(out).not.toContain('READ')
     expect(out).not.toContain('secret of')
+  })
+
+  it('cannot read a secret through a symbolic link inside a hidden directory, to a file or directory kept elsewhere', async () => {
+    const linked = new World('secret-links')
+    linked.file('f.txt', 'x\n')
+    const notes = linked.write(join(linked.home, 'notes'), 'readable notes\n')
+    const keys = linked.write(join(linked.home, 'keys', 'id_ed25519'), 'linked key\n')
+    linked.write(join(linked.home, 'vault', 'aws', 'credentials'), 'linked aws\n')
+    mkdirSync(join(linked.home, '.ssh'))
+    symlinkSync(keys, join(linked.home, '.ssh', 'id_ed25519'))
+    symlinkSync(join('..', 'vault', 'aws'), join(linked.home, '.aws'))
+    mkdirSync(join(linked.home, '.kube'))
+    symlinkSync(join('..', 'vault'), join(linked.home, '.kube', 'vault'))
+    // A link to the home directory or to the root is no secret's place: hiding it would hide the work.
+    symlinkSync(linked.home, join(linked.home, '.ssh', 'home'))
+    symlinkSync('/', join(linked.home, '.kube', 'root'))
+    try {
+      const script = ['.ssh/id_ed25519', 'keys/id_ed25519', '.aws/credentials', '.kube/vault/aws/credentials', 'vault/aws/credentials']
+        .map(rel => `cat '${join(linked.home, rel)}' 2>/dev/null`)
+        .join('; ')
+      const result = await linked.hmm(['run', '--rm', 'sh', '-c', `${script}; cat '${notes}'; echo done`])
+      expect(result.stdout).toBe('readable notes\ndone\n')
+    } finally {
+      linked.dispose()
+    }
   })
 
   it('cannot read /etc/shadow, /etc/gshadow nor the ssh host keys', async () => {
