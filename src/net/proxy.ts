@@ -20,6 +20,7 @@
 import {lookup as dnsLookup, type LookupAddress} from 'node:dns'
 import {createServer, request as httpRequest, type IncomingMessage, type ServerResponse} from 'node:http'
 import {BlockList, connect, type AddressInfo, type LookupFunction, type Socket} from 'node:net'
+import {networkInterfaces} from 'node:os'
 import type {Duplex} from 'node:stream'
 import {debug} from '../ui/errors.js'
 import {canonicalHost, reach, splitHostPort, type HostRule} from './hosts.js'
@@ -32,7 +33,11 @@ const MAX_CONNECTIONS = 512
 /** Refused hosts remembered for the last line; past this many, only counted. */
 const MAX_NAMED = 1000
 
-/** This machine and its neighbours: loopback, unspecified, link-local (cloud metadata), private and shared ranges (IPv4-mapped forms included). */
+/**
+ * This machine and its neighbours: loopback, unspecified, link-local (cloud
+ * metadata), private, shared, benchmark, multicast and reserved ranges
+ * (IPv4-mapped forms included), and the machine's own addresses.
+ */
 const LOCAL = new BlockList()
 for (const [network, prefix] of [
   ['0.0.0.0', 8],
@@ -41,19 +46,56 @@ for (const [network, prefix] of [
   ['127.0.0.0', 8],
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
   ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ] as const)
   LOCAL.addSubnet(network, prefix, 'ipv4')
 for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  ['::', 96],
   ['fc00::', 7],
   ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
 ] as const)
   LOCAL.addSubnet(network, prefix, 'ipv6')
+for (const address of Object.values(networkInterfaces()).flat()) {
+  if (address) LOCAL.addAddress(address.address, address.family === 'IPv6' ? 'ipv6' : 'ipv4')
+}
+
+/** The IPv4 address inside a NAT64 (64:ff9b::/96) or 6to4 (2002::/16) address, whose traffic goes to it. */
+function embeddedIPv4(address: string): string | undefined {
+  const words = expandedIPv6(address)
+  if (!words) return undefined
+  const quad = (high: number, low: number) => [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.')
+  if (words[0] === 0x64 && words[1] === 0xff9b && words.slice(2, 6).every(word => word === 0)) return quad(words[6], words[7])
+  if (words[0] === 0x2002) return quad(words[1], words[2])
+  return undefined
+}
+
+/** An IPv6 address as its eight 16-bit words (a dotted IPv4 tail included), or undefined. */
+function expandedIPv6(address: string): number[] | undefined {
+  let text = address.toLowerCase()
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text)
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number)
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  }
+  const [head, tail, more] = text.split('::')
+  if (more !== undefined) return undefined
+  const parse = (part: string | undefined) => (part ? part.split(':').map(word => parseInt(word, 16)) : [])
+  const front = parse(head)
+  const back = parse(tail)
+  const words = tail === undefined ? front : [...front, ...Array<number>(8 - front.length - back.length).fill(0), ...back]
+  return words.length === 8 && words.every(word => Number.isInteger(word) && word >= 0 && word <= 0xffff) ? words : undefined
+}
 
 function isLocal(address: LookupAddress): boolean {
-  return LOCAL.check(address.address, address.family === 6 ? 'ipv6' : 'ipv4')
+  if (LOCAL.check(address.address, address.family === 6 ? 'ipv6' : 'ipv4')) return true
+  const inside = address.family === 6 ? embeddedIPv4(address.address) : undefined
+  return inside !== undefined && LOCAL.check(inside, 'ipv4')
 }
 
 /** Why a connection was not made: the name resolves only to local addresses its rule may not reach. */

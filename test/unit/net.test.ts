@@ -4,6 +4,7 @@
 // and that no garbage, oversized header or half-sent request ends it.
 import {createServer as createHttpServer} from 'node:http'
 import type {LookupAddress} from 'node:dns'
+import {networkInterfaces} from 'node:os'
 import {connect, createServer, type AddressInfo, type LookupFunction, type Socket} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {allows, canonicalHost, parseRule, parseRules} from '../../src/net/hosts.js'
@@ -154,6 +155,32 @@ describe('the proxy', () => {
     expect(await raw(`GET http://exact.attacker.example:${port}/e HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toContain(
       `up GET exact.attacker.example:${port} /e`,
     )
+  })
+
+  it("counts as local the IPv4 forms hidden in IPv6 (NAT64, 6to4, IPv4-compatible), reserved ranges and the machine's own addresses", async () => {
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .find(address => address && !address.internal)
+    const answers: Record<string, [string, number]> = {
+      nat64: ['64:ff9b::7f00:1', 6],
+      sixtofour: ['2002:7f00:1::1', 6],
+      compat: ['::7f00:1', 6],
+      sitelocal: ['fec0::1', 6],
+      multicast6: ['ff02::1', 6],
+      bench: ['198.18.0.1', 4],
+      multicast: ['224.0.0.1', 4],
+      reserved: ['240.0.0.1', 4],
+      ...(own ? {own: [own.address, own.family === 'IPv6' ? 6 : 4] as [string, number]} : {}),
+    }
+    const lookup: LookupFunction = (hostname, options, callback) => {
+      const [address, family] = answers[hostname.split('.')[0]] ?? ['64:ff9b::5db8:d822', 6]
+      if (options.all) (callback as unknown as (error: null, all: LookupAddress[]) => void)(null, [{address, family}])
+      else callback(null, address, family)
+    }
+    proxy = await startProxy(parseRules(['*.attacker.example']), {loopback: true}, {lookup, connectTimeout: 200})
+    for (const name of Object.keys(answers)) expect(await raw(`CONNECT ${name}.attacker.example:443 HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/)
+    // A NAT64 form of a public address is what DNS64 gives on IPv6-only networks: tried, not refused.
+    expect(await raw('CONNECT public.attacker.example:443 HTTP/1.1\r\n\r\n')).not.toMatch(/403/)
   })
 
   it('tells the client when an allowed host cannot be reached (502), for CONNECT and plain HTTP', async () => {
