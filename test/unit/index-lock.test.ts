@@ -4,8 +4,9 @@ import {execa} from 'execa'
 import {closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {gitBytes} from '../../src/git/git.js'
+import {gitBytes, type GitOptions} from '../../src/git/git.js'
 import {rewriteLocked} from '../../src/git/index-trust.js'
+import {readerOf} from '../../src/platform/confined.js'
 import {PROJECT} from '../world.js'
 
 const dirs: string[] = []
@@ -19,6 +20,13 @@ async function repo(): Promise<{dir: string; index: string}> {
   writeFileSync(join(dir, 'a.txt'), 'a\n')
   await execa('git', ['add', 'a.txt'], {cwd: dir})
   return {dir, index: join(dir, '.git', 'index')}
+}
+
+/** git reading the repository as hmm's git reads a workspace: confined, writing only its .git (platform/confined.ts). */
+function asWorkspace(dir: string): NonNullable<GitOptions['readsWorkspace']> {
+  const root = mkdtempSync(join(PROJECT, '.test-worlds', 'index-lock-root-'))
+  dirs.push(root)
+  return {label: 'w', reader: readerOf({tree: dir, root}, join(root, 'data'), join(dir, '.git'))}
 }
 
 /** Another writer takes the lock the way git does: created exclusively. */
@@ -74,7 +82,9 @@ describe.skipIf(process.platform !== 'linux')('a git stopped while it waits on a
     const {dir, index} = await repo()
     await execa('mkfifo', [join(dir, 'fifo')])
     otherWritersLock(index)
-    await expect(gitBytes(['hash-object', 'fifo'], {cwd: dir, env: {GIT_INDEX_FILE: index}, readsWorkspace: 'w'})).rejects.toThrow(/waiting on a FIFO/)
+    await expect(gitBytes(['hash-object', 'fifo'], {cwd: dir, env: {GIT_INDEX_FILE: index}, readsWorkspace: asWorkspace(dir)})).rejects.toThrow(
+      /waiting on a FIFO/,
+    )
     expect(readFileSync(`${index}.lock`, 'utf8')).toBe("another writer's index")
   })
 
@@ -84,7 +94,7 @@ describe.skipIf(process.platform !== 'linux')('a git stopped while it waits on a
     mkdirSync(join(dir, 'sub', '.git', 'objects'), {recursive: true})
     mkdirSync(join(dir, 'sub', '.git', 'refs'))
     await execa('mkfifo', [join(dir, 'sub', '.git', 'HEAD')])
-    await expect(gitBytes(['add', '--all'], {cwd: dir, env: {GIT_INDEX_FILE: index}, readsWorkspace: 'w'})).rejects.toThrow(/waiting on a FIFO/)
+    await expect(gitBytes(['add', '--all'], {cwd: dir, env: {GIT_INDEX_FILE: index}, readsWorkspace: asWorkspace(dir)})).rejects.toThrow(/waiting on a FIFO/)
     expect(existsSync(`${index}.lock`)).toBe(false)
   })
 })
