@@ -197,6 +197,17 @@ static int close_fds_range(unsigned lo, unsigned hi)
 	return -1;
 }
 
+void stdio_to_null(void)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0)
+		return;
+	dup2(null, 0);
+	dup2(null, 1);
+	dup2(null, 2);
+	close(null);
+}
+
 static int keep_fd(int fd, int k1, int k2)
 {
 	return fd < 3 || fd == k1 || fd == k2;

@@ -106,6 +106,8 @@ struct exec_opts {
 int is_locked(const char *path);
 /* Closes every descriptor above 2 but k1 and k2 (-1: none). */
 void close_other_fds(int k1, int k2);
+/* Points stdin, stdout and stderr at /dev/null (a process that must hold nothing of the terminal). */
+void stdio_to_null(void);
 int cmd_locked(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 

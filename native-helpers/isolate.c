@@ -381,13 +381,7 @@ void isolate_init(pid_t command, int lock, int end_with_command)
 	 * it was given. Not dumpable: no process of the namespace may look into
 	 * it (Landlock already forbids tracing it), its lock least of all. */
 	close_other_fds(lock, status_w);
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null >= 0) {
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
-		close(null);
-	}
+	stdio_to_null();
 	prctl(PR_SET_DUMPABLE, 0);
 	sigset_t set;
 	passed_on_set(&set);

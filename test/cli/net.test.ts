@@ -8,10 +8,11 @@ import {execa} from 'execa'
 import {readFileSync} from 'node:fs'
 import {createServer as createHttpServer} from 'node:http'
 import {createServer as createHttpsServer} from 'node:https'
-import {createServer, type AddressInfo} from 'node:net'
+import {type AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {World, workspaceLine} from '../world.js'
+import {hostServer} from '../host-server.js'
 
 let world: World
 const servers: Array<{close(): unknown}> = []
@@ -19,18 +20,6 @@ afterEach(() => {
   for (const server of servers.splice(0)) server.close()
   world?.dispose()
 })
-
-/** An HTTP server on the host's loopback that counts who came. */
-async function hostServer(): Promise<{port: number; connections: () => number}> {
-  let count = 0
-  const server = createServer(socket => {
-    count++
-    socket.end('HTTP/1.0 200 OK\r\n\r\nreached\n')
-  })
-  servers.push(server)
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  return {port: (server.address() as AddressInfo).port, connections: () => count}
-}
 
 const configFile = () => join(world.home, '.config', 'hmm', 'config.toml')
 
@@ -45,7 +34,7 @@ net.connect(${port}, '127.0.0.1').on('connect', () => console.log('host-reached'
 describe('--net none', () => {
   it("leaves hmm run's command only its own loopback: curl and node cannot reach the host's loopback or an external address", async () => {
     world = new World('net-none-run')
-    const host = await hostServer()
+    const host = await hostServer(servers)
     const script = `curl -sS -m 10 http://127.0.0.1:${host.port}/ >/dev/null 2>&1 || echo curl-refused
 curl -sS -m 10 http://1.1.1.1/ >/dev/null 2>&1 || echo external-refused
 '${process.execPath}' -e "${nodeScript(host.port).replace(/"/g, '\\"')}"`
@@ -57,7 +46,7 @@ curl -sS -m 10 http://1.1.1.1/ >/dev/null 2>&1 || echo external-refused
 
   it('applies to hmm exec, and only to the command it is given to', async () => {
     world = new World('net-none-exec')
-    const host = await hostServer()
+    const host = await hostServer(servers)
     const made = await world.hmm(['run', '-n', 'ws', 'true'])
     expect(made.exitCode, made.stderr).toBe(0)
     const curl = `curl -sS -m 10 http://127.0.0.1:${host.port}/ 2>/dev/null || echo refused`
@@ -71,7 +60,7 @@ curl -sS -m 10 http://1.1.1.1/ >/dev/null 2>&1 || echo external-refused
 
   it('is what net = "none" in the config file gives, and what hmm sandbox shows', async () => {
     world = new World('net-none-config')
-    const host = await hostServer()
+    const host = await hostServer(servers)
     world.write(configFile(), 'net = "none"\n')
     const result = await world.hmm(['run', '--rm', 'sh', '-c', `curl -sS -m 10 http://127.0.0.1:${host.port}/ 2>/dev/null || echo refused`])
     expect(result.stdout).toBe('refused\n')
@@ -221,7 +210,7 @@ describe('--net HOST,...', () => {
 
   it('leaves no other way out: direct TCP to the host, UDP and DNS fail', async () => {
     world = new World('net-hosts-direct')
-    const host = await hostServer()
+    const host = await hostServer(servers)
     const script = [
       `curl -sS -m 10 --noproxy '*' http://127.0.0.1:${host.port}/ >/dev/null 2>&1 || echo direct-refused`,
       'getent hosts example.com >/dev/null || echo no-dns',

@@ -8,10 +8,11 @@
 import {randomBytes} from 'node:crypto'
 import {createSocket} from 'node:dgram'
 import {mkdirSync} from 'node:fs'
-import {createServer, type AddressInfo, type Server} from 'node:net'
+import {createServer, type Server} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {execArgs, run, world} from './support.js'
+import {hostServer} from '../host-server.js'
 
 const policy = (w: string) => ['--read', '/', '--write', w, '--dev', '/dev']
 
@@ -19,18 +20,6 @@ const servers: Array<{close(): unknown}> = []
 afterEach(() => {
   for (const server of servers.splice(0)) server.close()
 })
-
-/** A TCP server on the host's loopback that answers "reached" and counts who came. */
-async function hostServer(): Promise<{port: number; connections: () => number}> {
-  let count = 0
-  const server = createServer(socket => {
-    count++
-    socket.end('HTTP/1.0 200 OK\r\n\r\nreached\n')
-  })
-  servers.push(server)
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  return {port: (server.address() as AddressInfo).port, connections: () => count}
-}
 
 function workspace(name: string): {ws: string; lock: string} {
   const w = world(name)
@@ -51,7 +40,7 @@ for (["unix", AF_UNIX, SOCK_STREAM], ["inet", AF_INET, SOCK_STREAM], ["inet6", A
 describe('hmm-helper exec --net none', () => {
   it("leaves only its own loopback: the host's loopback servers, TCP and UDP, and external addresses are out of reach", async () => {
     const {ws, lock} = workspace('net-none')
-    const tcp = await hostServer()
+    const tcp = await hostServer(servers)
     let datagrams = 0
     const udp = createSocket('udp4', () => datagrams++)
     servers.push(udp)
@@ -119,7 +108,7 @@ describe('hmm-helper exec --net proxy', () => {
   it('bridges its loopback port to the proxy and to nothing else', async () => {
     const {ws, lock} = workspace('net-proxy')
     const {name} = await standIn()
-    const tcp = await hostServer()
+    const tcp = await hostServer(servers)
     const port = 39000 + Math.floor(Math.random() * 1000)
     const script = [
       `'${process.execPath}' -e "const c = require('net').connect(${port}, '127.0.0.1', () => c.end('hello')); c.pipe(process.stdout)"; echo`,
