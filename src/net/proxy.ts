@@ -61,8 +61,17 @@ for (const [network, prefix] of [
   ['ff00::', 8],
 ] as const)
   LOCAL.addSubnet(network, prefix, 'ipv6')
-for (const address of Object.values(networkInterfaces()).flat()) {
-  if (address) LOCAL.addAddress(address.address, address.family === 'IPv6' ? 'ipv6' : 'ipv4')
+let ownAdded = false
+
+/** The ranges, with the machine's own addresses added the first time a name is checked (not at every hmm start). */
+function localRanges(): BlockList {
+  if (!ownAdded) {
+    for (const address of Object.values(networkInterfaces()).flat()) {
+      if (address) LOCAL.addAddress(address.address, address.family === 'IPv6' ? 'ipv6' : 'ipv4')
+    }
+    ownAdded = true
+  }
+  return LOCAL
 }
 
 /** The IPv4 address inside a NAT64 (64:ff9b::/96) or 6to4 (2002::/16) address, whose traffic goes to it. */
@@ -93,9 +102,9 @@ function expandedIPv6(address: string): number[] | undefined {
 }
 
 function isLocal(address: LookupAddress): boolean {
-  if (LOCAL.check(address.address, address.family === 6 ? 'ipv6' : 'ipv4')) return true
+  if (localRanges().check(address.address, address.family === 6 ? 'ipv6' : 'ipv4')) return true
   const inside = address.family === 6 ? embeddedIPv4(address.address) : undefined
-  return inside !== undefined && LOCAL.check(inside, 'ipv4')
+  return inside !== undefined && localRanges().check(inside, 'ipv4')
 }
 
 /** Why a connection was not made: the name resolves only to local addresses its rule may not reach. */
