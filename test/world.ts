@@ -43,6 +43,9 @@ export function removeWorld(root: string): void {
   rmSync(root, {recursive: true, force: true})
 }
 
+/** execa's options for a run of hmm; cwd only as a path (the world's directories are strings). */
+export type HmmOptions = Options & {cwd?: string}
+
 export interface HmmResult {
   exitCode: number
   stdout: string
@@ -109,7 +112,7 @@ export class World {
     return join(this.home, '.local', 'share', 'hmm')
   }
 
-  async hmm(args: string[], options: Options & {cwd?: string} = {}): Promise<HmmResult> {
+  async hmm(args: string[], options: HmmOptions = {}): Promise<HmmResult> {
     const result = (await execa(process.execPath, [BIN, ...args], {
       cwd: this.origin,
       env: this.env,

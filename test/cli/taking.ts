@@ -3,8 +3,7 @@
 import {createHash} from 'node:crypto'
 import {lstatSync, readdirSync, readFileSync, readlinkSync} from 'node:fs'
 import {join} from 'node:path'
-import type {Options} from 'execa'
-import {type HmmResult, type World, workspaceLine} from '../world.js'
+import {type HmmOptions, type HmmResult, type World, workspaceLine} from '../world.js'
 
 export interface Made {
   id: string
@@ -14,7 +13,7 @@ export interface Made {
 }
 
 /** hmm's output exactly as printed (final newlines kept). */
-export function hmm(world: World, args: string[], options: Options = {}): Promise<HmmResult> {
+export function hmm(world: World, args: string[], options: HmmOptions = {}): Promise<HmmResult> {
   return world.hmm(args, {stripFinalNewline: false, ...options})
 }
 
@@ -49,7 +48,7 @@ export function said(stderr: string): string[] {
 }
 
 /** hmm merge or pr without the lines naming the commits they take (review.test.ts holds those to SPEC). */
-export async function taking(world: World, args: string[], options: Options = {}): Promise<HmmResult> {
+export async function taking(world: World, args: string[], options: HmmOptions = {}): Promise<HmmResult> {
   const result = await hmm(world, args, options)
   return {...result, stderr: result.stderr.replace(/^hmm: taking [0-9a-f]{7,} .*\n/gm, '')}
 }
