@@ -5,6 +5,7 @@ import {colours} from '../ui/colour.js'
 import {dataDir} from '../platform/index.js'
 import {workingOrigin} from '../workspaces/context.js'
 import {statuses} from '../workspaces/status.js'
+import {settleMerge} from '../workspaces/merging.js'
 import {Store} from '../workspaces/store.js'
 import {Workspace} from '../workspaces/workspace.js'
 
@@ -18,7 +19,8 @@ export interface ListOptions {
 export function listing(options: ListOptions): string {
   const data = dataDir()
   const store = Store.openExisting(data)
-  const rows = store ? store.list(options.all ? undefined : workingOrigin()) : []
+  // A merge left at conflicts that the user has since committed counts as merged (workspaces/merging.ts).
+  const rows = store ? store.list(options.all ? undefined : workingOrigin()).map(row => settleMerge(store, row)) : []
   store?.close()
   const workspaces = rows.map(row => new Workspace(row, data))
   const states = statuses(workspaces)

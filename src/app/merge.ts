@@ -7,13 +7,15 @@
 // workspace's repository only inside the sandbox; every object is checked
 // on its way into the origin). `git merge` then runs in the origin, the
 // user's own repository, with the user's own config and hooks.
+import {resolve} from 'node:path'
 import {say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
 import {recordWork} from '../workspaces/work.js'
 import {hmmRef} from '../git/bundle.js'
 import {takeForGit, takenState, warnUncommitted} from './commits.js'
-import {git, gitMessages} from '../git/git.js'
+import {git, gitLine, gitMessages} from '../git/git.js'
 import {relabelConflicts, unmergedPaths} from '../git/conflicts.js'
+import {programPath} from '../platform/programs.js'
 
 async function headOf(origin: string): Promise<string | undefined> {
   const head = await git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {cwd: origin, okStatuses: [1]})
@@ -47,6 +49,11 @@ export async function mergeWorkspace(key: string | undefined, options: {force: b
       const unmerged = await unmergedPaths({cwd: origin})
       if (unmerged.length > 0) {
         relabelConflicts(origin, unmerged, [{marker: '>>>>>>>', from: hmmRef(workspace), to: `workspace ${workspace.label}`}])
+        // The user ends this merge without hmm: what tells that it was committed, and what it takes back then.
+        const mergeHead = resolve(origin, await gitLine(['rev-parse', '--git-path', 'MERGE_HEAD'], {cwd: origin}))
+        const pending = {tip: taken.tip, mergeHead, git: programPath('git') ?? 'git', state: takenState(taken), commits: null, files: null, taken: null}
+        context.store.update(workspace.id, {pendingMerge: pending})
+        await recordWork(context.store, workspace, context.data)
         say(`merging workspace ${workspace.label} into ${target} stopped at conflicts: resolve them and commit (git status lists them)`)
       } else {
         say(`could not merge workspace ${workspace.label} into ${target}:`)
@@ -55,7 +62,7 @@ export async function mergeWorkspace(key: string | undefined, options: {force: b
       warnUncommitted(workspace, taken)
       return 1
     }
-    context.store.update(workspace.id, {takenState: takenState(taken), takenBy: 'merged'})
+    context.store.update(workspace.id, {takenState: takenState(taken), takenBy: 'merged', pendingMerge: null})
     await recordWork(context.store, workspace, context.data)
     const after = await headOf(origin)
     const how = after === taken.tip && before !== taken.tip ? ' (fast-forward)' : before === after ? ' (already merged)' : ''

@@ -26,9 +26,9 @@ export const HELPER_PATH = locate()
 /**
  * node:child_process, loaded when the helper first runs: listing mostly
  * does not run it, and loading the module (net, streams) is a seventh of
- * `hmm ls`'s time.
+ * `hmm ls`'s time. Listing's other rare child (git/head-holds.ts) loads it here too.
  */
-function childProcess(): typeof ChildProcess {
+export function childProcess(): typeof ChildProcess {
   return createRequire(import.meta.url)('node:child_process') as typeof ChildProcess
 }
 

@@ -47,6 +47,29 @@ export interface WorkspaceRow {
   workTaken: TakenKind | null
   /** Bytes the clone took on disk when made (0: it shares its blocks; null: not known). */
   size: number | null
+  /** A merge of its commits that stopped at conflicts, which the user may still commit (null: none). */
+  pendingMerge: PendingMerge | null
+}
+
+/**
+ * What `hmm merge` leaves when it stops at conflicts: the user ends that
+ * merge in the origin, by hand, without hmm. Listing tells that it ended
+ * from `mergeHead` no longer naming `tip`, and asks the origin once whether
+ * its HEAD holds `tip`; if so the workspace was taken back as `state`, and
+ * WORK becomes what a merge that had not stopped would have recorded.
+ */
+export interface PendingMerge {
+  /** The commit merged (refs/hmm/<id>). */
+  tip: string
+  /** The origin's MERGE_HEAD file, which names `tip` until the merge is committed or given up. */
+  mergeHead: string
+  /** The git that hmm merge ran, checked then (platform/programs.ts): listing runs that one. */
+  git: string
+  /** The takenState and WORK the merge would have recorded, kept current by every later look (workspaces/work.ts). */
+  state: string
+  commits: number | null
+  files: number | null
+  taken: TakenKind | null
 }
 
 export type TakenKind = 'merged' | 'applied' | 'pushed'
@@ -76,6 +99,7 @@ const MIGRATIONS: string[] = [
    ALTER TABLE workspaces ADD COLUMN work_files INTEGER;
    ALTER TABLE workspaces ADD COLUMN work_taken TEXT;
    ALTER TABLE workspaces ADD COLUMN size INTEGER;`,
+  `ALTER TABLE workspaces ADD COLUMN pending_merge TEXT;`,
 ]
 
 /**
@@ -162,22 +186,34 @@ const COLUMNS: Record<keyof WorkspaceRow, string> = {
   workFiles: 'work_files',
   workTaken: 'work_taken',
   size: 'size',
+  pendingMerge: 'pending_merge',
 }
 
 const SELECT = `SELECT ${Object.entries(COLUMNS)
   .map(([key, column]) => `${column} AS ${key}`)
   .join(', ')} FROM workspaces`
 
-type RawRow = Omit<WorkspaceRow, 'command' | 'active' | 'writable'> & {command: string; active: number; writable: string}
-
-function fromRaw(raw: RawRow): WorkspaceRow {
-  return {...raw, command: JSON.parse(raw.command) as string[], active: raw.active > 0, writable: JSON.parse(raw.writable) as string[]}
+type RawRow = Omit<WorkspaceRow, 'command' | 'active' | 'writable' | 'pendingMerge'> & {
+  command: string
+  active: number
+  writable: string
+  pendingMerge: string | null
 }
 
-/** A field as SQLite stores it: booleans as 0/1, lists as JSON. */
+function fromRaw(raw: RawRow): WorkspaceRow {
+  return {
+    ...raw,
+    command: JSON.parse(raw.command) as string[],
+    active: raw.active > 0,
+    writable: JSON.parse(raw.writable) as string[],
+    pendingMerge: raw.pendingMerge === null ? null : (JSON.parse(raw.pendingMerge) as PendingMerge),
+  }
+}
+
+/** A field as SQLite stores it: booleans as 0/1, lists and records as JSON. */
 function toColumn(value: unknown): unknown {
   if (typeof value === 'boolean') return Number(value)
-  if (Array.isArray(value)) return JSON.stringify(value)
+  if (typeof value === 'object' && value !== null) return JSON.stringify(value)
   return value
 }
 

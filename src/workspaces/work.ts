@@ -13,6 +13,7 @@ import {readWorkspaceHead} from '../git/workspace-head.js'
 import {debug} from '../ui/errors.js'
 import type {Store, TakenKind, WorkspaceRow} from './store.js'
 import {Workspace} from './workspace.js'
+import {settleMerge} from './merging.js'
 
 export function stateKey(head: string | null, tree: string): string {
   return `${head ?? '-'} ${tree}`
@@ -66,37 +67,50 @@ export interface Work {
   taken: TakenKind | null
 }
 
+/** What WORK shows for the state `now` (HEAD `head`), given how the work was last taken back (`taken`, a state, by `by`). */
+async function workSince(workspace: Workspace, data: string, head: string | null, now: string, taken: string | null, by: TakenKind | null): Promise<Work> {
+  if (now === originalState(workspace.row)) return {commits: 0, files: 0, taken: null}
+  if (now === taken) return {commits: 0, files: 0, taken: by}
+  const nowTree = now.slice(now.indexOf(' ') + 1)
+  // Still on the commit last taken back: only what changed since is left to take.
+  if (taken !== null && taken.startsWith(`${head ?? '-'} `)) {
+    const takenTree = taken.slice(taken.indexOf(' ') + 1)
+    // Merged or pushed with changes it did not commit, the state taken is the commit's tree: what
+    // the origin already had uncommitted when the workspace was made differs from it, but is not the workspace's.
+    const files = by === 'applied' ? await changedFiles(workspace, takenTree, nowTree) : await ownUncommitted(workspace, takenTree, nowTree)
+    return files === 0 ? {commits: 0, files: 0, taken: by} : {commits: 0, files, taken: null}
+  }
+  return {...(await countWork(workspace, data, head, nowTree)), taken: null}
+}
+
 /**
  * Looks at what the workspace holds now and records it for WORK, so that
  * listing never reads a tree. Called when a command exits and when diff,
  * apply, merge and pr have looked. What cannot be told is recorded as not
- * known (`?`), never as nothing.
+ * known (`?`), never as nothing. A merge left at conflicts (merging.ts) is
+ * settled first if it ended; if it goes on, what WORK will be once it is
+ * committed is recorded beside.
  */
 export async function recordWork(store: Store, looked: Workspace, data: string): Promise<Work> {
-  let work: Work = {commits: null, files: null, taken: null}
+  const unknown: Work = {commits: null, files: null, taken: null}
+  let work = unknown
   // Read again: what apply, merge or pr just recorded counts.
-  const row = store.get(looked.id)
-  if (!row) return work
+  const found = store.get(looked.id)
+  if (!found) return work
+  const row = settleMerge(store, found)
   const workspace = new Workspace(row, data)
+  let pending = row.pendingMerge
   try {
     const head = stateHead(workspace)
-    if (head !== undefined && workspace.row.forkTree) {
+    if (head !== undefined && row.forkTree) {
       const now = stateKey(head, await treeNow(workspace))
-      const taken = workspace.row.takenState
-      if (now === originalState(workspace.row)) work = {commits: 0, files: 0, taken: null}
-      else if (now === taken) work = {commits: 0, files: 0, taken: workspace.row.takenBy}
-      else {
-        const nowTree = now.slice(now.indexOf(' ') + 1)
-        // Still on the commit last taken back: only what changed since is left to take.
-        const sinceTaken = taken !== null && taken.startsWith(`${head ?? '-'} `)
-        work = sinceTaken
-          ? {commits: 0, files: await changedFiles(workspace, taken.slice(taken.indexOf(' ') + 1), nowTree), taken: null}
-          : {...(await countWork(workspace, data, head, nowTree)), taken: null}
-      }
-    }
+      work = await workSince(workspace, data, head, now, row.takenState, row.takenBy)
+      if (pending) pending = {...pending, ...(await workSince(workspace, data, head, now, pending.state, 'merged'))}
+    } else if (pending) pending = {...pending, ...unknown}
   } catch (error) {
     debug(`could not count the work of workspace ${workspace.label}: ${(error as Error).message}`)
+    if (pending) pending = {...pending, ...unknown}
   }
-  store.update(workspace.id, {workCommits: work.commits, workFiles: work.files, workTaken: work.taken})
+  store.update(workspace.id, {workCommits: work.commits, workFiles: work.files, workTaken: work.taken, pendingMerge: pending})
   return work
 }

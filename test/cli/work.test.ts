@@ -78,6 +78,32 @@ describe('WORK', () => {
     expect(await workCell(other.id)).toBe('1 file')
   })
 
+  it('says merged once the user resolved a merge that stopped at conflicts and committed, not before, not if given up', async () => {
+    world = new World('work-resolved')
+    await world.gitRepo()
+    await world.git(['commit', '-qam', 'clean start'])
+    const conflicting = 'echo workspace > src/main.c && git commit -qam ws'
+    const resolved = workspaceLine((await world.hmm(['run', '-n', 'r', 'sh', '-c', `${conflicting} && echo loose > loose.txt`])).stderr)
+    const abandoned = workspaceLine((await world.hmm(['run', '-n', 'g', 'sh', '-c', conflicting])).stderr)
+    world.file('src/main.c', 'origin\n')
+    await world.git(['commit', '-qam', 'origin'])
+
+    expect((await world.hmm(['merge', 'g'])).exitCode).toBe(1)
+    await world.git(['merge', '--abort'])
+    expect((await world.hmm(['merge', 'r'])).exitCode).toBe(1)
+    // Stopped at conflicts: not merged yet.
+    expect(await workCell(resolved.id)).toBe('1 commit, 1 file')
+    world.file('src/main.c', 'both\n')
+    await world.git(['commit', '-qam', 'resolved'])
+    // Its commit is in the branch now; what it did not commit is still its own.
+    expect(await workCell(resolved.id)).toBe('1 file')
+    expect(await listed(resolved.id)).toMatchObject({commits: 0, files: 1})
+    expect(await workCell(abandoned.id)).toBe('1 commit')
+    // Once its loose file is gone, nothing is left to take: merged.
+    await world.hmm(['exec', 'r', 'rm', 'loose.txt'])
+    expect(await workCell(resolved.id)).toBe('merged')
+  }, 180_000) // a dozen hmm commands: past a minute on a loaded machine
+
   it('is ? while running, and listing does not read the tree', async () => {
     world = new World('work-unknown')
     const marker = join(world.home, 'finish')
