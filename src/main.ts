@@ -26,6 +26,9 @@ const COMMAND_FLAGS = new Map([
 /** Flags oclif answers itself, before any command. */
 const TOP_FLAGS = new Set(['--help', '-h'])
 
+/** hmm's version asked for with a flag (-V as in most CLIs). */
+const VERSION_FLAGS = new Set(['--version', '-V'])
+
 /**
  * The command line as oclif should see it: `hmm -a`, `hmm --json` and other
  * flags alone are `hmm ls`'s; a mistyped command is refused here, with the
@@ -33,9 +36,13 @@ const TOP_FLAGS = new Set(['--help', '-h'])
  */
 function normalize(argv: string[]): string[] {
   const first = argv[0]
-  if (first === undefined || TOP_FLAGS.has(first)) return argv
-  // One answer for both (oclif's own would name the package, hmm-sandbox).
-  if (first === '--version' && argv.length === 1) return ['version']
+  if (first === undefined) return argv
+  // `hmm -h CMD` is `hmm help CMD`, a mistyped CMD answered the same way.
+  if (TOP_FLAGS.has(first)) return argv.length > 1 && !argv[1].startsWith('-') ? ['help', ...argv.slice(1)] : argv
+  // Asked for before any command, the version is the answer, whatever follows (as git does);
+  // one answer for both forms (oclif's own would name the package, hmm-sandbox).
+  const command = argv.findIndex(word => !word.startsWith('-'))
+  if (argv.slice(0, command === -1 ? argv.length : command).some(flag => VERSION_FLAGS.has(flag))) return ['version']
   if (first.startsWith('-')) return ['ls', ...argv]
   if (!Object.hasOwn(COMMANDS, first)) throw new HmmError(unknownCommand(first, Object.keys(COMMANDS)))
   return argv

@@ -48,12 +48,19 @@ describe('help', () => {
     expect(version.stdout).toMatch(/^hmm\/\d+\.\d+\.\d+ /)
     expect(version.exitCode).toBe(0)
     expect((await world.hmm(['--version'])).stdout).toBe(version.stdout)
+    // What follows --version does not matter, as with git; -V is --version, as in most CLIs.
+    for (const args of [['--version', 'x'], ['-V'], ['-V', 'ls', '--jsn'], ['-a', '--version']]) {
+      expect(await world.hmm(args), args.join(' ')).toEqual({exitCode: 0, stdout: version.stdout, stderr: ''})
+    }
+    // Not in ls's place: ls has no --version.
+    expect((await world.hmm(['ls', '--version'])).stderr).toBe('hmm: unknown flag --version for hmm ls\n')
   })
 
   it('suggests the nearest command for a mistyped one, and says flag errors in one line', async () => {
     world = new World('mistyped')
     expect(await world.hmm(['lst'])).toEqual({exitCode: 1, stdout: '', stderr: 'hmm: unknown command lst; did you mean ls?\n'})
     expect(await world.hmm(['help', 'exce'])).toEqual({exitCode: 1, stdout: '', stderr: 'hmm: unknown command exce; did you mean exec?\n'})
+    expect(await world.hmm(['-h', 'exce'])).toEqual({exitCode: 1, stdout: '', stderr: 'hmm: unknown command exce; did you mean exec?\n'})
     expect((await world.hmm(['frobnicate'])).stderr).toBe('hmm: unknown command frobnicate (hmm help lists the commands)\n')
     expect(await world.hmm(['ls', '--jsn'])).toEqual({exitCode: 1, stdout: '', stderr: 'hmm: unknown flag --jsn for hmm ls\n'})
     expect((await world.hmm(['--jsn'])).stderr).toBe('hmm: unknown flag --jsn for hmm ls\n')
