@@ -8,14 +8,18 @@ import {currentPlatform} from '../platform/index.js'
 import {HmmError, say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
 import {status} from '../workspaces/status.js'
+import {lockedFiles} from '../native/helper.js'
+import type {Launch} from '../platform/launch.js'
 import {
   commandEnded,
   commandOrShell,
   givenWritable,
   sandboxWritable,
   sayAgentProfile,
+  sayInterrupted,
   startInWorkspace,
   waitForCommand,
+  whileStarting,
   withNetFlag,
   workspaceLine,
 } from './session.js'
@@ -52,10 +56,24 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     // Where the user is, as run does; the tree's top if the command removed that directory.
     const place = workspace.treeDirFor(context.cwd)
     const cwd = lstatSync(place, {throwIfNoEntry: false})?.isDirectory() ? place : workspace.tree
-    const running = await startInWorkspace(context, workspace, {platform, writable, command, settings, cwd})
+    // Until the command starts, a signal means: give up and say so (the workspace stays as it was).
+    const starting = whileStarting()
+    let running: Launch | undefined
+    try {
+      running = await startInWorkspace(context, workspace, {platform, writable, command, settings, cwd})
+      starting.check()
+    } catch (error) {
+      running?.abort()
+      await running?.outcome.catch(() => undefined)
+      context.store.commandEnded(workspace.id, lockedFiles([workspace.lock])[0])
+      starting.stop()
+      const interruptedBy = starting.interruptedBy()
+      if (interruptedBy) return sayInterrupted(interruptedBy)
+      throw error
+    }
     sayAgentProfile(settings)
     say(workspaceLine(workspace))
-    const exitStatus = await waitForCommand(running, command)
+    const exitStatus = await waitForCommand(running, command, starting)
     await commandEnded(context, workspace)
     return exitStatus
   } finally {

@@ -20,17 +20,18 @@ import {Context} from '../workspaces/context.js'
 import {newId} from '../workspaces/ids.js'
 import {checkName} from '../workspaces/names.js'
 import {removeWorkspace} from '../workspaces/remove.js'
+import type {Store} from '../workspaces/store.js'
 import {Workspace} from '../workspaces/workspace.js'
 import {
   commandEnded,
   commandOrShell,
-  FORWARDED,
   givenWritable,
   sandboxWritable,
   sayAgentProfile,
-  signalNumber,
+  sayInterrupted,
   startInWorkspace,
   waitForCommand,
+  whileStarting,
   withNetFlag,
   workspaceLine,
 } from './session.js'
@@ -126,8 +127,15 @@ function noteFullCopy(context: Context, size: number | null): void {
   warn(`no copy-on-write on this file system: the workspace is a full copy (${formatBytes(size)})`)
 }
 
-/** Signals that, while the tree is still being made, mean "give up". */
-const ABORTING = new Set<NodeJS.Signals>(['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT'])
+/** Removes what was made of a workspace whose command never started; false if that failed (it then shows as broken). */
+async function removeUnstarted(store: Store, workspace: Workspace): Promise<boolean> {
+  try {
+    await removeWorkspace(store, workspace)
+    return true
+  } catch {
+    return false
+  }
+}
 
 export async function runWorkspace(request: RunRequest): Promise<number> {
   const context = new Context()
@@ -139,42 +147,37 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   const writable = sandboxWritable(context, platform, given, settings)
   makeAgentPlaces(settings)
   const store = context.store
-  const workspace = new Workspace(store.reserve({name: request.name ?? null, origin: context.origin, command, writable: given}, newId), context.data)
-  mkdirSync(workspace.root, {recursive: true, mode: 0o700})
-  writeFileSync(workspace.lock, '')
-
-  // Started in the subdirectory of the tree the user is in (the origin is the repository's top).
-  const cwd = workspace.treeDirFor(context.cwd)
-  const running: Launch = await startInWorkspace(context, workspace, {platform, writable, command, settings, cwd})
-
-  // While the tree is being made, a signal means: give up and leave nothing behind.
-  const making = new AbortController()
-  let interruptedBy: NodeJS.Signals | undefined
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (!ABORTING.has(signal)) return
-    interruptedBy ??= signal
-    making.abort()
-  }
-  for (const signal of FORWARDED) process.on(signal, onSignal)
-
+  // From the reservation until the command starts, a signal means: give up, leave nothing behind, say so.
+  const starting = whileStarting()
+  let workspace: Workspace | undefined
+  let running: Launch | undefined
   try {
-    const record = await makeTree(workspace, making.signal)
-    if (interruptedBy) throw new HmmError(`interrupted`)
+    workspace = new Workspace(store.reserve({name: request.name ?? null, origin: context.origin, command, writable: given}, newId), context.data)
+    mkdirSync(workspace.root, {recursive: true, mode: 0o700})
+    writeFileSync(workspace.lock, '')
+    // Started in the subdirectory of the tree the user is in (the origin is the repository's top).
+    const cwd = workspace.treeDirFor(context.cwd)
+    running = await startInWorkspace(context, workspace, {platform, writable, command, settings, cwd})
+    starting.check()
+    const record = await makeTree(workspace, starting.signal)
+    starting.check()
     store.update(workspace.id, {state: 'ready', ...record})
     noteFullCopy(context, record.size)
   } catch (error) {
-    running.abort()
-    await running.outcome.catch(() => undefined)
-    await removeWorkspace(store, workspace).catch(() => undefined)
-    if (interruptedBy) return 128 + signalNumber(interruptedBy)
-    throw error
-  } finally {
-    for (const signal of FORWARDED) process.off(signal, onSignal)
+    running?.abort()
+    await running?.outcome.catch(() => undefined)
+    const removed = workspace && (await removeUnstarted(store, workspace))
+    // Listened to until here: a second Ctrl-C does not cut the clean-up short.
+    starting.stop()
+    const interruptedBy = starting.interruptedBy()
+    if (!interruptedBy) throw error
+    if (!workspace) return sayInterrupted(interruptedBy)
+    return sayInterrupted(interruptedBy, `: workspace ${workspace.label} ${removed ? 'removed' : 'is left broken (hmm rm removes it)'}`)
   }
 
   sayAgentProfile(settings)
   say(workspaceLine(workspace))
-  const status = await waitForCommand(running, command)
+  const status = await waitForCommand(running, command, starting)
 
   if (request.removeAfter) {
     // What the command left running goes first: nothing of the workspace may race its removal.

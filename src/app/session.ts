@@ -136,13 +136,65 @@ function statusOf(outcome: Outcome, command: string[]): number {
 export const FORWARDED: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2']
 const FROM_TERMINAL = new Set<NodeJS.Signals>(['SIGINT', 'SIGQUIT'])
 
+/** Signals that, while hmm is still starting the command, mean "give up". */
+const ABORTING = new Set<NodeJS.Signals>(['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT'])
+
+export interface Starting {
+  /** Aborted by the first such signal: what is being made stops. */
+  signal: AbortSignal
+  /** The signal that interrupted hmm, if one did. */
+  interruptedBy(): NodeJS.Signals | undefined
+  /** Throws Interrupted if a signal came. */
+  check(): void
+  stop(): void
+}
+
+/** What a signal that came while hmm was starting the command throws. */
+class Interrupted extends Error {}
+
+/**
+ * Until the command starts, a signal (Ctrl-C at the terminal reaches hmm
+ * and its children at once) means: give up. Node's default would end hmm
+ * there and then, saying nothing and leaving a half-made workspace; hmm
+ * instead notes it, stops what it is making, and its caller cleans up and
+ * says so. Listens from now until stop() (waitForCommand stops it once its
+ * own listeners are on, so no signal falls between them).
+ */
+export function whileStarting(): Starting {
+  const making = new AbortController()
+  let interruptedBy: NodeJS.Signals | undefined
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (!ABORTING.has(signal)) return
+    interruptedBy ??= signal
+    making.abort()
+  }
+  for (const signal of FORWARDED) process.on(signal, onSignal)
+  return {
+    signal: making.signal,
+    interruptedBy: () => interruptedBy,
+    check: () => {
+      if (interruptedBy) throw new Interrupted(interruptedBy)
+    },
+    stop: () => {
+      for (const signal of FORWARDED) process.off(signal, onSignal)
+    },
+  }
+}
+
+/** The one line for a start given up on a signal; hmm's exit status for it. */
+export function sayInterrupted(signal: NodeJS.Signals, what = ''): number {
+  say(`interrupted before the command started${what}`)
+  return 128 + signalNumber(signal)
+}
+
 /** Lets the command go, passes signals on until it ends, and returns hmm's exit status for it. */
-export async function waitForCommand(running: Launch, command: string[]): Promise<number> {
+export async function waitForCommand(running: Launch, command: string[], starting: Starting): Promise<number> {
   const onSignal = (signal: NodeJS.Signals) => {
     if (FROM_TERMINAL.has(signal) && process.stdin.isTTY) return
     running.child.kill(signal)
   }
   for (const signal of FORWARDED) process.on(signal, onSignal)
+  starting.stop()
   try {
     running.go()
     return statusOf(await running.outcome, command)

@@ -265,6 +265,28 @@ describe('hmm run', () => {
     }
   })
 
+  it('says in one line that Ctrl-C while it was still making the workspace interrupted it, leaves nothing behind and exits 130', async () => {
+    world = new World('run-interrupted')
+    await world.gitRepo()
+    // The origin's own clean filter (the user's: hmm's git add of the origin runs it) holds hmm while it records the origin.
+    const filtering = join(world.home, 'filtering')
+    await world.git(['config', 'filter.slow.clean', `touch '${filtering}'; while :; do sleep 0.05; done`])
+    world.file('.gitattributes', '*.slow filter=slow\n')
+    world.file('data.slow', 'held\n')
+    const started = world.start(['run', '-n', 'cut', 'true'])
+    for (let tries = 0; !existsSync(filtering); tries++) {
+      if (tries > 600) throw new Error(`the filter never ran; stderr: ${started.stderr}`)
+      await new Promise(resolve => setTimeout(resolve, 50))
+    }
+    // As Ctrl-C does: SIGINT to the whole process group (hmm, its git, the filter, the helper).
+    process.kill(-started.child.pid!, 'SIGINT')
+    const result = await started.result()
+    expect(result.stderr).toMatch(/^hmm: interrupted before the command started: workspace [0-9a-z]{6} \(cut\) removed\n$/)
+    expect(result).toMatchObject({exitCode: 130, stdout: ''})
+    expect((await world.hmm(['ls', '-a', '--json'])).stdout).toBe('[]\n')
+    expect(readdirSync(world.dataDir).filter(entry => /^[0-9a-z]{6}$/.test(entry))).toEqual([])
+  })
+
   it('forwards SIGTERM to the command and waits for it', async () => {
     world = new World('run-forward')
     const started = world.start(['run', 'sh', '-c', 'trap "echo got-term; exit 7" TERM; echo ready; while :; do sleep 0.05; done'])
