@@ -12,7 +12,7 @@ import {basename, isAbsolute, join} from 'node:path'
 import {parse, TomlError} from 'smol-toml'
 import {debug, HmmError} from '../ui/errors.js'
 import {tildify} from '../ui/format.js'
-import type {Network} from './policy.js'
+import {SECRETS, type Network} from './policy.js'
 
 /** "full": namespaces, mounts and seccomp with Landlock; "landlock-only": the user's opt-out where namespaces cannot be had. */
 export type Isolation = 'full' | 'landlock-only'
@@ -74,6 +74,27 @@ function builtInAgents(env: NodeJS.ProcessEnv, home: string): Record<string, Set
     claude: {write: env.CLAUDE_CONFIG_DIR ? [env.CLAUDE_CONFIG_DIR] : [join(home, '.claude'), join(home, '.claude.json')]},
     codex: {write: [env.CODEX_HOME || join(home, '.codex')]},
   }
+}
+
+/**
+ * Each built-in agent's login (Claude Code keeps its OAuth tokens in
+ * .credentials.json on Linux; Codex in auth.json): a secret for every other
+ * command (a package's install script run by `hmm run npm install` must
+ * not take it), given back to the agent itself, which reads it and writes
+ * it when it refreshes its token.
+ */
+function agentLogins(env: NodeJS.ProcessEnv, home: string): Record<string, string[]> {
+  return {
+    claude: [join(env.CLAUDE_CONFIG_DIR || join(home, '.claude'), '.credentials.json')],
+    codex: [join(env.CODEX_HOME || join(home, '.codex'), 'auth.json')],
+  }
+}
+
+/** The logins the default secrets (policy.ts SECRETS) miss: those CLAUDE_CONFIG_DIR or CODEX_HOME moved. */
+function movedLogins(logins: Record<string, string[]>, home: string): string[] {
+  return Object.values(logins)
+    .flat()
+    .filter(path => !SECRETS.some(rel => join(home, rel) === path))
 }
 
 /**
@@ -276,10 +297,14 @@ export function settingsFor(config: Config, command: string[], env: NodeJS.Proce
   const agent = agentProfile(config, name, env)
   const layers = [config.all, ...(agent ? [agent.settings] : [])]
   const joined = (pick: (settings: Settings) => string[] | undefined) => layers.flatMap(settings => pick(settings) ?? [])
+  const logins = agentLogins(env, config.home)
+  const hide = joined(settings => settings.hide)
+  // The agent's own login, unless the config file hides it by name.
+  const ownLogin = (Object.hasOwn(logins, name) ? logins[name] : []).filter(path => !hide.includes(path))
   return {
     write: joined(settings => settings.write),
-    hide: joined(settings => settings.hide),
-    unhide: joined(settings => settings.unhide),
+    hide: [...hide, ...movedLogins(logins, config.home)],
+    unhide: [...joined(settings => settings.unhide), ...ownLogin],
     env: {keep: joined(settings => settings.env?.keep), remove: joined(settings => settings.env?.remove)},
     isolation: agent?.settings.isolation ?? config.all.isolation ?? 'full',
     net: agent?.settings.net ?? config.all.net,

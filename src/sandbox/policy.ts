@@ -45,7 +45,10 @@ export interface Isolation {
  * What a coding agent never needs to read, in the home directory (SPEC
  * "Reading"): credentials (a leaked key is the worst outcome), keyrings and
  * browser profiles (logins, cookies), and histories (passwords typed on
- * command lines, connection strings).
+ * command lines, connection strings). Not a file inside a directory that is
+ * commonly writable (~/.cache/huggingface/token, ~/.m2/settings-security.xml
+ * with -w ~/.m2): Landlock grants by directory, so nothing new could be made
+ * directly in that directory.
  */
 export const SECRETS = [
   // Keys and tokens of ssh, clouds, forges, registries and package managers.
@@ -69,12 +72,35 @@ export const SECRETS = [
   '.cargo/credentials.toml',
   '.gem/credentials',
   '.config/hub',
+  '.config/github-copilot',
+  '.composer/auth.json',
+  '.config/composer/auth.json',
+  '.terraformrc',
+  '.pulumi/credentials.json',
+  '.config/doctl',
+  '.fly',
+  '.s3cfg',
+  '.boto',
+  '.config/rclone',
+  '.databrickscfg',
+  // Databases' passwords, vaults' tokens, encryption keys.
+  '.pgpass',
+  '.my.cnf',
+  '.vault-token',
+  '.authinfo',
+  '.authinfo.gpg',
+  '.config/sops',
+  // The agents' logins: each agent's profile gives its own back (config.ts agentLogins), no other command reads them.
+  '.claude/.credentials.json',
+  '.codex/auth.json',
   // Keyrings, password stores, browser profiles.
   '.local/share/keyrings',
   '.password-store',
   '.mozilla',
   '.config/google-chrome',
   '.config/chromium',
+  '.config/BraveSoftware',
+  '.thunderbird',
   // Shells' and REPLs' histories.
   '.bash_history',
   '.zsh_history',
@@ -83,6 +109,9 @@ export const SECRETS = [
   '.node_repl_history',
   '.psql_history',
   '.mysql_history',
+  '.sqlite_history',
+  '.rediscli_history',
+  '.local/share/atuin',
 ]
 
 /** The system's: password hashes (and their backups, which passwd and vipw leave). Root could read them. */

@@ -37,6 +37,23 @@ describe('the claude profile', () => {
     expect(existsSync(join(world.home, '.claude.json.tmp.1'))).toBe(false)
   })
 
+  it("reads and refreshes claude's own login, which no other command can read", async () => {
+    const claudeLogin = world.write(join(world.home, '.claude', '.credentials.json'), 'claude token\n')
+    world.write(join(world.home, '.codex', 'auth.json'), 'codex token\n')
+    // As Claude Code refreshes its token: a temporary file beside, renamed over it, copied where renaming fails.
+    const tmp = '~/.claude/.credentials.json.tmp.1'
+    const refresh = `printf 'refreshed\\n' > ${tmp} && { mv ${tmp} ~/.claude/.credentials.json 2>/dev/null || { cat ${tmp} > ~/.claude/.credentials.json && rm ${tmp}; }; }`
+    const logins = join(world.root, 'logins')
+    mkdirSync(logins)
+    world.write(join(logins, 'claude'), `#!/bin/sh\ncat ~/.claude/.credentials.json ~/.codex/auth.json 2>/dev/null; ${refresh} && echo refreshed\n`)
+    chmodSync(join(logins, 'claude'), 0o755)
+    const claude = await world.hmm(['run', '--rm', 'claude'], {env: {...env(), PATH: `${logins}:${env().PATH}`}})
+    expect(claude.stdout).toBe('claude token\nrefreshed\n')
+    expect(readFileSync(claudeLogin, 'utf8')).toBe('refreshed\n')
+    const other = await world.hmm(['run', '--rm', 'sh', '-c', 'cat ~/.claude/.credentials.json ~/.codex/auth.json 2>/dev/null; echo done'], {env: env()})
+    expect(other.stdout).toBe('done\n')
+  })
+
   it('is only for claude: another command cannot write ~/.claude', async () => {
     mkdirSync(join(world.home, '.claude'))
     const result = await world.hmm(['run', '--rm', 'codex'], {env: env()})
@@ -64,6 +81,8 @@ describe('hmm sandbox -- COMMAND', () => {
     expect(claude.stdout.split('may write:\n')[1].split('may not read:')[0]).toContain(`  ${join(world.home, '.claude.json')}\n`)
     const plain = await world.hmm(['sandbox', '--', 'make'], {env: env()})
     expect(plain.stdout).toContain('agent profile: none\n')
-    expect(plain.stdout).not.toContain('.claude')
+    // Another command may not write ~/.claude, nor read its login.
+    expect(plain.stdout.split('may write:\n')[1].split('may not read:')[0]).not.toContain('.claude')
+    expect(plain.stdout.split('may not read:\n')[1]).toContain(`  ${join(world.home, '.claude', '.credentials.json')}\n`)
   })
 })

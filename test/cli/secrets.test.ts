@@ -40,6 +40,33 @@ const HOME_SECRETS = [
   '.node_repl_history',
   '.psql_history',
   '.mysql_history',
+  // Databases', vaults' and assistants' logins (the attacker's review, finding 9).
+  '.pgpass',
+  '.my.cnf',
+  '.vault-token',
+  '.config/github-copilot/apps.json',
+  '.config/github-copilot/hosts.json',
+  '.authinfo',
+  '.authinfo.gpg',
+  '.s3cfg',
+  '.boto',
+  '.config/rclone/rclone.conf',
+  '.databrickscfg',
+  '.terraformrc',
+  '.pulumi/credentials.json',
+  '.config/doctl/config.yaml',
+  '.fly/config.yml',
+  '.composer/auth.json',
+  '.config/composer/auth.json',
+  '.config/sops/age/keys.txt',
+  '.local/share/atuin/history.db',
+  '.sqlite_history',
+  '.rediscli_history',
+  '.config/BraveSoftware/Brave-Browser/Default/Cookies',
+  '.thunderbird/x.default/logins.json',
+  // The agents' logins: only the agent's own profile gives its own back (agents.test).
+  '.claude/.credentials.json',
+  '.codex/auth.json',
 ]
 
 let world: World

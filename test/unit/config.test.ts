@@ -136,11 +136,26 @@ keep = ["AIDER_KEY"]
     expect(settingsFor(none, ['make'], {}).agent).toBeUndefined()
   })
 
+  it("gives each agent its own login back and hides it from every other command, where the agent's variable puts it too", () => {
+    const none = parse('')
+    expect(settingsFor(none, ['claude'], {}).unhide).toEqual(['/home/me/.claude/.credentials.json'])
+    expect(settingsFor(none, ['codex'], {}).unhide).toEqual(['/home/me/.codex/auth.json'])
+    expect(settingsFor(none, ['npm'], {}).unhide).toEqual([])
+    const moved = {CLAUDE_CONFIG_DIR: '/x/claude', CODEX_HOME: '/x/codex'}
+    expect(settingsFor(none, ['npm'], moved).hide).toEqual(['/x/claude/.credentials.json', '/x/codex/auth.json'])
+    expect(settingsFor(none, ['claude'], moved)).toMatchObject({
+      hide: ['/x/claude/.credentials.json', '/x/codex/auth.json'],
+      unhide: ['/x/claude/.credentials.json'],
+    })
+  })
+
   it('lets the config file change a built-in profile key by key', () => {
     const config = parse('write = ["~/.m2"]\n[agent.claude]\nwrite = ["~/.claude"]\nhide = ["~/.claude/.credentials.json"]\n')
     expect(settingsFor(config, ['claude'], {})).toMatchObject({
       write: ['/home/me/.m2', '/home/me/.claude'],
       hide: ['/home/me/.claude/.credentials.json'],
+      // Hidden by name in the file: not given back.
+      unhide: [],
       agent: {name: 'claude', from: 'built-in, changed by the config file'},
     })
     expect(settingsFor(parse('[agent.codex]\nisolation = "landlock-only"\n'), ['codex'], {})).toMatchObject({
