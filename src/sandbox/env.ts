@@ -20,6 +20,8 @@ const CREDENTIAL_NAMES = [
   'KUBECONFIG',
   'CI_JOB_JWT',
   'ARM_ACCESS_KEY',
+  // Bitwarden's unlocked vault: with it, `bw get password ...` answers.
+  'BW_SESSION',
 ]
 
 /**
@@ -35,7 +37,24 @@ const CREDENTIAL_PATTERNS = [
   /_KEY$|_KEY_|PASSWORD$/i,
   /^AZURE_/i,
   /^NPM_CONFIG_.*(_AUTH|AUTHTOKEN)/i,
+  // 1Password CLI's signed-in sessions, one per account (OP_SESSION_<account>).
+  /^OP_SESSION_/i,
 ]
+
+/**
+ * A URL with a login in it, in a variable of any name (DATABASE_URL,
+ * PIP_INDEX_URL, a proxy's): `scheme://user:password@`, or for HTTP(S)
+ * any `user@` (a token given as the user name, as GitHub takes it). A URL
+ * with a user name only elsewhere (ssh://git@host, a database reached as
+ * its user) carries no secret and stays: removing every *_URL would break
+ * ordinary work.
+ */
+function holdsLogin(value: string): boolean {
+  for (const [, scheme, userinfo] of value.matchAll(/([a-z][a-z0-9+.-]*):\/\/([^\s/?#@]+)@/gi)) {
+    if (userinfo.includes(':') || /^https?$/i.test(scheme)) return true
+  }
+  return false
+}
 
 /** An agent's own key: the agent needs it to work at all (SPEC). */
 const AGENT_KEYS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'OPENAI_API_KEY']
@@ -90,7 +109,7 @@ function matcher(patterns: string[]): (name: string) => boolean {
 export function removedBecause(name: string, value: string): 'credential' | 'socket' | undefined {
   if (AGENT_KEYS.includes(name)) return undefined
   if (SOCKET_NAMES.includes(name) || (SOCKET_IF_UNIX.includes(name) && value.startsWith('unix://'))) return 'socket'
-  if (CREDENTIAL_NAMES.includes(name.toUpperCase()) || CREDENTIAL_PATTERNS.some(pattern => pattern.test(name))) return 'credential'
+  if (CREDENTIAL_NAMES.includes(name.toUpperCase()) || CREDENTIAL_PATTERNS.some(pattern => pattern.test(name)) || holdsLogin(value)) return 'credential'
   return undefined
 }
 

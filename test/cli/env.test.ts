@@ -55,6 +55,11 @@ describe("the command's environment", () => {
       ANTHROPIC_API_KEY: 'sk-ant-kept',
       OPENAI_API_KEY: 'sk-openai-kept',
       MY_SETTING: 'kept',
+      BW_SESSION: 'LEAKED_bw',
+      OP_SESSION_my: 'LEAKED_op',
+      DATABASE_URL: 'postgres://app:LEAKED_pw@db:5432/app',
+      PIP_INDEX_URL: 'https://__token__:LEAKED_pypi@pypi.example/simple',
+      LOCAL_DB_URL: 'postgres://localhost/app',
     }
     const result = await world.hmm(['run', '--rm', 'env'], {env})
     expect(result.exitCode).toBe(0)
@@ -77,11 +82,21 @@ describe("the command's environment", () => {
       'DOCKER_HOST',
       'GPG_AGENT_INFO',
       'STY',
+      'BW_SESSION',
+      'OP_SESSION_my',
+      'DATABASE_URL',
+      'PIP_INDEX_URL',
     ]) {
       expect(seen).not.toHaveProperty(name)
     }
     expect(result.stdout).not.toContain('LEAKED')
-    expect(seen).toMatchObject({ANTHROPIC_API_KEY: 'sk-ant-kept', OPENAI_API_KEY: 'sk-openai-kept', MY_SETTING: 'kept', PATH: world.env.PATH})
+    expect(seen).toMatchObject({
+      ANTHROPIC_API_KEY: 'sk-ant-kept',
+      OPENAI_API_KEY: 'sk-openai-kept',
+      MY_SETTING: 'kept',
+      PATH: world.env.PATH,
+      LOCAL_DB_URL: 'postgres://localhost/app',
+    })
   })
 
   it('is shown by hmm sandbox: the variables set now that the command would not get', async () => {

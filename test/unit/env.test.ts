@@ -60,6 +60,32 @@ describe("the command's environment", () => {
     expect(commandEnv({DOCKER_HOST: 'tcp://build:2376'}, NONE, {})).toEqual({DOCKER_HOST: 'tcp://build:2376'})
   })
 
+  it("loses password managers' sessions and URLs that carry a password or an HTTP login, whatever their name", () => {
+    const credentials = {
+      BW_SESSION: 'bw',
+      OP_SESSION_my: 'op',
+      OP_SESSION_team_example_com: 'op2',
+      DATABASE_URL: 'postgres://app:hunter2@db.internal:5432/app',
+      PIP_INDEX_URL: 'https://__token__:pypi-AgEI@pypi.example.com/simple',
+      PIP_EXTRA_INDEX_URL: 'https://pypi.org/simple https://user:pw@mirror.example/simple',
+      REDIS_URL: 'redis://:secret@cache:6379/0',
+      GIT_REMOTE: 'https://ghp_abc@github.com/me/repo.git',
+      HTTPS_PROXY: 'http://me:pw@proxy.corp:3128',
+    }
+    expect(commandEnv(credentials, NONE, {})).toEqual({})
+    // A URL without a password (ssh's user, a local database) is no credential.
+    const plain = {
+      REPO: 'ssh://git@github.com/me/repo.git',
+      DATABASE_URL: 'postgres://localhost/app',
+      MONGO_URL: 'mongodb://app@localhost/db',
+      SITE: 'https://example.com/a:b@c',
+      EMAIL: 'me@example.com',
+    }
+    expect(commandEnv(plain, NONE, {})).toEqual(plain)
+    // The config file's keep still lets one through.
+    expect(commandEnv({DATABASE_URL: credentials.DATABASE_URL}, {keep: ['DATABASE_URL'], remove: []}, {})).toEqual({DATABASE_URL: credentials.DATABASE_URL})
+  })
+
   it("keeps an agent's own API key and everything ordinary", () => {
     const kept = {
       ANTHROPIC_API_KEY: 'a',
