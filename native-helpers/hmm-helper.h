@@ -180,6 +180,7 @@ int cmd_clone(int argc, char **argv);
 #define STAT_RECORD 41
 
 int cmd_stat_pairs(int argc, char **argv);
+int cmd_larger_than(int argc, char **argv);
 /* clone --stat-pairs: load the paths from stdin, note each regular file
  * copied, write the answers on stdout at the end (0, or -1). */
 void sp_load(void);

@@ -13,6 +13,7 @@
  *   hmm-helper stop LOCK...
  *   hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST
  *   hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated relative paths
+ *   hmm-helper larger-than LIMIT < NUL-separated relative paths
  *   hmm-helper remove DIR
  *
  * Where it stands on security: `exec` is the sandbox (exec.c, landlock.c,
@@ -23,7 +24,8 @@
  * `cp -a --reflink=auto` does, from several threads, reading the source only
  * through *at() calls relative to directory descriptors opened with
  * O_NOFOLLOW, so it never follows a link in SRC. `stat-pairs` (statpairs.c)
- * gives the stat data the workspace's first index is written from. `remove`
+ * gives the stat data the workspace's first index is written from;
+ * `larger-than` (there too) finds files too large for git add. `remove`
  * (remove.c) deletes a workspace's directory by directory descriptors, never
  * following a link a process of the command swaps in meanwhile.
  *
@@ -31,7 +33,7 @@
  * copy_file_range, close_range) are behind __linux__; the rest also builds
  * on macOS, where hmm confines the command with sandbox-exec instead, clones
  * with `cp -c`, and uses the helper's `locked`, `exec` (lock, descriptors,
- * exec; no Landlock rules, no namespaces) and `stat-pairs`.
+ * exec; no Landlock rules, no namespaces), `stat-pairs` and `larger-than`.
  */
 #include "hmm-helper.h"
 
@@ -49,6 +51,7 @@ static void usage(void)
 	      "       hmm-helper stop LOCK...\n"
 	      "       hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST\n"
 	      "       hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated paths\n"
+	      "       hmm-helper larger-than LIMIT < NUL-separated paths\n"
 	      "       hmm-helper remove DIR\n",
 	      stderr);
 }
@@ -65,6 +68,7 @@ static const struct {
 	{"stop", cmd_stop},
 	{"clone", cmd_clone},
 	{"stat-pairs", cmd_stat_pairs},
+	{"larger-than", cmd_larger_than},
 	{"remove", cmd_remove},
 };
 

@@ -9,15 +9,16 @@
 // workspace was made (private-repo.ts). Patches are made with --no-ext-diff
 // --no-textconv --no-color --binary --full-index so no configuration changes
 // their bytes: what `hmm diff` shows is exactly what `hmm apply` applies.
-import {lstatSync} from 'node:fs'
+import {lstatSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {HmmError, stopwatch} from '../ui/errors.js'
+import {helperPath} from '../native/helper.js'
 import {readerOf} from '../platform/confined.js'
 import {loadConfig} from '../sandbox/config.js'
 import {listPaths} from '../ui/format.js'
 import type {Workspace} from '../workspaces/workspace.js'
-import {git, gitBytes, gitLine, gitReason, type GitOptions} from './git.js'
+import {git, gitBytes, gitLine, gitReason, gitScript, type GitOptions, type GitResult} from './git.js'
 import {checkFirstIndex} from './first-index.js'
 import {distrustRecentEntries, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS, objectFormatOf} from './index-trust.js'
 import {excludingForeign, restoreGitlinks, takeOutGitlinks} from './nested.js'
@@ -51,12 +52,11 @@ async function indexFilesNow(workspace: Workspace): Promise<Record<string, strin
   const gitlinks = await takeOutGitlinks(on)
   // Git reading the tree does so as the workspace's command may, writing only the private repository.
   const reading = {label: workspace.label, reader: readerOf(workspace, workspace.data, workspace.gitDir)}
-  await refuseLargeFiles(workspace, env, reading)
-  timing.lap('looked for large files')
   // Twice at most: an index hmm cannot rewrite (version 4, from the origin) is removed, and git makes a new one.
   for (let pass = 1; ; pass++) {
     const looked = Date.now()
-    await addAll(workspace, env, reading)
+    // Large files are looked for once, before git first reads any.
+    await addAll(workspace, env, reading, pass === 1)
     timing.lap('git add')
     if ((await distrustRecentEntries(repo.index, looked)) === 'kept') break
     if (pass === 2) throw new HmmError(`could not read the files of workspace ${workspace.label}: git keeps an index hmm cannot read`)
@@ -87,6 +87,10 @@ async function filesNow(workspace: Workspace): Promise<Record<string, string>> {
 /** Files larger than this are not read (unless the config's max_file_size says otherwise): an 8 GB sparse file costs no disk, but minutes of hashing on every diff. */
 export const MAX_FILE_SIZE = 2 ** 30
 
+function sizeLimit(): number {
+  return loadConfig().maxFileSize ?? MAX_FILE_SIZE
+}
+
 /** A size as max_file_size is written: in the largest binary unit it is a whole number of, else in bytes. */
 function sizeText(bytes: number): string {
   for (const [unit, size] of [
@@ -112,7 +116,7 @@ type Reading = NonNullable<GitOptions['readsWorkspace']>
 async function refuseLargeFiles(workspace: Workspace, env: Record<string, string>, reading: Reading): Promise<void> {
   const listed = await git(['ls-files', '-z', '--modified', '--others', '--exclude-standard'], {cwd: workspace.tree, env, readsWorkspace: reading})
   const paths = listed.stdout.split('\0').filter(Boolean)
-  const limit = loadConfig().maxFileSize ?? MAX_FILE_SIZE
+  const limit = sizeLimit()
   const large = paths.filter(path => {
     const stat = lstatSync(join(workspace.tree, path), {bigint: true, throwIfNoEntry: false})
     return stat?.isFile() && stat.size > BigInt(limit)
@@ -124,12 +128,43 @@ async function refuseLargeFiles(workspace: Workspace, env: Record<string, string
   )
 }
 
-/** `git add --all` into the private index, waiting for another hmm that holds it. */
-async function addAll(workspace: Workspace, env: Record<string, string>, reading: Reading): Promise<void> {
+/** The exit status of CHECKED_ADD when the helper found a file too large, or git ls-files or the helper failed. */
+const NOT_CHECKED = 90
+
+/**
+ * refuseLargeFiles and git add in one sandbox (one start of the helper,
+ * not two): git lists the files git add would read into a file of the
+ * private repository's, the helper looks at their sizes, then git adds.
+ * When the helper finds one too large (or either fails), nothing is added:
+ * refuseLargeFiles looks again, and names them.
+ */
+const CHECKED_ADD = `git=$1 listed=$2 helper=$3 limit=$4
+"$git" ls-files -z --modified --others --exclude-standard >"$listed" || exit ${NOT_CHECKED}
+"$helper" larger-than "$limit" <"$listed" || exit ${NOT_CHECKED}
+"$git" add --all -- .`
+
+/** git add after refusing large files, in one sandbox (CHECKED_ADD); else refuseLargeFiles, then git add. */
+async function checkedAdd(workspace: Workspace, options: GitOptions & {env: Record<string, string>; readsWorkspace: Reading}): Promise<GitResult> {
+  const listed = join(workspace.gitDir, `listed.${process.pid}`)
+  try {
+    const added = await gitScript('add', CHECKED_ADD, [listed, helperPath(), String(sizeLimit())], {
+      ...options,
+      okStatuses: [...(options.okStatuses ?? []), NOT_CHECKED],
+    })
+    if (added.exitCode !== NOT_CHECKED) return added
+  } finally {
+    rmSync(listed, {force: true})
+  }
+  await refuseLargeFiles(workspace, options.env, options.readsWorkspace)
+  return git(['add', '--all', '--', '.'], options)
+}
+
+/** `git add --all` into the private index, waiting for another hmm that holds it; `checked`: large files refused first. */
+async function addAll(workspace: Workspace, env: Record<string, string>, reading: Reading, checked: boolean): Promise<void> {
   const options = {cwd: workspace.tree, env, okStatuses: [128], readsWorkspace: reading}
   let excluded: string[] = []
   for (let attempt = 1; ; attempt++) {
-    const added = await git(['add', '--all', '--', '.', ...excluded], options)
+    const added = checked && attempt === 1 ? await checkedAdd(workspace, options) : await git(['add', '--all', '--', '.', ...excluded], options)
     if (added.exitCode === 0) return
     // Once: a nested repository git cannot record (another object format) is left out.
     if (!added.stderr.includes('index.lock') && excluded.length === 0) {

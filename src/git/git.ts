@@ -119,18 +119,29 @@ export function subcommand(args: string[]): string {
   return ''
 }
 
-/** git run confined (GitOptions.readsWorkspace), as it would run outside. */
-async function confinedGit(args: string[], options: GitOptions & {readsWorkspace: {label: string; reader: Reader}}): Promise<GitBytesResult> {
+type Confined = GitOptions & {readsWorkspace: {label: string; reader: Reader}}
+
+/** A shell script of git's steps (platform/confined.ts): `$1` is git's path, the arguments follow. */
+interface Script {
+  name: string
+  text: string
+}
+
+/** git run confined (GitOptions.readsWorkspace), as it would run outside; or a script of git's steps, in one sandbox. */
+async function confinedGit(args: string[], options: Confined, script?: Script): Promise<GitBytesResult> {
   // Its stdin is closed: it may not wait on anything of hmm's.
   if (options.input !== undefined) throw new Error('git reading a workspace takes no input')
   const lock = options.env?.GIT_INDEX_FILE && `${options.env.GIT_INDEX_FILE}.lock`
   let heldLock: FileId | undefined
+  const git = programPath('git') ?? 'git'
   const result = await runConfined({
     reader: options.readsWorkspace.reader,
     cwd: options.cwd,
-    command: [programPath('git') ?? 'git', ...args],
+    command: script ? [programPath('sh') ?? 'sh', '-c', script.text, 'sh', git, ...args] : [git, ...args],
     env: confinedEnv(options.env ?? {}),
     readsPipes: false,
+    // The shell only waits for its children: theirs are the waits that count.
+    shells: script ? 1 : 0,
     // The index's lock, if this git took it: only that one is stale once it is stopped.
     onStuck: pid => {
       if (lock) heldLock = heldOpen(pid, lock)
@@ -146,20 +157,36 @@ async function confinedGit(args: string[], options: GitOptions & {readsWorkspace
   const {outcome} = result
   if (outcome.kind === 'setup-failed') throw new HmmError(`the sandbox could not be set up: ${outcome.reason}`)
   if (outcome.kind === 'not-started') throw new HmmError(`git could not be started in the sandbox: ${outcome.reason}`)
-  if (outcome.kind === 'signalled') throw new HmmError(`git ${subcommand(args)} was killed by ${outcome.signal}`)
+  if (outcome.kind === 'signalled') throw new HmmError(`git ${script?.name ?? subcommand(args)} was killed by ${outcome.signal}`)
   return {stdout: result.stdout, stderr: result.stderr, exitCode: outcome.status}
+}
+
+/** The result, timed under HMM_DEBUG; a failure not among okStatuses is an HmmError. */
+function checked(name: string, started: number, result: GitBytesResult, options: GitOptions): GitBytesResult {
+  if (debugEnabled()) debug(`git ${name}: ${Math.round(performance.now() - started)} ms`)
+  if (result.exitCode !== 0 && !(options.okStatuses ?? []).includes(result.exitCode)) {
+    const reason = result.stderr.trim().split('\n').at(-1) || `exit status ${result.exitCode}`
+    throw new HmmError(`git ${name} failed: ${reason}`)
+  }
+  return result
 }
 
 /** git whose output is bytes: patches (binary files byte for byte) and anything passed on unchanged. */
 export async function gitBytes(args: string[], options: GitOptions): Promise<GitBytesResult> {
   const started = debugEnabled() ? performance.now() : 0
   const result = options.readsWorkspace ? await confinedGit(args, {...options, readsWorkspace: options.readsWorkspace}) : await unconfinedGit(args, options)
-  if (debugEnabled()) debug(`git ${subcommand(args)}: ${Math.round(performance.now() - started)} ms`)
-  if (result.exitCode !== 0 && !(options.okStatuses ?? []).includes(result.exitCode)) {
-    const reason = result.stderr.trim().split('\n').at(-1) || `exit status ${result.exitCode}`
-    throw new HmmError(`git ${subcommand(args)} failed: ${reason}`)
-  }
-  return result
+  return checked(subcommand(args), started, result, options)
+}
+
+/**
+ * Steps of git reading a workspace, as one shell script in one sandbox:
+ * each confined start costs the helper's set-up (namespaces, Landlock).
+ * `text` runs as `sh -c`, with git's path as `$1` and `args` after it.
+ */
+export async function gitScript(name: string, text: string, args: string[], options: Confined): Promise<GitResult> {
+  const started = debugEnabled() ? performance.now() : 0
+  const result = checked(name, started, await confinedGit(args, options, {name, text}), options)
+  return {...result, stdout: result.stdout.toString('utf8')}
 }
 
 /** git run as hmm itself, on the user's or hmm's own repositories. */

@@ -91,6 +91,8 @@ export interface ConfinedRequest {
   onStuck?: (pid: number) => void
   /** Output beyond this is dropped (default: none dropped). */
   maxOutput?: number
+  /** Shells between the helper and the programs that read (a script of git's steps): they only wait for them. Default 0. */
+  shells?: number
 }
 
 export interface ConfinedResult {
@@ -150,7 +152,7 @@ export async function runConfined(request: ConfinedRequest): Promise<ConfinedRes
       stop()
     },
     // In namespaces the helper waits for the init, which waits for the program.
-    {readsPipes: request.readsPipes, wrappers: reader.namespaces ? 2 : 0},
+    {readsPipes: request.readsPipes, wrappers: (reader.namespaces ? 2 : 0) + (request.shells ?? 0)},
   )
   try {
     const outcome = await running.outcome

@@ -60,6 +60,20 @@ describe('WORK', () => {
     expect(await listed(ws.id)).toMatchObject({commits: 2, files: 1, taken: null})
   })
 
+  it('is counted when the command exits with git confined once, and once more to take commits out', async () => {
+    world = new World('work-confined')
+    await world.gitRepo()
+    // Each confined start pays the sandbox's set-up (namespaces, Landlock): HMM_DEBUG names each.
+    world.env.HMM_DEBUG = '1'
+    const starts = (stderr: string) => stderr.split('\n').filter(line => line.startsWith('hmm: debug: confined: ')).length
+    const files = await world.hmm(['run', '-n', 'c', 'sh', '-c', 'echo more >> README.md && echo new > new.txt'])
+    expect(lastLine(files.stderr)).toMatch(/ \(2 files\)$/)
+    expect(starts(files.stderr)).toBe(1)
+    const commits = await world.hmm(['exec', 'c', 'sh', '-c', 'git add -A && git commit -qm one'])
+    expect(lastLine(commits.stderr)).toMatch(/ \(1 commit\)$/)
+    expect(starts(commits.stderr)).toBe(2)
+  })
+
   it('says merged or applied once taken back in that state, and counts again after more work', async () => {
     world = new World('work-taken')
     await world.gitRepo()
