@@ -107,6 +107,23 @@ curl -sS -m 10 http://1.1.1.1/ >/dev/null 2>&1 || echo external-refused
     )
   })
 
+  it('is refused the same way whichever way it was asked for: the config file, an agent, hmm exec', async () => {
+    world = new World('net-optout-ways')
+    const refusal = 'hmm: --net needs the namespaces, and isolation = "landlock-only" is set in ~/.config/hmm/config.toml\n'
+    const refused = {exitCode: 1, stdout: '', stderr: refusal}
+    world.write(configFile(), 'isolation = "landlock-only"\nnet = "none"\n')
+    expect(await world.hmm(['run', 'true'])).toEqual(refused)
+    world.write(configFile(), 'isolation = "landlock-only"\nnet = ["example.com"]\n')
+    expect(await world.hmm(['run', 'true'])).toEqual(refused)
+    // The network for every command, the opt-out for one agent's.
+    world.write(configFile(), 'net = "none"\n[agent.sh]\nisolation = "landlock-only"\n')
+    expect(await world.hmm(['run', 'sh', '-c', 'true'])).toEqual(refused)
+    expect((await world.hmm(['ls'])).stdout).toBe('')
+    world.write(configFile(), 'isolation = "landlock-only"\n')
+    expect((await world.hmm(['run', '-n', 'x', 'true'])).exitCode).toBe(0)
+    expect(await world.hmm(['exec', '--net', 'example.com', 'x', 'true'])).toEqual(refused)
+  })
+
   it('takes none, profile or hosts, nothing empty', async () => {
     world = new World('net-bad')
     const result = await world.hmm(['run', '--net', 'a.example,', 'true'])
