@@ -4,7 +4,9 @@
 // the client asks for, and its bytes pass untouched; plain HTTP is judged
 // by the request's absolute URL (or its Host header when it has none), and
 // is sent on with that host as its Host header, so a request cannot name
-// one host and be meant for another.
+// one host and be meant for another. A plain-HTTP upgrade (ws://) is judged
+// and sent on the same way; once the host switches protocols, its bytes
+// pass untouched both ways, as through CONNECT.
 //
 // Security: the client is the hostile command. What it sends is parsed by
 // Node's HTTP parser with bounded headers and timeouts, its host judged in
@@ -18,7 +20,7 @@
 // through DNS. Everything refused gets a 403 that says why, and its host is
 // counted for the line hmm prints at the end.
 import {lookup as dnsLookup, type LookupAddress} from 'node:dns'
-import {createServer, request as httpRequest, type IncomingMessage, type ServerResponse} from 'node:http'
+import {createServer, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse} from 'node:http'
 import {BlockList, connect, type AddressInfo, type LookupFunction, type Socket} from 'node:net'
 import {networkInterfaces} from 'node:os'
 import type {Duplex} from 'node:stream'
@@ -236,28 +238,17 @@ export async function startProxy(rules: HostRule[], where: Listen, options: Prox
     client.on('close', () => upstream.destroy())
   })
 
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    req.on('error', () => {})
-    res.on('error', () => {})
-    const target = requestTarget(req)
-    const verdict = judge(target)
-    if (typeof verdict !== 'function' || !target) return endResponse(res, verdict === 'bad' ? 400 : 403, target)
-    let upstream: ReturnType<typeof httpRequest>
+  /**
+   * The request, sent on to its target (already judged) with `headers`; connecting timed, the socket
+   * tracked. Undefined when Node's client will not send what its parser let through (a header's bytes, the path).
+   */
+  const sendOn = (req: IncomingMessage, target: ProxyTarget & {path: string}, lookup: LookupFunction, headers: string[]) => {
+    let upstream: ClientRequest
     try {
-      upstream = httpRequest({
-        host: target.host,
-        port: target.port,
-        lookup: verdict,
-        method: req.method,
-        path: target.path,
-        headers: passedOn(req.rawHeaders, target),
-        setHost: false,
-        agent: false,
-      })
+      upstream = httpRequest({host: target.host, port: target.port, lookup, method: req.method, path: target.path, headers, setHost: false, agent: false})
     } catch (error) {
-      // Node refuses what its parser let through but its client will not send (a header's bytes, the path).
       debug(`proxy: ${(error as Error).message}`)
-      return endResponse(res, 400, target)
+      return undefined
     }
     // Only connecting is timed: a server may take its time to answer.
     upstream.on('socket', socket => {
@@ -265,6 +256,17 @@ export async function startProxy(rules: HostRule[], where: Listen, options: Prox
       socket.setTimeout(connectTimeout, () => upstream.destroy(new Error('timed out')))
       socket.once('connect', () => socket.setTimeout(0))
     })
+    return upstream
+  }
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    req.on('error', () => {})
+    res.on('error', () => {})
+    const target = requestTarget(req)
+    const verdict = judge(target)
+    if (typeof verdict !== 'function' || !target) return endResponse(res, verdict === 'bad' ? 400 : 403, target)
+    const upstream = sendOn(req, target, verdict, passedOn(req.rawHeaders, target))
+    if (!upstream) return endResponse(res, 400, target)
     upstream.on('response', response => {
       response.on('error', () => res.destroy())
       try {
@@ -283,10 +285,44 @@ export async function startProxy(rules: HostRule[], where: Listen, options: Prox
     res.on('close', () => upstream.destroy())
     req.pipe(upstream)
   })
-  // A plain-HTTP upgrade (WebSocket over ws://) is not proxied: the connection is ended.
-  server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
-    socket.on('error', () => {})
-    endRaw(socket, 501, undefined)
+
+  // A plain-HTTP upgrade (WebSocket over ws://), judged as any plain request: sent on with this
+  // hop's Upgrade, and once the host switches protocols (101), bytes both ways, as a CONNECT tunnel.
+  server.on('upgrade', (req: IncomingMessage, client: Duplex, head: Buffer) => {
+    client.on('error', () => {})
+    const target = requestTarget(req)
+    const verdict = judge(target)
+    if (typeof verdict !== 'function' || !target) return endRaw(client, verdict === 'bad' ? 400 : 403, target)
+    // Its bytes after the headers are sent on once the host has switched: a body before that would never arrive.
+    if (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) !== 0) return endRaw(client, 'upgrade-body', target)
+    const upstream = sendOn(req, target, verdict, [...passedOn(req.rawHeaders, target), 'Connection', 'Upgrade', 'Upgrade', req.headers.upgrade ?? ''])
+    if (!upstream) return endRaw(client, 400, target)
+    let answered = false
+    upstream.on('upgrade', (response: IncomingMessage, socket: Socket, upstreamHead: Buffer) => {
+      answered = true
+      track(socket)
+      socket.on('error', () => client.destroy())
+      client.write(`${statusLine(response)}${headerLines(response.rawHeaders)}\r\n`)
+      if (upstreamHead.length > 0) client.write(upstreamHead)
+      if (head.length > 0) socket.write(head)
+      socket.pipe(client)
+      client.pipe(socket)
+      socket.on('close', () => client.destroy())
+      client.on('close', () => socket.destroy())
+    })
+    // Not switched: the host's answer goes back as it came, and the connection ends with it.
+    upstream.on('response', response => {
+      answered = true
+      response.on('error', () => client.destroy())
+      client.write(`${statusLine(response)}${headerLines(withoutHopByHop(response.rawHeaders))}Connection: close\r\n\r\n`)
+      response.pipe(client)
+    })
+    upstream.on('error', error => {
+      if (!answered) endRaw(client, failed(target, error), target)
+      else client.destroy()
+    })
+    client.on('close', () => upstream.destroy())
+    upstream.end()
   })
 
   await new Promise<void>((resolve, reject) => {
@@ -356,10 +392,22 @@ function withoutHopByHop(raw: string[]): string[] {
   return kept
 }
 
-/** What the proxy answers when it passes nothing on: an HTTP status, or 'local' (a 403 for a name that led only to local addresses). */
-type Answer = 400 | 403 | 'local' | 501 | 502
+/** An answer's status line as it came. */
+function statusLine(response: IncomingMessage): string {
+  return `HTTP/1.1 ${response.statusCode ?? 502} ${response.statusMessage ?? ''}\r\n`
+}
 
-const REASONS: Record<number, string> = {400: 'Bad Request', 403: 'Forbidden', 501: 'Not Implemented', 502: 'Bad Gateway'}
+/** Raw headers ([name, value, ...]) as lines; Node's parser let no line break through in them. */
+function headerLines(raw: string[]): string {
+  let lines = ''
+  for (let index = 0; index < raw.length; index += 2) lines += `${raw[index]}: ${raw[index + 1]}\r\n`
+  return lines
+}
+
+/** What the proxy answers when it passes nothing on: an HTTP status, or 'local' (a 403 for a name that led only to local addresses). */
+type Answer = 400 | 403 | 'local' | 'upgrade-body' | 502
+
+const REASONS: Record<number, string> = {400: 'Bad Request', 403: 'Forbidden', 502: 'Bad Gateway'}
 
 /** What the client is told, in a line it can show its user. */
 function why(answer: Answer, target: ProxyTarget | undefined): string {
@@ -371,16 +419,22 @@ function why(answer: Answer, target: ProxyTarget | undefined): string {
       return `hmm: ${where} resolves to this machine's or a private address, which a *.domain rule does not reach (name the host exactly)\n`
     case 502:
       return `hmm: ${where} could not be reached\n`
-    case 501:
-      return 'hmm: the proxy does not pass on upgrades of plain HTTP\n'
+    case 'upgrade-body':
+      return 'hmm: the proxy passes on upgrades of plain HTTP without a body (as WebSocket sends them)\n'
     default:
       return 'hmm: the proxy takes CONNECT host:port, or http:// requests\n'
   }
 }
 
+/** The HTTP status an answer is given with. */
+function statusOf(answer: Answer): 400 | 403 | 502 {
+  if (answer === 'local') return 403
+  return answer === 'upgrade-body' ? 400 : answer
+}
+
 function endRaw(socket: Duplex, answer: Answer, target: ProxyTarget | undefined): void {
   const body = why(answer, target)
-  const status = answer === 'local' ? 403 : answer
+  const status = statusOf(answer)
   if (socket.writable) {
     socket.end(
       `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -391,6 +445,6 @@ function endRaw(socket: Duplex, answer: Answer, target: ProxyTarget | undefined)
 
 function endResponse(res: ServerResponse, answer: Answer, target: ProxyTarget | undefined): void {
   const body = why(answer, target)
-  res.writeHead(answer === 'local' ? 403 : answer, {'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(body), Connection: 'close'})
+  res.writeHead(statusOf(answer), {'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(body), Connection: 'close'})
   res.end(body)
 }

@@ -9,6 +9,7 @@ import {readFileSync} from 'node:fs'
 import {createServer as createHttpServer} from 'node:http'
 import {createServer as createHttpsServer} from 'node:https'
 import {type AddressInfo} from 'node:net'
+import type {Duplex} from 'node:stream'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {World, workspaceLine} from '../world.js'
@@ -144,6 +145,34 @@ async function httpServer(): Promise<{port: number; requests: () => number}> {
   return {port: (server.address() as AddressInfo).port, requests: () => count}
 }
 
+/** A WebSocket-like server on the host's loopback: an upgrade gets 101, then what it is sent echoed. */
+async function upgradeServer(): Promise<{port: number; upgrades: () => number}> {
+  let count = 0
+  const server = createHttpServer((_req, res) => res.end('not upgraded\n'))
+  server.on('upgrade', (_req, socket: Duplex) => {
+    count++
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n')
+    socket.on('data', (chunk: Buffer) => socket.write(`echo:${chunk}`))
+  })
+  servers.push(server)
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  return {port: (server.address() as AddressInfo).port, upgrades: () => count}
+}
+
+/** A Node client inside the sandbox that asks hmm's proxy (HTTP_PROXY) to upgrade http://TARGET/chat, as ws:// clients behind a proxy agent do. */
+function upgradeClient(targets: string[]): string {
+  return `const http = require('http'), proxy = new URL(process.env.HTTP_PROXY)
+const ask = target => new Promise(done => {
+  const req = http.request({host: proxy.hostname, port: proxy.port, path: 'http://' + target + '/chat',
+    headers: {Host: target, Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'a2V5'}})
+  req.on('upgrade', (res, socket) => { console.log(res.statusCode); socket.write('ping'); socket.on('data', d => { console.log(String(d)); socket.destroy(); done() }) })
+  req.on('response', res => { console.log('not upgraded', res.statusCode); res.resume(); done() })
+  req.on('error', e => { console.log('error', e.message); done() })
+  req.end()
+})
+;(async () => { for (const target of ${JSON.stringify(targets)}) await ask(target) })()`
+}
+
 /** An HTTPS server on the host's loopback with a certificate for localhost made here; its certificate's file. */
 async function httpsServer(): Promise<{port: number; cert: string}> {
   const dir = join(world.root, 'tls')
@@ -223,6 +252,17 @@ describe('--net HOST,...', () => {
     ])
     expect(result.stdout).toBe(`plain 127.0.0.1:${plain.port} /x\n`)
     expect(result.stderr).not.toContain('refused')
+  })
+
+  it('passes a WebSocket upgrade of plain HTTP (ws://) to a host given, then bytes both ways; refuses it to others', async () => {
+    world = new World('net-hosts-upgrade')
+    const up = await upgradeServer()
+    const client = upgradeClient([`127.0.0.1:${up.port}`, `127.0.0.1:${up.port + 1}`])
+    const result = await world.hmm(['run', '--rm', '--net', `127.0.0.1:${up.port}`, process.execPath, '-e', client])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe('101\necho:ping\nnot upgraded 403\n')
+    expect(up.upgrades()).toBe(1)
+    expect(result.stderr).toContain('hmm: refused connections to 1 host: 127.0.0.1\n')
   })
 
   it('leaves no other way out: direct TCP to the host, UDP and DNS fail', async () => {

@@ -2,10 +2,11 @@
 // canonical form only, and the proxy itself, run for real on the loopback
 // and spoken to with raw sockets: what it lets through, what it refuses,
 // and that no garbage, oversized header or half-sent request ends it.
-import {createServer as createHttpServer} from 'node:http'
+import {createServer as createHttpServer, type IncomingMessage} from 'node:http'
 import type {LookupAddress} from 'node:dns'
 import {networkInterfaces} from 'node:os'
 import {connect, createServer, type AddressInfo, type LookupFunction, type Socket} from 'node:net'
+import type {Duplex} from 'node:stream'
 import {afterEach, describe, expect, it} from 'vitest'
 import {allows, canonicalHost, parseRule, parseRules} from '../../src/net/hosts.js'
 import {startProxy, type Proxy} from '../../src/net/proxy.js'
@@ -86,6 +87,25 @@ describe('the proxy', () => {
     })
   }
 
+  /** A WebSocket-like server on the loopback: answers an upgrade with 101 (or 403 on /deny), then echoes what it gets; what it was asked for in `seen`. */
+  async function upgrading(): Promise<{port: number; seen: string[]}> {
+    const seen: string[] = []
+    const server = createHttpServer((_req, res) => res.end('not upgraded'))
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      seen.push(`${req.headers.host} ${req.url} ${req.headers.upgrade} ${req.headers['sec-websocket-key']}`)
+      if (req.url === '/deny') return socket.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 7\r\nConnection: close\r\n\r\ndenied\n')
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: accepted\r\n\r\n')
+      if (head.length > 0) socket.write(`echo:${head}`)
+      socket.on('data', (chunk: Buffer) => socket.write(`echo:${chunk}`))
+    })
+    closers.push(() => server.close())
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    return {port: (server.address() as AddressInfo).port, seen}
+  }
+
+  const upgrade = (target: string, path = '/chat') =>
+    `GET http://${target}${path} HTTP/1.1\r\nHost: evil.example\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: a2V5\r\n\r\n`
+
   const alive = async (port: number) =>
     expect(await raw(`GET http://127.0.0.1:${port}/ok HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toContain(`up GET 127.0.0.1:${port} /ok`)
 
@@ -150,7 +170,8 @@ describe('the proxy', () => {
     expect(await raw(`CONNECT sub.attacker.example:${port} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/)
     expect(await raw(`GET http://sub.attacker.example:${port}/ HTTP/1.1\r\nHost: x\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/)
     expect(await raw('GET http://metadata.attacker.example/latest/meta-data/ HTTP/1.1\r\nHost: x\r\n\r\n')).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/)
-    expect(proxy.refused().named).toEqual(['sub.attacker.example', 'metadata.attacker.example'])
+    expect(await raw(upgrade(`up.attacker.example:${port}`))).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n[^]*resolves to this machine's/)
+    expect(proxy.refused().named).toEqual(['sub.attacker.example', 'metadata.attacker.example', 'up.attacker.example'])
     // Named exactly, the user meant it.
     expect(await raw(`GET http://exact.attacker.example:${port}/e HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toContain(
       `up GET exact.attacker.example:${port} /e`,
@@ -181,6 +202,39 @@ describe('the proxy', () => {
     for (const name of Object.keys(answers)) expect(await raw(`CONNECT ${name}.attacker.example:443 HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/)
     // A NAT64 form of a public address is what DNS64 gives on IPv6-only networks: tried, not refused.
     expect(await raw('CONNECT public.attacker.example:443 HTTP/1.1\r\n\r\n')).not.toMatch(/403/)
+  })
+
+  it('relays a plain-HTTP upgrade (ws://) to an allowed host: its 101, then bytes both ways; a refusal as it came; other hosts refused', async () => {
+    const up = await upgrading()
+    proxy = await startProxy(parseRules([`127.0.0.1:${up.port}`]), {loopback: true})
+    // What the client sends after the request (before any answer) goes along; then a real exchange on the open connection.
+    const exchanged = await new Promise<string>((resolve, reject) => {
+      const socket: Socket = connect(proxy!.port!, '127.0.0.1', () => socket.write(`${upgrade(`127.0.0.1:${up.port}`)}early`))
+      let got = ''
+      socket.on('data', chunk => {
+        got += chunk.toString('latin1')
+        if (got.includes('echo:early') && !got.includes('echo:ping')) socket.write('ping')
+        if (got.includes('echo:ping')) {
+          socket.destroy()
+          resolve(got)
+        }
+      })
+      socket.on('close', () => resolve(got))
+      socket.on('error', reject)
+    })
+    expect(exchanged).toMatch(/^HTTP\/1\.1 101 Switching Protocols\r\n/)
+    expect(exchanged).toMatch(/\r\nUpgrade: websocket\r\n[^]*\r\n\r\necho:earlyecho:ping$/)
+    expect(exchanged).toContain('\r\nSec-WebSocket-Accept: accepted\r\n')
+    // Sent to the host its URL names, with that Host; the protocol's own headers passed on.
+    expect(up.seen).toEqual([`127.0.0.1:${up.port} /chat websocket a2V5`])
+    expect(await raw(upgrade(`127.0.0.1:${up.port}`, '/deny'))).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n[^]*\r\n\r\ndenied\n$/)
+    expect(await raw(upgrade(`localhost:${up.port}`))).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n[^]*not in this command's --net list/)
+    expect(await raw(upgrade(`127.0.0.1:${up.port + 1}`))).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/)
+    expect(proxy.refused()).toEqual({named: ['localhost', '127.0.0.1'], count: 2})
+    // A body before the switch would wait for the host's answer, which waits for the body: refused.
+    const withBody = upgrade(`127.0.0.1:${up.port}`).replace('\r\n\r\n', '\r\nContent-Length: 4\r\n\r\nbody')
+    expect(await raw(withBody)).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n[^]*upgrades of plain HTTP without a body/)
+    expect(up.seen).toHaveLength(2)
   })
 
   it('tells the client when an allowed host cannot be reached (502), for CONNECT and plain HTTP', async () => {
