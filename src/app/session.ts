@@ -90,6 +90,7 @@ export async function startInWorkspace(
     CLAUDE_CODE_SANDBOXED: '1',
     HMM_WORKSPACE: workspace.id,
     ...(workspace.row.name === null ? {} : {HMM_WORKSPACE_NAME: workspace.row.name}),
+    ...(confinement.policy.tmpdir ? {TMPDIR: confinement.policy.tmpdir} : {}),
     ...net.env,
   })
   try {

@@ -72,6 +72,7 @@ export function darwinPolicy(policy: SandboxPolicy): SandboxPolicy {
     devices: map(policy.devices),
     hidden: map(policy.hidden),
     ...(policy.network ? {network: policy.network} : {}),
+    ...(policy.tmpdir ? {tmpdir: darwinPath(policy.tmpdir)} : {}),
   }
 }
 

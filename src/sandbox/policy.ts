@@ -27,6 +27,8 @@ export interface SandboxPolicy {
   isolation?: Isolation
   /** The command's network (SPEC "Network"); absent: the user's. */
   network?: Network
+  /** The command's $TMPDIR, where the user's cannot be its own (see ownable). */
+  tmpdir?: string
 }
 
 /** No network but loopback, or only HTTP(S) to these hosts through hmm's proxy (as the user wrote them). */
@@ -218,30 +220,43 @@ function sessionSockets(): string[] {
 }
 
 /**
- * What the namespaces cover. A temporary directory or cache that holds
- * hmm's data directory is left as it is: covering it would hide the tree.
+ * Whether a temporary directory or cache can be the command's own (on
+ * Linux the workspace's is put over it): not `/`, and holding neither
+ * hmm's data directory (covering it would hide the tree) nor the home
+ * directory (TMPDIR=$HOME). One that cannot is not writable at all, in no
+ * mode and on no platform: written in place it would hand the command what
+ * lies beside the data directory (the origin) or the whole home.
  */
-function isolationFor(input: PolicyInput, temp: string[], caches: string[]): Isolation {
-  const data = canonical(input.dataDir)
-  const apart = (paths: string[]) => unique(paths.map(canonical)).filter(path => path !== '/' && !isWithin(data, path))
-  return {temp: apart(temp), caches: apart(caches), masked: unique(sessionSockets().map(canonical))}
+function ownable(input: PolicyInput): (path: string) => boolean {
+  const [data, home] = [canonical(input.dataDir), canonical(input.home)]
+  return path => path !== '/' && !isWithin(data, path) && !isWithin(home, path)
+}
+
+/** What the namespaces cover: the temporary directories and caches that can be the command's own. */
+function isolationFor(temp: string[], caches: string[]): Isolation {
+  return {temp, caches, masked: unique(sessionSockets().map(canonical))}
 }
 
 export function buildPolicy(input: PolicyInput): SandboxPolicy {
   const home = (rel: string) => join(input.home, rel)
   const extra = input.extraWritable.map(canonical)
-  const temp = [...TEMP_DIRS[input.platform], ...(input.tmpdir && isAbsolute(input.tmpdir) ? [input.tmpdir] : [])]
-  const caches = CACHES[input.platform].map(home)
+  const own = ownable(input)
+  const userTmpdir = input.tmpdir && isAbsolute(input.tmpdir) ? canonical(input.tmpdir) : undefined
+  const temp = unique([...TEMP_DIRS[input.platform], ...(userTmpdir ? [userTmpdir] : [])].map(canonical)).filter(own)
+  const caches = unique(CACHES[input.platform].map(home).map(canonical)).filter(own)
+  // The user's $TMPDIR cannot be the command's own: it gets the first that can (/tmp).
+  const tmpdir = userTmpdir && !own(userTmpdir) ? temp[0] : undefined
   return {
     tree: canonical(input.tree),
     readable: ['/'],
-    writable: unique([...[...temp, ...CACHES[input.platform].map(home)].map(canonical), ...extra]),
+    writable: unique([...temp, ...caches, ...extra]),
     // The caches' program parts, but those a -w path names or lies inside: asked for by name.
     readOnly: unique(CACHE_PROGRAMS.map(home).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path))),
     devices: ['/dev'],
     hidden: unique(hiddenPaths(input).flatMap(bothForms)),
-    ...(input.platform === 'linux' ? {isolation: isolationFor(input, temp, caches)} : {}),
+    ...(input.platform === 'linux' ? {isolation: isolationFor(temp, caches)} : {}),
     ...(input.network ? {network: input.network} : {}),
+    ...(tmpdir ? {tmpdir} : {}),
   }
 }
 

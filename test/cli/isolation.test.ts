@@ -145,6 +145,22 @@ describe('the sandboxed command, isolated', () => {
     expect((await world.hmm(['rm', '-f', id])).exitCode).toBe(0)
     expect(existsSync(join(world.dataDir, id))).toBe(false)
   })
+
+  it("writes neither the origin nor the home directory through a $TMPDIR or cache that holds hmm's data directory; its own $TMPDIR works", async () => {
+    world = new World('tmpdir-holds-data')
+    world.file('f.txt', 'original\n')
+    const tryWrites = `(echo pwned > ~/pwned; echo pwned > '${join(world.origin, 'f.txt')}'; echo pwned > ~/.cache/pwned) 2>/dev/null; echo t > "$TMPDIR/t" && cat "$TMPDIR/t"`
+    mkdirSync(join(world.home, '.cache'))
+    // The data directory is ~/.local/share/hmm: $TMPDIR = ~ holds it, and so would ~/.cache with HMM_HOME under it.
+    const envs: Array<Record<string, string>> = [{TMPDIR: world.home}, {HMM_HOME: join(world.home, '.cache', 'hmm')}]
+    for (const env of envs) {
+      const result = await inSandbox(tryWrites, env)
+      expect(readFileSync(join(world.origin, 'f.txt'), 'utf8')).toBe('original\n')
+      expect(existsSync(join(world.home, 'pwned'))).toBe(false)
+      expect(existsSync(join(world.home, '.cache', 'pwned'))).toBe(false)
+      expect(result.stdout, result.stderr).toBe('t\n')
+    }
+  })
 })
 
 describe('hmm stop', () => {

@@ -56,6 +56,24 @@ describe('the sandbox policy', () => {
     expect(policy.hidden.filter(path => path.startsWith(home + '/')).length).toBeGreaterThanOrEqual(30)
   })
 
+  it("never lets a $TMPDIR or cache that holds the home or hmm's data directory be written; the command's $TMPDIR is then /tmp", () => {
+    const home = scratch()
+    for (const platform of ['linux', 'darwin'] as const) {
+      const input = {tree: join(home, 'data/ab/tree/p'), home, extraWritable: [], platform}
+      const inHome = buildPolicy({...input, dataDir: join(home, 'data'), tmpdir: home})
+      expect(inHome.writable).not.toContain(home)
+      expect(inHome.tmpdir).toBe('/tmp')
+      const holdsData = buildPolicy({...input, dataDir: join(home, '.cache/hmm'), tmpdir: join(home, '.cache')})
+      expect(holdsData.writable).not.toContain(join(home, '.cache'))
+      expect(holdsData.isolation?.caches ?? []).not.toContain(join(home, '.cache'))
+      expect(holdsData.tmpdir).toBe('/tmp')
+      // An ordinary $TMPDIR is the command's own, as it is.
+      const ordinary = buildPolicy({...input, dataDir: join(home, 'data'), tmpdir: '/var/tmp'})
+      expect(ordinary.writable).toContain('/var/tmp')
+      expect(ordinary.tmpdir).toBeUndefined()
+    }
+  })
+
   it("hides the config file's hide paths and gives back its unhide paths, never the data directory", () => {
     const home = scratch()
     const policy = buildPolicy({
