@@ -138,10 +138,13 @@ const NOT_CHECKED = 90
  * When the helper finds one too large (or either fails), nothing is added:
  * refuseLargeFiles looks again, and names them.
  */
-const CHECKED_ADD = `git=$1 listed=$2 helper=$3 limit=$4
-"$git" ls-files -z --modified --others --exclude-standard >"$listed" || exit ${NOT_CHECKED}
-"$helper" larger-than "$limit" <"$listed" || exit ${NOT_CHECKED}
-"$git" add --all -- .`
+const CHECKED_ADD = [
+  'git=$1 listed=$2 helper=$3 limit=$4',
+  `"$git" ls-files -z --modified --others --exclude-standard >"$listed" || exit ${NOT_CHECKED}`,
+  `"$helper" larger-than "$limit" <"$listed" || exit ${NOT_CHECKED}`,
+  '"$git" add --all -- .',
+  // One line: HMM_DEBUG shows the command on one.
+].join('; ')
 
 /** git add after refusing large files, in one sandbox (CHECKED_ADD); else refuseLargeFiles, then git add. */
 async function checkedAdd(workspace: Workspace, options: GitOptions & {env: Record<string, string>; readsWorkspace: Reading}): Promise<GitResult> {

@@ -69,6 +69,8 @@ describe('WORK', () => {
     const files = await world.hmm(['run', '-n', 'c', 'sh', '-c', 'echo more >> README.md && echo new > new.txt'])
     expect(lastLine(files.stderr)).toMatch(/ \(2 files\)$/)
     expect(starts(files.stderr)).toBe(1)
+    // One line each, as hmm's: the command run confined is printed on one.
+    expect(files.stderr.split('\n').filter(line => line !== '' && !line.startsWith('hmm: '))).toEqual([])
     const commits = await world.hmm(['exec', 'c', 'sh', '-c', 'git add -A && git commit -qm one'])
     expect(lastLine(commits.stderr)).toMatch(/ \(1 commit\)$/)
     expect(starts(commits.stderr)).toBe(2)
