@@ -26,6 +26,25 @@
 #define GRACE_MS 5000
 #define MAX_HOLDERS 64
 
+/* Whether the process was started as `<helper> exec ...`: its second
+ * argument, after a first of any length (an install's path runs to ~100
+ * bytes; PATH_MAX bounds it). */
+static int is_exec_helper(pid_t pid)
+{
+	char path[64], argv[PATH_MAX + sizeof "exec"];
+	snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t got = 0;
+	for (ssize_t r; got < sizeof argv - 1 && (r = read(fd, argv + got, sizeof argv - 1 - got)) > 0;)
+		got += (size_t)r;
+	close(fd);
+	argv[got] = 0;
+	size_t first = strnlen(argv, got) + 1;
+	return first < got && strcmp(argv + first, "exec") == 0;
+}
+
 /* The processes holding an flock on the file, by its device and inode:
  * only helpers in exec mode (a probe holding the lock for a moment is not
  * one to signal). */
@@ -46,14 +65,7 @@ static size_t holders(const struct stat *st, pid_t *out)
 		if (strcmp(kind, "FLOCK") != 0 || pid <= 0 || ino != (unsigned long)st->st_ino ||
 		    maj != major(st->st_dev) || min != minor(st->st_dev))
 			continue;
-		char path[64], argv[64] = {0};
-		snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t got = fd < 0 ? -1 : read(fd, argv, sizeof argv - 1);
-		if (fd >= 0)
-			close(fd);
-		size_t first = got > 0 ? strnlen(argv, (size_t)got) + 1 : 0;
-		if (got > 0 && first < (size_t)got && strcmp(argv + first, "exec") == 0)
+		if (is_exec_helper((pid_t)pid))
 			out[n++] = (pid_t)pid;
 	}
 	fclose(f);

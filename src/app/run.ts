@@ -181,8 +181,8 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
 
   if (request.removeAfter) {
     // What the command left running goes first: nothing of the workspace may race its removal.
-    stopLocked([workspace.lock])
-    await removeWorkspace(store, workspace)
+    if (stopLocked([workspace.lock])[0] === 'still-running') say(`workspace ${workspace.label} could not be stopped, so it is not removed`)
+    else await removeWorkspace(store, workspace)
   } else {
     await commandEnded(context, workspace)
   }

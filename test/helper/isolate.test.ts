@@ -2,11 +2,11 @@
 // command (a second command in the same workspace sees what the first
 // wrote), masks cover what they name, and the command's status, or the
 // signal that ended it, comes back through the waiter as it would without.
-import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {execArgs, isLocked, run, world} from './support.js'
+import {execArgs, helper, isLocked, run, world} from './support.js'
 
 const policy = (w: string) => ['--read', '/', '--write', w, '--dev', '/dev']
 
@@ -71,6 +71,22 @@ describe('hmm-helper exec --isolate', () => {
     expect(isLocked(join(ws, 'lock2'))).toBe(true)
     await run(['stop', join(ws, 'lock2')])
     expect(isLocked(join(ws, 'lock2'))).toBe(false)
+  })
+
+  it('stops a workspace whatever the length of the path the helper was started from (an npm install puts it 65-85 bytes deep)', async () => {
+    const w = world('isolate-stop-long')
+    const installed = join(w, 'lib', 'node_modules', 'hmm-sandbox', 'native-helpers', 'build', 'x'.repeat(40))
+    mkdirSync(installed, {recursive: true})
+    const program = join(installed, 'hmm-helper')
+    copyFileSync(helper, program)
+    chmodSync(program, 0o755)
+    const ws = join(w, 'ws')
+    mkdirSync(ws)
+    const leave = ['sh', '-c', 'setsid sleep 600 </dev/null >/dev/null 2>&1 & exit 0']
+    expect(await run(execArgs(join(ws, 'lock'), [...policy(ws), '--isolate', ws], leave), {program})).toMatchObject({code: 0, report: ''})
+    expect(isLocked(join(ws, 'lock'))).toBe(true)
+    expect(await run(['stop', join(ws, 'lock')], {program})).toMatchObject({code: 0, stdout: '1\n'})
+    expect(isLocked(join(ws, 'lock'))).toBe(false)
   })
 
   it('refuses --end-with-command without namespaces', async () => {

@@ -52,6 +52,8 @@ export interface RunOptions {
   /** Run as this user (root's tests of what a plain user meets). */
   uid?: number
   gid?: number
+  /** Run this copy of the helper instead (an install's path, for one). */
+  program?: string
 }
 
 /** Runs the helper to the end and collects everything it and its command said. */
@@ -63,7 +65,7 @@ export function run(args: string[], opts: RunOptions = {}): Promise<Outcome> {
     opts.reportPipe === false ? 'ignore' : 'pipe',
     ...(opts.extra ?? []),
   ]
-  const child = spawn(helper, args, {cwd: opts.cwd, env: opts.env, uid: opts.uid, gid: opts.gid, stdio})
+  const child = spawn(opts.program ?? helper, args, {cwd: opts.cwd, env: opts.env, uid: opts.uid, gid: opts.gid, stdio})
   if (opts.input !== undefined) child.stdin!.end(opts.input)
   return collect(child)
 }
