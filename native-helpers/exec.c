@@ -71,7 +71,7 @@ int cmd_locked(int argc, char **argv)
 	"usage: hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] " \
 	"[--read PATH]... [--write PATH]... " \
 	"[--dev PATH]... [--hide PATH]... [--read-only PATH]... [--isolate DIR [--tmp-over PATH]... " \
-	"[--cache PATH]... [--mask PATH]... [--net none|proxy [--proxy-port N --proxy-socket NAME]] [--end-with-command]] " \
+	"[--cache PATH]... [--mask PATH]... [--cover-data DIR] [--net none|proxy [--proxy-port N --proxy-socket NAME]] [--end-with-command]] " \
 	"-- CMD [ARG...]"
 
 /* Paths must come absolute and canonical (the TS side resolves them), because
@@ -98,6 +98,7 @@ static void check_canonical(const char *flag, const char *p)
 static const char *const VALUE_FLAGS[] = {
 	"--lock",  "--report-fd", "--wait-fd", "--chdir", "--read", "--write", "--dev",
 	"--hide",  "--read-only", "--isolate", "--tmp-over", "--cache", "--mask",
+	"--cover-data",
 	"--net",   "--proxy-port", "--proxy-socket",
 };
 
@@ -168,6 +169,9 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 		} else if (strcmp(a, "--mask") == 0) {
 			check_canonical(a, v);
 			o->masks[o->nmasks++] = v;
+		} else if (strcmp(a, "--cover-data") == 0) {
+			check_canonical(a, v);
+			o->cover_data = v;
 #ifdef __linux__
 		} else if (net_option(o, a, v)) {
 			/* net.c took it */
@@ -177,7 +181,7 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 		}
 	}
 	if (i >= argc || i + 1 >= argc || o->lock == NULL || o->lock[0] == '\0' ||
-	    (o->end_with_command && !o->isolate))
+	    ((o->end_with_command || o->cover_data) && !o->isolate))
 		setup_fail("%s", EXEC_USAGE);
 	o->cmd = &argv[i + 1];
 }

@@ -97,6 +97,7 @@ struct exec_opts {
 	size_t ncaches;
 	const char **masks;
 	size_t nmasks;
+	const char *cover_data; /* NULL, or hmm's data directory, covered but for isolate (cover-data.c) */
 	int net;		  /* NET_HOST, NET_NONE or NET_PROXY */
 	int proxy_port;		  /* NET_PROXY: the loopback port inside */
 	const char *proxy_socket; /* NET_PROXY: the abstract socket outside */
@@ -148,6 +149,13 @@ void isolate_unblock(void);
 /* The init's life once the command runs: holds lock, reaps, passes signals;
  * with end_with_command, ends the namespace when the command ends. */
 void isolate_init(pid_t command, int lock, int end_with_command) __attribute__((noreturn));
+#endif
+
+/* ---- cover-data.c ---- */
+
+#ifdef __linux__
+/* In the init, after the other mounts: --cover-data's directory covered but for the workspace's. */
+void cover_data(const struct exec_opts *o);
 #endif
 
 /* ---- net.c ---- */

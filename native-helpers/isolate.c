@@ -330,6 +330,7 @@ void isolate_mounts(const struct exec_opts *o)
 	overlay_caches(o);
 	own_tmp(o);
 	mask(o);
+	cover_data(o);
 }
 
 /* The command has ended, and nothing is to outlive it: everything else in

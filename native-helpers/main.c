@@ -7,7 +7,7 @@
  *   hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]
  *                   [--read PATH]... [--write PATH]... [--dev PATH]...
  *                   [--hide PATH]... [--isolate DIR [--tmp-over PATH]...
- *                   [--cache PATH]... [--mask PATH]... [--end-with-command]
+ *                   [--cache PATH]... [--mask PATH]... [--cover-data DIR] [--end-with-command]
  *                   [--net none|proxy [--proxy-port N --proxy-socket NAME]]]
  *                   -- CMD [ARG...]
  *   hmm-helper stop LOCK...
@@ -45,7 +45,7 @@ static void usage(void)
 	      "       hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]\n"
 	      "                       [--read PATH]... [--write PATH]... [--dev PATH]...\n"
 	      "                       [--hide PATH]... [--isolate DIR [--tmp-over PATH]...\n"
-	      "                       [--cache PATH]... [--mask PATH]... [--end-with-command]\n"
+	      "                       [--cache PATH]... [--mask PATH]... [--cover-data DIR] [--end-with-command]\n"
 	      "                       [--net none|proxy [--proxy-port N --proxy-socket NAME]]]\n"
 	      "                       -- CMD [ARG...]\n"
 	      "       hmm-helper stop LOCK...\n"

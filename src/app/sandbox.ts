@@ -11,7 +11,7 @@ import {SANDBOX_EXEC, seatbelt} from '../platform/darwin.js'
 import {enableNamespaces, optOut, policyFor} from '../platform/confine.js'
 import {launchArgv} from '../platform/launch.js'
 import {canonical} from '../sandbox/paths.js'
-import type {Network, Platform} from '../sandbox/policy.js'
+import type {Network, Platform, SandboxPolicy} from '../sandbox/policy.js'
 import {parseRules} from '../net/hosts.js'
 import {INSIDE_PORT} from './network.js'
 import {withNetFlag} from './session.js'
@@ -52,6 +52,16 @@ function layerLines(platform: Platform, isolation: Isolation, network: Network |
     layers.seccomp
       ? `  seccomp: refused by this system (${layers.seccomp}): hmm run refuses`
       : `  seccomp: ioctl TIOCSTI and TIOCLINUX refused${network ? '; sockets but unix, IPv4 and IPv6 ones, raw sockets and io_uring refused' : ''}`,
+  ]
+}
+
+/** What the command's mount namespace covers with nothing (Linux, namespaces on): no socket there can be reached. */
+function coveredLines(policy: SandboxPolicy, isolation: Isolation): string[] {
+  if (!policy.isolation || isolation !== 'full') return []
+  return [
+    'covered in its mount namespace (no socket there can be reached; sockets found in /run and ~ as the command starts):',
+    ...policy.isolation.masked.map(path => `  ${path}`),
+    `  ${policy.isolation.data} (but the workspace's own directory)`,
   ]
 }
 
@@ -98,6 +108,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     'may read: everything else',
     `environment: removes ${removedVariables(process.env, settings.env).join(' ') || 'nothing set now'} (credentials, sockets of this session, the config file's env.remove)`,
     ...(policy.readOnly.length > 0 ? ['may not write (inside the writable paths):', ...policy.readOnly.map(path => `  ${path}`)] : []),
+    ...coveredLines(policy, settings.isolation),
     networkLine(platform, network, settings.isolation),
     'layers:',
     ...layerLines(platform, settings.isolation, network),

@@ -30,7 +30,7 @@ export function landlockArgs(policy: SandboxPolicy): string[] {
   ]
 }
 
-/** The namespaces (native-helpers/isolate.c): the workspace's own /tmp, caches, no session sockets. */
+/** The namespaces (native-helpers/isolate.c): the workspace's own /tmp, caches, no session sockets, no other workspace. */
 export function isolationArgs(policy: SandboxPolicy, control: HelperControl): string[] {
   const isolation = policy.isolation
   const workspace = control.workspace
@@ -41,6 +41,8 @@ export function isolationArgs(policy: SandboxPolicy, control: HelperControl): st
     ...isolation.temp.flatMap(path => ['--tmp-over', path]),
     ...isolation.caches.flatMap(path => ['--cache', path]),
     ...isolation.masked.flatMap(path => ['--mask', path]),
+    '--cover-data',
+    isolation.data,
     ...(control.endWithCommand ? ['--end-with-command'] : []),
   ]
 }

@@ -4,9 +4,10 @@
 //
 // Everything may be read except the hidden paths; only the tree, temp
 // directories, devices, tool caches and -w paths may be written.
-import {readdirSync, type Dirent} from 'node:fs'
+import {lstatSync, readdirSync, type Dirent} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
 import {canonical, isWithin, unique} from './paths.js'
+import {socketsWithin} from './sockets.js'
 
 export type Platform = 'linux' | 'darwin'
 
@@ -39,8 +40,10 @@ export interface Isolation {
   temp: string[]
   /** Tool caches overlaid, so what the command writes stays in the workspace. */
   caches: string[]
-  /** The user's sockets and session directories, covered with nothing. */
+  /** The user's sockets and session directories, and the hidden paths that exist, covered with nothing. */
   masked: string[]
+  /** hmm's data directory: covered with an empty one but for the workspace's own directory. */
+  data: string
 }
 
 /**
@@ -213,11 +216,24 @@ function hiddenPaths(input: PolicyInput): string[] {
   return [...secrets, ...linked, input.dataDir]
 }
 
-/** Where the user's session listens: its runtime directory, D-Bus, Docker and Podman. */
-function sessionSockets(): string[] {
+/** Where the user's session listens: its runtime directory, D-Bus, Docker and Podman, GNU screen. */
+function sessionSockets(home: string): string[] {
   const uid = process.getuid?.() ?? 0
-  return [`/run/user/${uid}`, '/run/dbus', '/var/run/dbus', '/run/docker.sock', '/var/run/docker.sock', '/run/podman/podman.sock']
+  return [
+    `/run/user/${uid}`,
+    '/run/dbus',
+    '/var/run/dbus',
+    '/run/docker.sock',
+    '/var/run/docker.sock',
+    '/run/podman/podman.sock',
+    '/run/screen',
+    '/var/run/screen',
+    join(home, '.screen'),
+  ]
 }
+
+/** Where the search for the session's other sockets looks (sockets.ts). */
+const SOCKET_ROOTS = ['/run', '/var/run']
 
 /**
  * Whether a temporary directory or cache can be the command's own (on
@@ -232,9 +248,29 @@ function ownable(input: PolicyInput): (path: string) => boolean {
   return path => path !== '/' && !isWithin(data, path) && !isWithin(home, path)
 }
 
-/** What the namespaces cover: the temporary directories and caches that can be the command's own. */
-function isolationFor(temp: string[], caches: string[]): Isolation {
-  return {temp, caches, masked: unique(sessionSockets().map(canonical))}
+/**
+ * What the namespaces cover: the temporary directories and caches that can
+ * be the command's own, and with nothing (Landlock does not stop connect()
+ * to a socket by its path, so hiding is not enough) the session's places,
+ * each hidden path that exists (Landlock still hides it, and what is made
+ * there later), and each socket found in /run and the home directory.
+ * Never a hidden path that holds the tree (and so the command's working
+ * directory) or a path it may write; never a socket in the tree, its
+ * temporary directories or a path the user lets it write: those it may use.
+ */
+function isolationFor(input: PolicyInput, tree: string, temp: string[], caches: string[], writable: string[], hidden: string[]): Isolation {
+  const data = canonical(input.dataDir)
+  const session = unique(sessionSockets(input.home).map(canonical))
+  const secrets = hidden
+    .filter(path => !isWithin(path, data) && lstatSync(path, {throwIfNoEntry: false}))
+    .filter(path => ![tree, ...writable].some(place => isWithin(place, path)))
+  // Not searched: what is covered whole, the secrets (a browser profile is big), the overlaid caches (a socket in a
+  // lower layer cannot be connected to through the overlay).
+  const granted = [tree, ...temp, ...input.extraWritable.map(canonical)]
+  const found = socketsWithin([...SOCKET_ROOTS, input.home], [data, ...session, ...hidden, ...caches]).filter(
+    socket => !granted.some(place => isWithin(socket, place)),
+  )
+  return {temp, caches, masked: unique([...session, ...secrets, ...found]), data}
 }
 
 export function buildPolicy(input: PolicyInput): SandboxPolicy {
@@ -246,15 +282,18 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
   const caches = unique(CACHES[input.platform].map(home).map(canonical)).filter(own)
   // The user's $TMPDIR cannot be the command's own: it gets the first that can (/tmp).
   const tmpdir = userTmpdir && !own(userTmpdir) ? temp[0] : undefined
+  const writable = unique([...temp, ...caches, ...extra])
+  const hidden = unique(hiddenPaths(input).flatMap(bothForms))
+  const tree = canonical(input.tree)
   return {
-    tree: canonical(input.tree),
+    tree,
     readable: ['/'],
-    writable: unique([...temp, ...caches, ...extra]),
+    writable,
     // The caches' program parts, but those a -w path names or lies inside: asked for by name.
     readOnly: unique(CACHE_PROGRAMS.map(home).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path))),
     devices: ['/dev'],
-    hidden: unique(hiddenPaths(input).flatMap(bothForms)),
-    ...(input.platform === 'linux' ? {isolation: isolationFor(temp, caches)} : {}),
+    hidden,
+    ...(input.platform === 'linux' ? {isolation: isolationFor(input, tree, temp, caches, writable, hidden)} : {}),
     ...(input.network ? {network: input.network} : {}),
     ...(tmpdir ? {tmpdir} : {}),
   }

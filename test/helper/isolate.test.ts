@@ -45,6 +45,24 @@ describe('hmm-helper exec --isolate', () => {
     }
   })
 
+  it('with --cover-data, shows the data directory holding the workspace alone, the workspace as it is', async () => {
+    const w = world('isolate-data')
+    const data = join(w, 'data')
+    const ws = join(data, 'mine')
+    mkdirSync(join(ws, 'tree'), {recursive: true})
+    writeFileSync(join(ws, 'tree', 'f'), 'own\n')
+    mkdirSync(join(data, 'other'))
+    writeFileSync(join(data, 'registry'), 'x')
+    const isolated = ['--isolate', ws, '--cover-data', data]
+    const r = await run(
+      execArgs(join(ws, 'lock'), [...policy(ws), ...isolated], ['sh', '-c', `ls -A ${data}; cat ${ws}/tree/f; mkdir ${data}/new 2>/dev/null || echo refused`]),
+    )
+    expect(r).toMatchObject({code: 0, stdout: 'mine\nown\nrefused\n', report: ''})
+    const apart = await run(execArgs(join(w, 'lock'), [...policy(w), '--isolate', w, '--cover-data', data], ['true']))
+    expect(apart.code).toBe(125)
+    expect(apart.report).toMatch(/^setup data: the workspace .* is not a directory of /)
+  })
+
   it('ends as the command ended: its status, or the signal that killed it', async () => {
     const w = world('isolate-status')
     const ws = join(w, 'ws')
