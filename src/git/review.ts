@@ -41,7 +41,11 @@ async function baseOf(workspace: Workspace): Promise<string> {
 /**
  * The paths the commits up to `tip` change whose change hmm diff does not
  * show as they make it, sorted; `nowTree` is the workspace's files
- * (treeNow). Merges count against their first parent: what they bring in.
+ * (treeNow). The paths are those any commit touches (merges against their
+ * first parent: what they bring in) and those whose content at the tip is
+ * not the base's: a commit made on an older commit of the origin, merged
+ * with the origin's HEAD keeping its own side, takes back what the origin
+ * did since without touching it in any first-parent diff.
  */
 export async function unshownChanges(workspace: Workspace, tip: string, nowTree: string): Promise<string[]> {
   const touched = await git(
@@ -55,7 +59,7 @@ export async function unshownChanges(workspace: Workspace, tip: string, nowTree:
     pathsBetween(workspace, base, tip),
   ])
   const unshown: string[] = []
-  for (const path of nulSeparated(touched.stdout)) {
+  for (const path of new Set([...nulSeparated(touched.stdout), ...net])) {
     if (originUncommitted.has(path) || !net.has(path)) unshown.push(path)
     else if (undone.has(path) && !(await stillShown(workspace, {base, tip, nowTree}, path))) unshown.push(path)
   }
@@ -103,13 +107,20 @@ export async function commitLines(workspace: Workspace, tip: string): Promise<st
   return log.stdout.split('\0').filter(Boolean)
 }
 
-/** The commits with their patches, newest first, as bytes no configuration changes (as changes.ts's patches). */
+/**
+ * The commits with their patches, newest first, as bytes no configuration
+ * changes (as changes.ts's patches). A merge commit shows its change against
+ * each parent it has: against the first alone (or none, git's default) it
+ * could hide what it takes back of the origin's own commits (a merge with
+ * `-s ours`).
+ */
 export async function commitPatches(workspace: Workspace, tip: string): Promise<Buffer> {
   const args = [
     'log',
     '--no-show-signature',
     '--format=%h %s',
     '-p',
+    '--diff-merges=separate',
     '-M',
     '--no-color',
     '--no-ext-diff',

@@ -83,6 +83,33 @@ describe('review: what merge and pr take', () => {
     expect(result).toMatchObject({exitCode: 1, stderr: expect.stringContaining(refused(ws.label, 'f.txt'))})
   })
 
+  it("refuses a merge commit that takes back the origin's last commit while the files show it kept; hmm log -p shows it", async () => {
+    // The attacker's review, finding 2: the command branches off before the user's fix, commits there, merges the
+    // origin's HEAD with `-s ours` (keeping its own, unfixed file) and puts the fixed file back, uncommitted.
+    await withRemote('review-revert-merge')
+    world.file('src/main.c', 'int main(void) { return check_auth(); }\n')
+    await world.git(['commit', '-qm', 'Fix auth bypass', '--', 'src/main.c'])
+    const fixed = await world.git(['rev-parse', 'HEAD'])
+    const ws = await made(
+      world,
+      'H=$(git rev-parse HEAD) && git checkout -q -b feature HEAD~1 && echo "def helper(): return 42" > util.py && ' +
+        'git add util.py && git commit -qm "Add helper" && git merge -q -s ours --no-edit -m "Merge main" $H && git show $H:src/main.c > src/main.c',
+    )
+    const diff = await hmm(world, ['diff'])
+    expect(diff.stdout).toContain('+++ b/util.py\n')
+    expect(diff.stdout).not.toContain('src/main.c')
+    const patch = await hmm(world, ['log', '-p'])
+    expect(patch.stdout).toContain('-int main(void) { return check_auth(); }\n+int main(void) { return 0; }\n')
+
+    const before = snapshot(world.origin)
+    const result = await hmm(world, ['merge'])
+    expect(result).toMatchObject({exitCode: 1, stdout: ''})
+    expect(result.stderr).toMatch(/^hmm: taking [0-9a-f]{7,} Merge main\nhmm: taking [0-9a-f]{7,} Add helper\n/)
+    expect(result.stderr).toContain(refused(ws.label, 'src/main.c'))
+    expect(snapshot(world.origin)).toEqual(before)
+    expect(await world.git(['rev-parse', 'HEAD'])).toBe(fixed)
+  })
+
   it('names the commits before it takes them and takes what hmm diff shows, uncommitted changes of the origin elsewhere', async () => {
     await withRemote('review-ok')
     const ws = await made(
