@@ -11,6 +11,7 @@ import {stateKey} from '../workspaces/work.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {takeIntoOrigin, takeIntoPrivate, workspaceCommits, type TakenCommits} from '../git/bundle.js'
 import {treeNow} from '../git/changes.js'
+import {checkoutConversions} from '../git/conversions.js'
 import {commitLines, unshownChanges} from '../git/review.js'
 import {listPaths, printable} from '../ui/format.js'
 import {gitOriginOf} from '../git/origin.js'
@@ -32,12 +33,15 @@ export async function namedCommits(workspace: Workspace, tip: string): Promise<s
  * refused (unless `force`) when they change what the workspace's files do
  * not show (git/review.ts). `before` runs once the cheap checks passed and
  * before anything is fetched (pr finds its remote there, so a missing
- * remote fails with the origin untouched).
+ * remote fails with the origin untouched). `checkedOut`: they will be
+ * written into the origin's files (merge), so they are refused, `force` or
+ * not, when that would write other bytes than hmm diff shows
+ * (git/conversions.ts); a push writes no file of the user's.
  */
 export async function takeForGit(
   context: Context,
   workspace: Workspace,
-  options: {noCommits: string; force: boolean; before?: (origin: string) => Promise<void>},
+  options: {noCommits: string; force: boolean; checkedOut?: boolean; before?: (origin: string) => Promise<void>},
 ): Promise<TakenCommits & {origin: string}> {
   const {origin} = checkTakeable(workspace)
   if (workspace.row.originKind !== 'git') throw new HmmError(`workspace ${workspace.label} was not made from a git repository: hmm apply applies its changes`)
@@ -52,6 +56,12 @@ export async function takeForGit(
   if (unshown.length > 0) {
     throw new HmmError(
       `workspace ${workspace.label}'s commits change what its files do not show: ${listPaths(unshown)} (hmm log -p shows them; --force takes them anyway)`,
+    )
+  }
+  const converting = options.checkedOut ? await checkoutConversions(workspace, origin, tip) : []
+  if (converting.length > 0) {
+    throw new HmmError(
+      `workspace ${workspace.label}'s commits change how git writes files it checks out, which hmm diff does not show: ${listPaths(converting)} (hmm apply takes their changes as hmm diff shows them)`,
     )
   }
   return {...(await takeIntoOrigin(workspace, origin, tip, nowTree)), origin}

@@ -6,7 +6,12 @@
 // Security: the commits come out through git/bundle.ts (git runs on the
 // workspace's repository only inside the sandbox; every object is checked
 // on its way into the origin). `git merge` then runs in the origin, the
-// user's own repository, with the user's own config and hooks.
+// user's own repository, with the user's own config, hooks and filters (an
+// origin using git-lfs keeps working): commits that would make its checkout
+// write other bytes than hmm diff shows (attributes naming a filter or a
+// conversion, a .lfsconfig saying where git-lfs fetches from) are refused
+// before anything is fetched (git/conversions.ts), so the only filters that
+// run are those the origin's own attributes name.
 import {resolve} from 'node:path'
 import {say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
@@ -37,6 +42,7 @@ export async function mergeWorkspace(key: string | undefined, options: {force: b
     const taken = await takeForGit(context, workspace, {
       noCommits: `workspace ${workspace.label} has no commits to merge: hmm apply applies its changes`,
       force: options.force,
+      checkedOut: true,
     })
     const origin = taken.origin
     const target = await mergeTarget(origin)

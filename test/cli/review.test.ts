@@ -1,10 +1,11 @@
 // Review = what is taken (issue 11, item 3): merge and pr name the commits
 // they take before taking them, and never bring in a change `hmm diff` did
 // not show; `hmm log` lists those commits.
+import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {World} from '../world.js'
-import {hmm, made, snapshot} from './taking.js'
+import {hmm, made, snapshot, taking} from './taking.js'
 
 let world: World
 afterEach(() => world?.dispose())
@@ -19,6 +20,10 @@ async function withRemote(name: string): Promise<string> {
   await world.git(['push', '-q', '-u', 'origin', 'main'])
   return bare
 }
+
+const converts = (label: string, paths: string) =>
+  `hmm: workspace ${label}'s commits change how git writes files it checks out, which hmm diff does not show: ${paths} (hmm apply takes their changes as hmm diff shows them)\n`
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 const refused = (label: string, paths: string) =>
   `hmm: workspace ${label}'s commits change what its files do not show: ${paths} (hmm log -p shows them; --force takes them anyway)\n`
@@ -126,6 +131,58 @@ describe('review: what merge and pr take', () => {
       .join('')
     expect(merged).toEqual({exitCode: 0, stdout: '', stderr: `${taking}hmm: merged workspace ${ws.label} into main of ${world.origin} (fast-forward)\n`})
     expect(await hmm(world, ['log'])).toEqual({exitCode: 0, stdout: log.stdout, stderr: ''})
+  })
+
+  it('refuses commits whose attributes make git write other bytes than hmm diff shows (working-tree-encoding); the origin untouched', async () => {
+    // The attacker's review, finding 5: run.sh's bytes are a shell script; as UTF-16LE text git keeps (and hmm diff
+    // shows) CJK characters, and a checkout would write the shell script back.
+    await withRemote('review-encoding')
+    const ws = await made(
+      world,
+      'printf "#!/bin/sh\\necho ran  #\\n" > run.sh && echo "run.sh working-tree-encoding=UTF-16LE" > .gitattributes && ' +
+        'git add .gitattributes run.sh && git commit -qm "Add run script"',
+    )
+    expect((await hmm(world, ['diff'])).stdout).not.toContain('echo ran')
+    const before = snapshot(world.origin)
+    const result = await hmm(world, ['merge'])
+    expect(result).toMatchObject({exitCode: 1, stdout: ''})
+    expect(result.stderr).toMatch(new RegExp(`^hmm: taking [0-9a-f]{7,} Add run script\n${escaped(converts(ws.label, '.gitattributes'))}$`))
+    expect(snapshot(world.origin)).toEqual(before)
+    expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
+    // --force is for commits undone in the files; it does not make a checkout write what was not shown.
+    expect((await hmm(world, ['merge', '--force'])).stderr).toContain(converts(ws.label, '.gitattributes'))
+    expect(snapshot(world.origin)).toEqual(before)
+  })
+
+  it("runs no filter the commits bring and takes no .lfsconfig; the origin's own filters still run, attributes that only stop a conversion are taken", async () => {
+    // The attacker's review, finding 6 (git-lfs there): a filter the user configured, named by the commits' attributes.
+    await withRemote('review-filter')
+    const ran = join(world.root, 'smudged')
+    await world.git(['config', '--global', 'filter.mark.clean', 'cat'])
+    await world.git(['config', '--global', 'filter.mark.smudge', `sh -c 'echo "$1" >> ${ran}; cat' -- %f`])
+    const brings = await made(
+      world,
+      'echo "run.sh filter=mark" > .gitattributes && printf "[lfs]\\n\\turl = file://$PWD\\n" > .lfsconfig && echo "echo hi" > run.sh && ' +
+        'git add .gitattributes .lfsconfig run.sh && git commit -qm "Add run script"',
+    )
+    const before = snapshot(world.origin)
+    const refused = await taking(world, ['merge', brings.id])
+    expect(refused).toEqual({exitCode: 1, stdout: '', stderr: converts(brings.label, '.gitattributes, .lfsconfig')})
+    expect(snapshot(world.origin)).toEqual(before)
+    expect(existsSync(ran)).toBe(false)
+
+    // The origin's own attributes run its own filter for a file the commits add; `binary` only stops conversions.
+    world.file('.gitattributes', '*.dat filter=mark\n')
+    await world.git(['add', '.gitattributes'])
+    await world.git(['commit', '-qm', 'attributes'])
+    const own = await made(
+      world,
+      'echo data > new.dat && echo "*.bin binary" > sub.gitattributes && mkdir -p sub && mv sub.gitattributes sub/.gitattributes && ' +
+        'printf "a\\r\\nb\\r\\n" > sub/x.bin && git add new.dat sub && git commit -qm data',
+    )
+    expect(await taking(world, ['merge', own.id])).toMatchObject({exitCode: 0, stdout: ''})
+    expect(readFileSync(ran, 'utf8')).toBe('new.dat\n')
+    expect(readFileSync(join(world.origin, 'sub/x.bin'), 'utf8')).toBe('a\r\nb\r\n')
   })
 
   it('hmm log: nothing for a workspace without commits or not made from a repository', async () => {
