@@ -1,6 +1,6 @@
 // `hmm ls`: the workspaces of the working directory (or all), as a table or JSON.
 // Kept free of oclif so bare `hmm` can list without loading the CLI framework.
-import {formatAge, formatSize, formatTable, formatWork, tildify, type Align} from '../ui/format.js'
+import {formatAge, formatSize, formatTable, formatWork, printable, tildify, type Align} from '../ui/format.js'
 import {colours} from '../ui/colour.js'
 import {dataDir} from '../platform/index.js'
 import {workingOrigin} from '../workspaces/context.js'
@@ -60,7 +60,8 @@ export function listing(options: ListOptions): string {
     ...(options.long
       ? [['SIZE', 'right', (ws: Workspace) => (ws.row.size === null ? '?' : formatSize(ws.row.size))] as [string, Align, (ws: Workspace) => string]]
       : []),
-    ['ORIGIN', 'left', ws => tildify(ws.row.origin)],
+    // A directory's name may hold anything, a bidirectional override too: shown, not acted on.
+    ['ORIGIN', 'left', ws => printable(tildify(ws.row.origin))],
   ]
   return formatTable(
     columns.map(([header]) => header),

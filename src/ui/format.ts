@@ -8,13 +8,31 @@ export function tildify(path: string, home = homedir()): string {
 }
 
 /**
+ * The characters, beyond the C0 controls, that act on a terminal or on how
+ * the text around them reads instead of being read: C1 controls (a CSI
+ * alone starts an escape sequence), Unicode's format characters (Cf:
+ * bidirectional controls such as U+202E and U+2066-2069, which make a line
+ * read in another order than it is; zero-width spaces and joiners, U+FEFF,
+ * tags) and the line and paragraph separators.
+ */
+const ACTING = /^[\u0080-\u009f\p{Cf}\u2028\u2029]$/u
+
+/** `<U+202E>` for such a character, shown instead of acted on; undefined for any other. Patches (ui/patch.ts) use it too. */
+export function shownAsCodePoint(character: string): string | undefined {
+  return ACTING.test(character) ? `<U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>` : undefined
+}
+
+/**
  * Text the command wrote (commit subjects, file names) made safe for one
- * line on a terminal: control characters (escape sequences that could
- * rewrite what the user reads, newlines) become `?`.
+ * line on a terminal: C0 control characters (escape sequences that could
+ * rewrite what the user reads, newlines) become `?`, the rest of what
+ * shownAsCodePoint names `<U+...>`.
  */
 export function printable(text: string): string {
   // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
+  return text.replace(/[\u0000-\u001f\u007f]|[^\u0000-\u007f]/gu, character =>
+    character.codePointAt(0)! < 0x80 ? '?' : (shownAsCodePoint(character) ?? character),
+  )
 }
 
 /** Paths for one line of a message: printable, the first ten named. */

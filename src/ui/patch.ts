@@ -5,6 +5,7 @@
 // C1 controls and bidi overrides are made visible (`^[`, `<U+202E>`), and
 // hmm colours the patch itself, from the user's `color.diff.*` settings as
 // git would (git's own colouring passes the content's sequences through).
+import {shownAsCodePoint} from './format.js'
 
 /** The SGR sequence of each part of a patch; '' where it is not coloured. */
 export interface PatchColours {
@@ -72,7 +73,27 @@ export function patchColours(settings: string[]): PatchColours {
   return colours
 }
 
-/** The bytes with every control character (but tab and newline), C1 control and bidi override shown instead of acted on. */
+/** The character whose UTF-8 form starts at `at`, and its length in bytes; undefined where no valid one starts. */
+function utf8At(bytes: Buffer, at: number): {character: string; length: number} | undefined {
+  const lead = bytes[at]
+  const length = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0
+  if (length === 0 || at + length > bytes.length) return undefined
+  let code = lead & (0xff >> (length + 1))
+  for (let next = at + 1; next < at + length; next++) {
+    if ((bytes[next] & 0xc0) !== 0x80) return undefined
+    code = (code << 6) | (bytes[next] & 0x3f)
+  }
+  // Overlong forms, surrogates and what lies beyond Unicode are no character: their bytes pass as they are.
+  if ((length === 3 && code < 0x800) || (length === 4 && (code < 0x10000 || code > 0x10ffff)) || (code >= 0xd800 && code <= 0xdfff)) return undefined
+  return {character: String.fromCodePoint(code), length}
+}
+
+/**
+ * The bytes with every control character (but tab and newline) shown as
+ * `^[`, and every C1 control, bidirectional control and other invisible
+ * format character as `<U+202E>` (ui/format.ts's shownAsCodePoint), instead
+ * of acted on. Bytes that are not UTF-8 pass as they are.
+ */
 export function visibleBytes(bytes: Buffer): Buffer {
   const parts: (Buffer | string)[] = []
   let start = 0
@@ -83,16 +104,12 @@ export function visibleBytes(bytes: Buffer): Buffer {
   for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i]
     if ((byte < 0x20 && byte !== 0x09 && byte !== 0x0a) || byte === 0x7f) replace(i, 1, byte === 0x7f ? '^?' : `^${String.fromCharCode(byte + 0x40)}`)
-    else if (byte === 0xc2 && bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x9f) {
-      replace(i, 2, `<U+00${bytes[i + 1].toString(16).toUpperCase()}>`)
-      i++
-    } else if (
-      byte === 0xe2 &&
-      ((bytes[i + 1] === 0x80 && bytes[i + 2] >= 0xaa && bytes[i + 2] <= 0xae) || (bytes[i + 1] === 0x81 && bytes[i + 2] >= 0xa6 && bytes[i + 2] <= 0xa9))
-    ) {
-      const code = 0x2000 + ((bytes[i + 1] & 0x3f) << 6) + (bytes[i + 2] & 0x3f)
-      replace(i, 3, `<U+${code.toString(16).toUpperCase()}>`)
-      i += 2
+    else if (byte >= 0x80) {
+      const decoded = utf8At(bytes, i)
+      if (!decoded) continue
+      const shown = shownAsCodePoint(decoded.character)
+      if (shown) replace(i, decoded.length, shown)
+      i += decoded.length - 1
     }
   }
   if (start === 0) return bytes

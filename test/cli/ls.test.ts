@@ -1,5 +1,5 @@
 // `hmm ls` and bare `hmm`, line by line of SPEC.
-import {rmSync} from 'node:fs'
+import {mkdirSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {World, workspaceLine} from '../world.js'
@@ -27,6 +27,14 @@ describe('hmm ls', () => {
         `${second.id}  -       done    Ns  -     ~/src/proj\n`,
     )
     expect(ages((await world.hmm([])).stdout)).toBe(ages(listing.stdout))
+  })
+
+  it('shows the control, bidirectional and invisible characters of an origin path as ? and <U+...>', async () => {
+    world = new World('ls-bidi')
+    const origin = join(world.home, 'src', 'a\u202eb\u2066c\nd')
+    mkdirSync(origin)
+    await world.hmm(['run', 'true'], {cwd: origin})
+    expect((await world.hmm(['ls'], {cwd: origin})).stdout).toMatch(/  ~\/src\/a<U\+202E>b<U\+2066>c\?d\n$/)
   })
 
   it("shows only this directory's workspaces, every directory's with -a", async () => {

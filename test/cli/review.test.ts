@@ -185,6 +185,15 @@ describe('review: what merge and pr take', () => {
     expect(readFileSync(join(world.origin, 'sub/x.bin'), 'utf8')).toBe('a\r\nb\r\n')
   })
 
+  it('shows bidirectional controls and invisible characters of subjects as <U+...> (hmm log, hmm merge)', async () => {
+    await withRemote('review-bidi')
+    // U+202E (right-to-left override) and U+200B (zero-width space), in octal UTF-8 for printf.
+    await made(world, `echo x > x.txt && git add x.txt && git commit -qm "$(printf 'fix \\342\\200\\256txt.exe\\342\\200\\213 ok')"`)
+    const log = await hmm(world, ['log'])
+    expect(log.stdout).toMatch(/^[0-9a-f]{7,} fix <U\+202E>txt\.exe<U\+200B> ok\n$/)
+    expect((await hmm(world, ['merge'])).stderr).toMatch(/^hmm: taking [0-9a-f]{7,} fix <U\+202E>txt\.exe<U\+200B> ok\n/)
+  })
+
   it('hmm log: nothing for a workspace without commits or not made from a repository', async () => {
     world = new World('review-log-none')
     await world.gitRepo()

@@ -34,6 +34,13 @@ describe('patchForTerminal', () => {
     expect(visibleBytes(plain)).toBe(plain)
   })
 
+  it('shows every invisible format character (zero-width, BOM, tags, separators) as <U+...>; bytes that are not UTF-8 pass as they are', () => {
+    const bytes = Buffer.from('a\u200bb\u200fc\u061cd\ufeffe\u{e0041}f\u2028g \u4e2d', 'utf8')
+    expect(visibleBytes(bytes).toString('utf8')).toBe('a<U+200B>b<U+200F>c<U+061C>d<U+FEFF>e<U+E0041>f<U+2028>g \u4e2d')
+    const latin1 = Buffer.from([0x61, 0xe2, 0x80, 0x20, 0xc2, 0xe9, 0xed, 0xa0, 0x80, 0xe2, 0x80, 0xae])
+    expect(visibleBytes(latin1)).toEqual(Buffer.concat([latin1.subarray(0, 9), Buffer.from('<U+202E>')]))
+  })
+
   it('colours as git does: meta, frag and function, old and new, sign apart from content', () => {
     const patch = Buffer.from('abc1234 subject\ndiff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@ fn\n-old\n+new\n+++x\n context\n')
     const out = patchForTerminal(patch, patchColours([])).toString()
