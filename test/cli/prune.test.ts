@@ -24,6 +24,21 @@ describe('hmm path', () => {
     expect(String(cd.stdout)).toBe(first.tree)
   })
 
+  it("on a terminal, says on stderr that git run in the tree obeys the workspace's repository (attack-report finding 7)", async () => {
+    world = new World('path-terminal')
+    const ws = workspaceLine((await world.hmm(['run', '-n', 'parser', 'true'])).stderr)
+    // script(1) gives the command a terminal; $(...) takes stdout only, as in `cd "$(hmm path parser)"`.
+    const shown = await execa('script', ['-qfec', `echo "<$('${process.execPath}' '${BIN}' path parser)>"`, '/dev/null'], {
+      cwd: world.origin,
+      env: world.env,
+      extendEnv: false,
+    })
+    expect(String(shown.stdout).replaceAll('\r\n', '\n')).toBe(
+      "hmm: git run in that directory outside hmm (by you, a shell prompt or an editor) runs what the workspace's .git/config says, " +
+        `unconfined: work there with hmm exec parser, look with hmm diff and hmm log\n<${ws.tree}>`,
+    )
+  })
+
   it('fails with one line for an unknown, a missing default and a broken workspace', async () => {
     world = new World('path-errors')
     expect(await world.hmm(['path'])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: ${world.origin} has no workspaces\n`})
