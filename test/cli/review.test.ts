@@ -185,6 +185,22 @@ describe('review: what merge and pr take', () => {
     expect(readFileSync(join(world.origin, 'sub/x.bin'), 'utf8')).toBe('a\r\nb\r\n')
   })
 
+  it("refuses line-end attributes that make checkout write CRLF (with the user's core.eol), takes those that keep LF", async () => {
+    await withRemote('review-eol')
+    const crlf = await made(world, 'echo "*.sh eol=crlf" > .gitattributes && echo "echo hi" > run.sh && git add .gitattributes run.sh && git commit -qm crlf')
+    const lf = await made(world, 'echo "* text=auto eol=lf" > .gitattributes && echo "echo hi" > run.sh && git add .gitattributes run.sh && git commit -qm lf')
+    const auto = await made(world, 'echo "*.sh text" > .gitattributes && echo "echo hi" > run.sh && git add .gitattributes run.sh && git commit -qm text')
+    const before = snapshot(world.origin)
+    expect(await taking(world, ['merge', crlf.id])).toEqual({exitCode: 1, stdout: '', stderr: converts(crlf.label, '.gitattributes')})
+    // `text` writes CRLF only where the user's config asks for it (core.eol=crlf; core.autocrlf=true converts without it).
+    await world.git(['config', 'core.eol', 'crlf'])
+    expect(await taking(world, ['merge', auto.id])).toEqual({exitCode: 1, stdout: '', stderr: converts(auto.label, '.gitattributes')})
+    await world.git(['config', '--unset', 'core.eol'])
+    expect(snapshot(world.origin)).toEqual({...before, '.git/config': snapshot(world.origin)['.git/config']})
+    expect(await taking(world, ['merge', lf.id])).toMatchObject({exitCode: 0})
+    expect(readFileSync(join(world.origin, 'run.sh'), 'utf8')).toBe('echo hi\n')
+  })
+
   it('shows bidirectional controls and invisible characters of subjects as <U+...> (hmm log, hmm merge)', async () => {
     await withRemote('review-bidi')
     // U+202E (right-to-left override) and U+200B (zero-width space), in octal UTF-8 for printf.
