@@ -2,7 +2,7 @@
  * hmm-helper: what the modules of the helper share. One mode per file
  * (main.c dispatches): exec.c (lock, descriptors, capabilities, exec),
  * landlock.c, seccomp.c, layers.c, clone.c + clone-copy.c, statpairs.c,
- * remove.c, net.c; util.c holds the small utilities every mode uses.
+ * remove.c, net.c, isolate.c + devices.c; util.c holds the small utilities every mode uses.
  */
 #ifndef HMM_HELPER_H
 #define HMM_HELPER_H
@@ -130,9 +130,10 @@ int cmd_layers(int argc, char **argv);
 
 #ifdef __linux__
 /* Makes ioctl TIOCSTI and TIOCLINUX fail with EPERM for this process and
- * everything it runs; with `net`, also every socket but unix, IPv4 and IPv6
- * ones, raw ones and io_uring. Needs no_new_privs set. 0, or -1 with errno
- * set. */
+ * everything it runs, io_uring with ENOSYS, and the keyrings' calls with
+ * EPERM (after leaving the user's session keyring); with `net`, also every
+ * socket but unix, IPv4 and IPv6 ones, and raw ones. Needs no_new_privs
+ * set. 0, or -1 with errno set. */
 int seccomp_confine(int net);
 #endif
 
@@ -142,8 +143,11 @@ int seccomp_confine(int net);
 /* Namespaces: returns in the init (PID 1 of a new PID namespace); the
  * process that called it waits for the command and exits as it did. */
 void isolate_namespaces(const struct exec_opts *o);
-/* In the init: /proc, /dev/shm, /dev/mqueue, caches, tmp, masks. */
+/* In the init: /proc, /dev (devices.c), caches, tmp, masks. */
 void isolate_mounts(const struct exec_opts *o);
+/* mount(2), or a set-up failure naming the step. */
+void mount_or_fail(const char *step, const char *src, const char *target, const char *type,
+		   unsigned long flags, const char *data);
 /* In the command, after fork: the signals the init waits for, unblocked. */
 void isolate_unblock(void);
 /* The init's life once the command runs: holds lock, reaps, passes signals;
@@ -156,6 +160,17 @@ void isolate_init(pid_t command, int lock, int end_with_command) __attribute__((
 #ifdef __linux__
 /* In the init, after the other mounts: --cover-data's directory covered but for the workspace's. */
 void cover_data(const struct exec_opts *o);
+#endif
+
+/* ---- devices.c ---- */
+
+#ifdef __linux__
+/* In the init, before the command is forked: the command's own /dev, and
+ * the terminals it is given noted. */
+void isolate_dev(void);
+/* In the init, once the command has ended: no process left in the
+ * namespace keeps a terminal it was given, nor a way to open it again. */
+void terminal_release(void);
 #endif
 
 /* ---- net.c ---- */

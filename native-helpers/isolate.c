@@ -207,8 +207,8 @@ void isolate_namespaces(const struct exec_opts *o)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 }
 
-static void mount_or_fail(const char *step, const char *src, const char *target,
-			  const char *type, unsigned long flags, const char *data)
+void mount_or_fail(const char *step, const char *src, const char *target, const char *type,
+		   unsigned long flags, const char *data)
 {
 	if (mount(src, target, type, flags, data) < 0)
 		setup_fail("%s: cannot mount %s on %s: %s", step, type ? type : src, target,
@@ -319,14 +319,8 @@ void isolate_mounts(const struct exec_opts *o)
 {
 	/* Processes of this namespace only; needs the init to mount it. */
 	mount_or_fail("proc", "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
-	/* Shared memory and message queues of its own (with its own IPC
-	 * namespace), not the user's programs'. */
-	if (is_dir("/dev/shm"))
-		mount_or_fail("shm", "tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV,
-			      "mode=1777");
-	if (is_dir("/dev/mqueue"))
-		mount_or_fail("mqueue", "mqueue", "/dev/mqueue", "mqueue",
-			      MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	/* A /dev of its own (devices.c). */
+	isolate_dev();
 	overlay_caches(o);
 	own_tmp(o);
 	mask(o);
@@ -359,6 +353,8 @@ static void reap(pid_t *command, int lock, int end_with_command)
 			*command = -1;
 			if (end_with_command)
 				end_the_rest();
+			else
+				terminal_release(); /* before hmm returns the terminal to the user */
 			/* Nothing else left: the lock goes before hmm hears the
 			 * command ended, so hmm then sees the workspace stopped. */
 			pid_t more;

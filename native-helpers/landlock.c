@@ -271,6 +271,17 @@ static void grant(const struct grant *g)
 	walk_around(fd, g->path, rights, g->cls);
 }
 
+/* The command's own terminal, as a device, whatever name reaches it: in its
+ * namespaces the user's /dev/pts is not mounted, yet /dev/stdout or
+ * /proc/self/fd/1 opens the terminal again (scripts write to /dev/stderr).
+ * The rule is on the terminal's own node, so no other terminal comes with it. */
+static void grant_own_terminal(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (isatty(fd))
+			add_rule(fd, class_rights(CLASS_DEV), "the terminal", 0);
+}
+
 void landlock_confine(const struct exec_opts *o)
 {
 	int abi = landlock_abi();
@@ -304,6 +315,7 @@ void landlock_confine(const struct exec_opts *o)
 
 	for (size_t i = 0; i < o->ngrants; i++)
 		grant(&o->grants[i]);
+	grant_own_terminal();
 
 	/* Required by landlock_restrict_self for an unprivileged process, and
 	 * wanted anyway: no set-user-ID program can regain what we drop. */

@@ -20,13 +20,21 @@
  *   numbers with bit 30 set) fail with ENOSYS, as on kernels built
  *   without x32.
  *
+ * - The kernel's keyrings: the command leaves the user's session keyring
+ *   (a key in it, a vault token or a Kerberos ticket, is the user's) for
+ *   an empty one of its own, then keyctl, add_key and request_key fail
+ *   with EPERM (as in Docker's default profile): no key of the user's
+ *   (their user keyring, @u, included) is read or changed.
+ * - io_uring fails with ENOSYS, as on kernels without it (libuv and others
+ *   fall back): files registered with a ring are held with no descriptor
+ *   to show for them, so a process could keep the user's terminal where
+ *   the init's scan after the command (devices.c) does not look; and a
+ *   ring makes sockets without the socket call.
  * - With --net (none, or hmm's proxy only), sockets of other families
  *   than unix, IPv4 and IPv6 fail with EAFNOSUPPORT (no netlink to change
  *   its namespace's routes, no packet sockets), and raw or packet-type
  *   ones with EPERM (root keeps CAP_NET_RAW for ping; not for these modes).
- *   io_uring, which can make sockets without the socket call, fails with
- *   ENOSYS, as on kernels without it (libuv and others fall back). The
- *   network namespace is the barrier; this keeps the kernel's surface
+ *   The network namespace is the barrier; this keeps the kernel's surface
  *   behind it small.
  */
 
@@ -120,6 +128,24 @@ static void socket_rule(struct program *p)
 
 static const uint32_t UNIX_ONLY[] = {AF_UNIX};
 
+/* With the accumulator holding the system call's number: nr fails with e. */
+static void deny(struct program *p, uint32_t nr, int e)
+{
+	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1));
+	ret(p, RET_ERRNO(e));
+}
+
+#ifndef KEYCTL_JOIN_SESSION_KEYRING
+#define KEYCTL_JOIN_SESSION_KEYRING 1
+#endif
+
+/* A new, empty session keyring instead of the user's. Where the kernel has
+ * no keyrings, or they are refused already, there is nothing to leave. */
+static void leave_session_keyring(void)
+{
+	syscall(__NR_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
+}
+
 int seccomp_confine(int net)
 {
 	struct program p = {.len = 0};
@@ -137,10 +163,11 @@ int seccomp_confine(int net)
 		socket_rule(&p);
 		arg_rule(&p, __NR_socketpair, 0, UNIX_ONLY, 1, SECCOMP_RET_ALLOW,
 			 RET_ERRNO(EAFNOSUPPORT));
-		emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-						      __NR_io_uring_setup, 0, 1));
-		ret(&p, RET_ERRNO(ENOSYS));
 	}
+	deny(&p, __NR_io_uring_setup, ENOSYS);
+	deny(&p, __NR_keyctl, EPERM);
+	deny(&p, __NR_add_key, EPERM);
+	deny(&p, __NR_request_key, EPERM);
 	arg_rule(&p, __NR_ioctl, 1, TERMINAL_INPUT,
 		 sizeof TERMINAL_INPUT / sizeof *TERMINAL_INPUT, RET_ERRNO(EPERM),
 		 SECCOMP_RET_ALLOW);
@@ -150,6 +177,7 @@ int seccomp_confine(int net)
 		return -1;
 	}
 
+	leave_session_keyring();
 	struct sock_fprog prog = {.len = (unsigned short)p.len, .filter = p.insn};
 	/* Without privileges the kernel takes a filter only under
 	 * no_new_privs, which the caller has set (it is wanted anyway). */

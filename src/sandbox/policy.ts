@@ -149,6 +149,17 @@ export const CACHES: Record<Platform, string[]> = {
  */
 export const CACHE_PROGRAMS = ['.cargo/bin', '.cargo/env', '.rustup/toolchains', '.npm/_npx']
 
+/**
+ * The devices the command may write and use (terminal ioctls). On Linux the
+ * names its own /dev holds (native-helpers/devices.c), never the user's
+ * other terminals, disks, kernel log or consoles; its own terminal is
+ * granted by the helper, whatever its name. macOS has no /dev of its own to give.
+ */
+export const DEVICES: Record<Platform, string[]> = {
+  linux: ['/dev/null', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom', '/dev/tty', '/dev/ptmx', '/dev/pts', '/dev/shm', '/dev/mqueue'],
+  darwin: ['/dev'],
+}
+
 /** Temp directories every platform has; $TMPDIR is added to them. */
 export const TEMP_DIRS: Record<Platform, string[]> = {
   linux: ['/tmp'],
@@ -291,8 +302,10 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
     writable,
     // The caches' program parts, but those a -w path names or lies inside: asked for by name.
     readOnly: unique(CACHE_PROGRAMS.map(home).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path))),
-    devices: ['/dev'],
-    hidden,
+    devices: DEVICES[input.platform],
+    // Linux: nothing under /dev is read but DEVICES (a disk read raw holds every secret; without the namespaces /dev is the
+    // user's). Not masked: the namespaces give the command a /dev of its own (native-helpers/devices.c).
+    hidden: input.platform === 'linux' ? [...hidden, '/dev'] : hidden,
     ...(input.platform === 'linux' ? {isolation: isolationFor(input, tree, temp, caches, writable, hidden)} : {}),
     ...(input.network ? {network: input.network} : {}),
     ...(tmpdir ? {tmpdir} : {}),

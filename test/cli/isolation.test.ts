@@ -5,12 +5,12 @@
 // a tmux server, a unix socket server, a file in /dev/shm, a daemon that
 // double-forks, calls setsid and closes every descriptor.
 import {execa} from 'execa'
-import {existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {randomBytes} from 'node:crypto'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {World, workspaceLine} from '../world.js'
+import {BIN, World, workspaceLine} from '../world.js'
 
 let world: World
 afterEach(() => world?.dispose())
@@ -94,6 +94,92 @@ describe('the sandboxed command, isolated', () => {
       rmSync(shared, {force: true})
       rmSync(own, {force: true})
     }
+  })
+
+  it("has a /dev of its own: no other terminal of the user's, no disk, no kernel log, only the devices programs need", async () => {
+    world = new World('devices')
+    // Another terminal of the user's, open meanwhile (a pseudo-terminal a program of theirs holds).
+    const victim = execa('python3', ['-c', 'import os, pty, time; m, s = pty.openpty(); print(os.ttyname(s), flush=True); time.sleep(60)'])
+    const other = await new Promise<string>(resolve => victim.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())))
+    try {
+      const result = await inSandbox(
+        [
+          'ls -A /dev | tr "\\n" " "; echo',
+          `(echo hello > '${other}') 2>/dev/null && echo reached-other-terminal`,
+          // Raw disks and the kernel's log, were they there (root could open them).
+          'for d in /dev/loop0 /dev/kmsg /dev/tty1 /dev/vcs /dev/mem; do test -e $d && echo "exists $d"; done',
+          // What programs use still works.
+          'head -c 4 /dev/urandom | wc -c; head -c 2 /dev/zero | od -An -tx1; echo discarded > /dev/null && echo null-ok',
+          'echo own > /dev/shm/own && cat /dev/shm/own',
+          `python3 -c 'import os, pty; m, s = pty.openpty(); os.write(s, b"typed\\n"); print(os.ttyname(s), os.read(m, 64))'`,
+        ].join('; '),
+      )
+      expect(result.stdout, result.stderr).toBe(
+        "fd full mqueue null ptmx pts random shm stderr stdin stdout tty urandom zero \n4\n 00 00\nnull-ok\nown\n/dev/pts/0 b'typed\\r\\n'\n",
+      )
+    } finally {
+      victim.kill()
+      await victim.catch(() => undefined)
+    }
+  })
+
+  it('opted out of the namespaces, reads or writes no device under /dev but those programs need (a disk read raw holds every secret)', async () => {
+    world = new World('devices-landlock-only')
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'isolation = "landlock-only"\n')
+    // Root could read these raw (every workspace's files are on the disk); a plain user the ones its groups may.
+    const devices = readdirSync('/dev').filter(name => /^(loop\d+|[sv]d[a-z]+\d*|nvme\S+|kmsg|vcsa?\d*|mem|port)$/.test(name))
+    const readable = devices.filter(name => {
+      try {
+        closeSync(openSync(join('/dev', name), 'r'))
+        return true
+      } catch {
+        return false
+      }
+    })
+    const result = await inSandbox(
+      [
+        ...readable.map(name => `(dd if=/dev/${name} of=/dev/null bs=1 count=1 status=none) 2>/dev/null && echo read-${name}`),
+        'echo x > /dev/null && head -c 1 /dev/urandom | wc -c',
+      ].join('; '),
+    )
+    expect(result.stdout, result.stderr).toBe('1\n')
+  })
+
+  it("cannot read a key of the user's session keyring, nor use the kernel's keyrings", async () => {
+    world = new World('keyring')
+    // The user's session: a session keyring of its own holding a secret, from which hmm runs (and can read it: the control).
+    const user = `
+import ctypes, os, platform, sys
+libc = ctypes.CDLL(None, use_errno=True)
+ADD_KEY, KEYCTL = {'x86_64': (248, 250), 'aarch64': (217, 219)}[platform.machine()]
+assert libc.syscall(KEYCTL, 1, None) > 0  # KEYCTL_JOIN_SESSION_KEYRING, anonymous
+key = libc.syscall(ADD_KEY, b'user', b'hmm-test-key', b'KEYRING-SECRET', 14, -3)  # into @s
+buf = ctypes.create_string_buffer(64)
+n = libc.syscall(KEYCTL, 11, key, buf, 64)  # KEYCTL_READ
+print('control', buf.raw[:n].decode(), flush=True)
+os.execvp(sys.argv[1], sys.argv[1:])
+`
+    const command = `
+import ctypes, errno, platform
+libc = ctypes.CDLL(None, use_errno=True)
+ADD_KEY, KEYCTL = {'x86_64': (248, 250), 'aarch64': (217, 219)}[platform.machine()]
+def said(r):
+    return errno.errorcode[ctypes.get_errno()] if r < 0 else 'ok'
+key = libc.syscall(KEYCTL, 10, -3, b'user', b'hmm-test-key', 0)  # KEYCTL_SEARCH in @s
+print('search', said(key))
+buf = ctypes.create_string_buffer(64)
+n = libc.syscall(KEYCTL, 11, key, buf, 64)
+print('read', said(n), buf.raw[:max(n, 0)].decode())
+print('add', said(libc.syscall(ADD_KEY, b'user', b'mine', b'x', 1, -3)))
+`
+    const result = await execa('python3', ['-c', user, process.execPath, BIN, 'run', '--rm', 'python3', '-c', command], {
+      cwd: world.origin,
+      env: world.env,
+      extendEnv: false,
+      reject: false,
+    })
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe('control KEYRING-SECRET\nsearch EPERM\nread EPERM \nadd EPERM')
   })
 
   it('sees none of the processes outside its workspace', async () => {

@@ -3,13 +3,14 @@
 // while the command cannot type into it (TIOCSTI fails).
 import {execa} from 'execa'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it, onTestFinished} from 'vitest'
 import {BIN, PROJECT, World} from '../world.js'
 
 let world: World
 beforeAll(() => {
   world = new World('terminal')
   world.file('fg.py', FOREGROUND)
+  world.file('hold.py', HOLDER)
 })
 afterAll(() => world.dispose())
 
@@ -40,6 +41,34 @@ while True:
         print('holds', holds, flush=True)
         held = holds
     time.sleep(0.05)
+`
+// A process the command leaves in the background, ready once it holds what
+// `how` says, then waiting for a file "go" (the token in its argv marks it for pgrep):
+//   inherited: in a session of its own, keeps the terminal it was given;
+//   reopened:  in a session of its own, opens the terminal again by name (attack-report's steal.py);
+//   quiet:     its output elsewhere (nohup), still in the terminal's session; given "go", tries /dev/tty.
+const HOLDER = `
+import errno, os, sys, time
+how = sys.argv[1]
+if how != 'quiet':
+    name = os.ttyname(1)
+    os.setsid()
+if how == 'reopened':
+    held = os.open(name, os.O_RDWR | os.O_NOCTTY)
+if how != 'inherited':
+    null = os.open('/dev/null', os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+open(how + '.ready', 'w').close()
+while not os.path.exists('go'):
+    time.sleep(0.05)
+try:
+    os.open('/dev/tty', os.O_RDWR)
+    result = 'opened'
+except OSError as error:
+    result = errno.errorcode[error.errno]
+open(how + '.result', 'w').write(result)
+time.sleep(600)
 `
 const type = (line: string): Step[] => [{send: `${line}\r`}]
 
@@ -142,6 +171,67 @@ describe('a shell under hmm run on a terminal', () => {
         {expect: 'holds True'},
         {send: '\x03'},
         {expect: 'KeyboardInterrupt'},
+        prompt,
+        ...type('exit 0'),
+      ],
+      ['bash', '--norc', '--noprofile', '-i'],
+    )
+    expect(seen.failed, seen.transcript).toBe(null)
+    expect(seen.status, seen.transcript).toBe(0)
+  }, 90_000)
+
+  it('uses its own terminal as before, in a /dev of its own: /dev/tty, /dev/stderr, its name, ptys it opens, script', async () => {
+    const seen = await onPty(
+      [
+        {expect: '[#$] '},
+        ...type(`PS1='PROM''PT> '; bind 'set enable-bracketed-paste off'`),
+        prompt,
+        ...type(`echo to-tty > /dev/tty; echo to-stderr > /dev/stderr; python3 -c 'open("/dev/stdout", "w").write("via-" "stdout\\n")'`),
+        {expect: '\r\nto-tty\r\nto-stderr\r\nvia-stdout\r\n'},
+        prompt,
+        // Its name leads back to it.
+        ...type(`test "$(stat -Lc %t:%T "$(tty)")" = "$(stat -Lc %t:%T /proc/self/fd/0)" && echo "named-$?"`),
+        {expect: '\r\nnamed-0\r\n'},
+        prompt,
+        ...type(`python3 -c 'import os, pty; m, s = pty.openpty(); os.write(s, b"in-pty\\n"); print(os.read(m, 64))'`),
+        {expect: "\r\nb'in-pty\\\\r\\\\n'\r\n"},
+        prompt,
+        ...type(`script -qec 'tty; echo "inside-"script' /dev/null`),
+        {expect: '\r\n/dev/pts/\\d+\r\ninside-script\r\n'},
+        prompt,
+        ...type('exit'),
+      ],
+      [process.execPath, BIN, 'run', '--rm', 'bash', '--norc', '--noprofile', '-i'],
+    )
+    expect(seen.failed, seen.transcript).toBe(null)
+    expect(seen.status, seen.transcript).toBe(0)
+  }, 90_000)
+
+  it("keeps nothing it leaves in the background on the user's terminal once it exits; what let go of the terminal runs on", async () => {
+    const hmm = `'${process.execPath}' '${BIN}'`
+    const token = `hold-${process.pid}-${Date.now()}`
+    const leave = `for h in inherited reopened quiet; do python3 hold.py $h ${token}-$h & done; until test -e inherited.ready -a -e reopened.ready -a -e quiet.ready; do sleep 0.05; done; echo holders-"ready"`
+    // Whatever this test leaves, should it fail, is stopped.
+    onTestFinished(async () => void (await world.hmm(['stop', 'bg'])))
+    const seen = await onPty(
+      [
+        {expect: '[#$] '},
+        ...type(`PS1='PROM''PT> '; bind 'set enable-bracketed-paste off'`),
+        prompt,
+        ...type(`${hmm} run -n bg sh -c '${leave}'`),
+        {expect: 'holders-ready'},
+        prompt,
+        // hmm has returned: nothing of the workspace holds the terminal any more.
+        ...type(`for h in inherited reopened quiet; do pgrep -f "${token}-$h" >/dev/null && echo "$h-alive" || echo "$h-gone"; done`),
+        {expect: '\r\ninherited-gone\r\nreopened-gone\r\nquiet-alive\r\n'},
+        prompt,
+        // The one left cannot open the terminal again either (it is still in the terminal's session).
+        ...type(`t=$(${hmm} path bg); touch "$t/go"; until test -s "$t/quiet.result"; do sleep 0.05; done; echo "quiet-tty-$(cat "$t/quiet.result")"`),
+        {expect: '\r\nquiet-tty-EROFS\r\n'}, // /dev/tty is the empty file the terminal's node was bound on
+        prompt,
+        // (the helper's own argv holds the token followed by "$h")
+        ...type(`${hmm} stop bg >/dev/null 2>&1; pgrep -f "${token}-[a-z]" >/dev/null || echo "all-stopped"`),
+        {expect: '\r\nall-stopped\r\n'},
         prompt,
         ...type('exit 0'),
       ],

@@ -205,6 +205,14 @@ describe('hmm-helper exec', () => {
     })
   })
 
+  it('gives the command no io_uring (a ring holds registered files with no descriptor to show), with or without --net', async () => {
+    const w = world('exec-io-uring')
+    // io_uring_setup(8, params): 425 on x86_64 and aarch64 alike.
+    const probe = `import ctypes, errno; libc = ctypes.CDLL(None, use_errno=True); params = ctypes.create_string_buffer(120); r = libc.syscall(425, 8, params); print('ok' if r >= 0 else errno.errorcode[ctypes.get_errno()])`
+    const r = await run(execArgs(join(w, 'lock'), policy(w), ['python3', '-c', probe]))
+    expect(r).toMatchObject({code: 0, stdout: 'ENOSYS\n', report: ''})
+  })
+
   it('reads no environment variable: the policy is only in argv', async () => {
     const w = world('exec-env')
     // An environment full of plausible knobs changes nothing.
