@@ -46,15 +46,20 @@ while True:
 // `how` says, then waiting for a file "go" (the token in its argv marks it for pgrep):
 //   inherited: in a session of its own, keeps the terminal it was given;
 //   reopened:  in a session of its own, opens the terminal again by name (attack-report's steal.py);
-//   quiet:     its output elsewhere (nohup), still in the terminal's session; given "go", tries /dev/tty.
+//   quiet:     its output elsewhere (nohup), still in the terminal's session; given "go", tries /dev/tty;
+//   nested:    its output elsewhere, in a session and mount namespace of its own (where /dev/console
+//              stays mounted whatever the workspace's init unmounts).
 const HOLDER = `
-import errno, os, sys, time
+import ctypes, errno, os, sys, time
 how = sys.argv[1]
 if how != 'quiet':
     name = os.ttyname(1)
     os.setsid()
 if how == 'reopened':
     held = os.open(name, os.O_RDWR | os.O_NOCTTY)
+if how == 'nested':
+    CLONE_NEWUSER, CLONE_NEWNS = 0x10000000, 0x20000
+    assert ctypes.CDLL(None).unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0
 if how != 'inherited':
     null = os.open('/dev/null', os.O_RDWR)
     for fd in (0, 1, 2):
@@ -210,7 +215,7 @@ describe('a shell under hmm run on a terminal', () => {
   it("keeps nothing it leaves in the background on the user's terminal once it exits; what let go of the terminal runs on", async () => {
     const hmm = `'${process.execPath}' '${BIN}'`
     const token = `hold-${process.pid}-${Date.now()}`
-    const leave = `for h in inherited reopened quiet; do python3 hold.py $h ${token}-$h & done; until test -e inherited.ready -a -e reopened.ready -a -e quiet.ready; do sleep 0.05; done; echo holders-"ready"`
+    const leave = `for h in inherited reopened quiet nested; do python3 hold.py $h ${token}-$h & done; until test -e inherited.ready -a -e reopened.ready -a -e quiet.ready -a -e nested.ready; do sleep 0.05; done; echo holders-"ready"`
     // Whatever this test leaves, should it fail, is stopped.
     onTestFinished(async () => void (await world.hmm(['stop', 'bg'])))
     const seen = await onPty(
@@ -222,8 +227,8 @@ describe('a shell under hmm run on a terminal', () => {
         {expect: 'holders-ready'},
         prompt,
         // hmm has returned: nothing of the workspace holds the terminal any more.
-        ...type(`for h in inherited reopened quiet; do pgrep -f "${token}-$h" >/dev/null && echo "$h-alive" || echo "$h-gone"; done`),
-        {expect: '\r\ninherited-gone\r\nreopened-gone\r\nquiet-alive\r\n'},
+        ...type(`for h in inherited reopened quiet nested; do pgrep -f "${token}-$h" >/dev/null && echo "$h-alive" || echo "$h-gone"; done`),
+        {expect: '\r\ninherited-gone\r\nreopened-gone\r\nquiet-alive\r\nnested-gone\r\n'},
         prompt,
         // The one left cannot open the terminal again either (it is still in the terminal's session).
         ...type(`t=$(${hmm} path bg); touch "$t/go"; until test -s "$t/quiet.result"; do sleep 0.05; done; echo "quiet-tty-$(cat "$t/quiet.result")"`),
