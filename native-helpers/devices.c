@@ -177,8 +177,27 @@ static int table_holds(const char *dir)
 	return holds;
 }
 
-/* Any thread's table: a thread made without CLONE_FILES has its own. */
-static int holds_terminal(long pid)
+/* Stopped (or dead), by a stat file of /proc: holds nothing it did not
+ * hold when scanned. */
+static int settled(const char *stat)
+{
+	char buf[512];
+	int fd = open(stat, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')'); /* the name may hold anything */
+	return !paren || (paren[1] == ' ' && paren[2] && strchr("TtZX", paren[2]));
+}
+
+/* Does any thread of pid hold a terminal (a thread made without CLONE_FILES
+ * has a table of its own)? Sets *unsettled for a thread not stopped yet
+ * (one stops a moment after the others: it may be opening something). */
+static int holds_terminal(long pid, int *unsettled)
 {
 	char dir[64];
 	snprintf(dir, sizeof dir, "/proc/%ld/task", pid);
@@ -191,9 +210,12 @@ static int holds_terminal(long pid)
 		long tid = parse_num(e->d_name, 1, INT_MAX);
 		if (tid < 0)
 			continue;
-		char fds[64];
-		snprintf(fds, sizeof fds, "/proc/%ld/task/%ld/fd", pid, tid);
-		holds = table_holds(fds);
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%ld/task/%ld/stat", pid, tid);
+		if (!settled(path))
+			*unsettled = 1;
+		snprintf(path, sizeof path, "/proc/%ld/task/%ld/fd", pid, tid);
+		holds = table_holds(path);
 	}
 	closedir(d);
 	return holds;
@@ -212,40 +234,24 @@ static int elsewhere(long pid, const char *mine)
 	return strcmp(ns, mine) != 0;
 }
 
-/* Stopped (or dead): holds nothing it did not hold when scanned. */
-static int settled(long pid)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 1;
-	buf[n] = '\0';
-	const char *paren = strrchr(buf, ')'); /* the name may hold anything */
-	return !paren || strchr("TtZX", paren[2]) != NULL;
-}
-
 /* One pass over every other process: kills those that hold a terminal or
  * live in another mount namespace. 1 if it killed any or found one not yet
- * stopped (a later pass must look again). */
+ * stopped (a later pass must look again). Without /proc to look in, every
+ * process is killed. */
 static int scan(const char *mine)
 {
 	DIR *d = opendir("/proc");
-	if (!d)
-		setup_fail("terminal: cannot read /proc: %s", strerror(errno));
+	if (!d) {
+		kill(-1, SIGKILL);
+		return 0;
+	}
 	int again = 0;
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
 		long pid = parse_num(e->d_name, 2, INT_MAX); /* the init itself aside */
 		if (pid < 0)
 			continue;
-		if (!settled(pid))
-			again = 1;
-		if (elsewhere(pid, mine) || holds_terminal(pid)) {
+		if (elsewhere(pid, mine) || holds_terminal(pid, &again)) {
 			kill((pid_t)pid, SIGKILL);
 			again = 1;
 		}
