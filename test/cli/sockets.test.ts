@@ -114,6 +114,24 @@ const serve = path => new Promise(resolve => net.createServer(c => c.end()).list
     expect(server.connections()).toBe(1)
   })
 
+  it('leaves a hidden directory that holds a path granted with -w to Landlock: the grant works, the rest stays unreadable', async () => {
+    world = new World('sock-hidden-grant')
+    const keep = join(world.home, '.gnupg', 'keep')
+    mkdirSync(keep, {recursive: true})
+    world.write(join(world.home, '.gnupg', 'private.key'), 'secret\n')
+    const result = await world.hmm([
+      'run',
+      '--rm',
+      '-w',
+      keep,
+      'sh',
+      '-c',
+      `echo made > '${keep}/out' && cat '${keep}/out'; cat '${world.home}/.gnupg/private.key' 2>/dev/null; true`,
+    ])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe('made\n')
+  })
+
   it.skipIf(process.getuid?.() !== 0)("cannot reach GNU screen's servers in /run/screen, which is covered with nothing (as root)", async () => {
     world = new World('sock-screen')
     const made = !existsSync('/run/screen')
