@@ -265,13 +265,19 @@ static void own_tmp(const struct exec_opts *o)
 	free(tmp);
 }
 
-/* Each tool cache that exists: an overlay whose lower layer is the real
- * cache and whose upper layer is the workspace's, so the command reads the
- * warm cache and what it writes stays with the workspace. */
+/* Each tool cache: an overlay whose lower layer is the real cache and whose
+ * upper layer is the workspace's, so the command reads the warm cache and
+ * what it writes stays with the workspace. A cache the user has not got yet
+ * is made first, empty, as the tool would make it on first use: the command
+ * cannot make it (the home is not writable), and an overlay needs a
+ * directory to go on. Where it cannot be made (no home, a dangling link
+ * there), there is no cache, as before. */
 static void overlay_caches(const struct exec_opts *o)
 {
 	for (size_t i = 0; i < o->ncaches; i++) {
 		const char *c = o->caches[i];
+		if (mkdir(c, 0700) < 0 && errno != EEXIST)
+			continue;
 		if (!is_dir(c))
 			continue;
 		if (strpbrk(c, ",:\\"))

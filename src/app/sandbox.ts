@@ -95,6 +95,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     hide: settings.hide,
     unhide: settings.unhide,
     network,
+    namespaces: settings.isolation === 'full',
   })
   const agent = settings.agent ? `${settings.agent.name} (${settings.agent.from})` : 'none'
   const lines = [

@@ -77,6 +77,7 @@ export async function startInWorkspace(
       hide: settings.hide,
       unhide: settings.unhide,
       network,
+      namespaces: settings.isolation === 'full',
     }),
     // Its own /tmp, caches and PID namespace, unless the user opted out of namespaces.
     workspace: settings.isolation === 'full' ? workspace.root : undefined,

@@ -85,7 +85,7 @@ export function sandboxedArgv(platform: Platform, policy: SandboxPolicy, control
 /** The policy for a command in `tree`, from this process's environment (HOME, TMPDIR). */
 export function policyFor(
   platform: Platform,
-  options: {tree: string; dataDir: string; writable: string[]; hide?: string[]; unhide?: string[]; network?: Network},
+  options: {tree: string; dataDir: string; writable: string[]; hide?: string[]; unhide?: string[]; network?: Network; namespaces?: boolean},
 ): SandboxPolicy {
   const policy = buildPolicy({
     tree: options.tree,
@@ -97,6 +97,7 @@ export function policyFor(
     tmpdir: process.env.TMPDIR || tmpdir(),
     platform,
     network: options.network,
+    namespaces: options.namespaces,
   })
   return platformPolicy(platform, policy)
 }

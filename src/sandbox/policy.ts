@@ -145,7 +145,9 @@ export const CACHES: Record<Platform, string[]> = {
  * command that wrote them would persist past its workspace (rustup puts
  * ~/.cargo/bin first on PATH and ~/.profile sources ~/.cargo/env; npx runs
  * what it finds in ~/.npm/_npx). Read-only wherever no overlay keeps the
- * command's cache writes in its workspace (macOS; Linux opted out).
+ * command's cache writes in its workspace (macOS; Linux opted out): under
+ * the overlay what the command writes there stays in the workspace too, and
+ * npx, cargo install and rustup work.
  */
 export const CACHE_PROGRAMS = ['.cargo/bin', '.cargo/env', '.rustup/toolchains', '.npm/_npx']
 
@@ -179,6 +181,8 @@ export interface PolicyInput {
   tmpdir?: string
   platform: Platform
   network?: Network
+  /** Linux: the helper's namespaces are in force (not opted out), so the caches are overlays. */
+  namespaces?: boolean
 }
 
 /** A path and, if a symbolic link leads elsewhere, where it leads: both must be hidden. */
@@ -296,12 +300,14 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
   const writable = unique([...temp, ...caches, ...extra])
   const hidden = unique(hiddenPaths(input).flatMap(bothForms))
   const tree = canonical(input.tree)
+  const overlaid = input.platform === 'linux' && input.namespaces === true
   return {
     tree,
     readable: ['/'],
     writable,
-    // The caches' program parts, but those a -w path names or lies inside: asked for by name.
-    readOnly: unique(CACHE_PROGRAMS.map(home).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path))),
+    // Written in place, the caches' program parts, but those a -w path names or lies inside: asked for by name.
+    // Under the namespaces every writable cache is an overlay, and they are written there as the rest.
+    readOnly: overlaid ? [] : unique(CACHE_PROGRAMS.map(home).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path))),
     devices: DEVICES[input.platform],
     // Linux: nothing under /dev is read but DEVICES (a disk read raw holds every secret; without the namespaces /dev is the
     // user's). Not masked: the namespaces give the command a /dev of its own (native-helpers/devices.c).

@@ -247,6 +247,46 @@ print('add', said(libc.syscall(ADD_KEY, b'user', b'mine', b'x', 1, -3)))
       expect(result.stdout, result.stderr).toBe('t\n')
     }
   })
+
+  it('makes a tool cache the user does not have yet, empty, so npm works on first use; what it writes stays in its workspace', async () => {
+    world = new World('no-cache')
+    const script = 'mkdir -p ~/.npm/_cacache ~/.cache/pip && echo hit > ~/.npm/_cacache/x && cat ~/.npm/_cacache/x'
+    const result = await world.hmm(['run', '-n', 'fresh', 'sh', '-c', script])
+    expect(result.stderr).not.toContain('Permission denied')
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe('hit\n')
+    // The user's home has the empty cache directory a first npm would have made, nothing the command wrote.
+    expect(readdirSync(join(world.home, '.npm'))).toEqual([])
+    expect(readdirSync(join(world.home, '.cache'))).toEqual([])
+    // The next command in the workspace sees what the first wrote.
+    const again = await world.hmm(['exec', 'fresh', 'cat', join(world.home, '.npm', '_cacache', 'x')])
+    expect(again.stdout).toBe('hit\n')
+  })
+
+  it("may write the caches' program parts (~/.npm/_npx, ~/.cargo/bin, ~/.cargo/env, ~/.rustup/toolchains), which are overlays too: nothing reaches the user's home", async () => {
+    world = new World('cache-programs')
+    world.write(join(world.home, '.npm', '_npx', 'abc', 'package.json'), '{}\n')
+    world.write(join(world.home, '.cargo', 'bin', 'cargo'), 'real cargo\n')
+    world.write(join(world.home, '.cargo', 'env'), 'real env\n')
+    mkdirSync(join(world.home, '.rustup', 'toolchains'), {recursive: true})
+    const script = [
+      'mkdir ~/.npm/_npx/def && echo npx > ~/.npm/_npx/def/index.js',
+      'echo mine > ~/.npm/_npx/abc/package.json',
+      'echo mine > ~/.cargo/bin/cargo && echo mine > ~/.cargo/bin/git',
+      'echo mine >> ~/.cargo/env',
+      'mkdir ~/.rustup/toolchains/stable && echo mine > ~/.rustup/toolchains/stable/rustc',
+      'cat ~/.npm/_npx/def/index.js ~/.cargo/bin/git',
+    ].join(' && ')
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', script])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe('npx\nmine\n')
+    expect(readdirSync(join(world.home, '.npm', '_npx'))).toEqual(['abc'])
+    expect(readFileSync(join(world.home, '.npm', '_npx', 'abc', 'package.json'), 'utf8')).toBe('{}\n')
+    expect(readdirSync(join(world.home, '.cargo', 'bin'))).toEqual(['cargo'])
+    expect(readFileSync(join(world.home, '.cargo', 'bin', 'cargo'), 'utf8')).toBe('real cargo\n')
+    expect(readFileSync(join(world.home, '.cargo', 'env'), 'utf8')).toBe('real env\n')
+    expect(readdirSync(join(world.home, '.rustup', 'toolchains'))).toEqual([])
+  })
 })
 
 describe('hmm stop', () => {
