@@ -11,7 +11,7 @@ import {startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
 import {checkSandboxAvailable, policyFor} from '../platform/confine.js'
 import {checkProgramsOutOfReach} from '../platform/programs.js'
-import {commandEnv} from '../sandbox/env.js'
+import {commandEnv, unsignedGit} from '../sandbox/env.js'
 import {canonical} from '../sandbox/paths.js'
 import {type Platform} from '../sandbox/policy.js'
 import {HmmError, say} from '../ui/errors.js'
@@ -86,14 +86,16 @@ export async function startInWorkspace(
     command: options.command,
     proxy: net.proxy,
   }
-  const env = commandEnv(process.env, settings.env, {
-    // Claude Code, told it is sandboxed, does not ask to trust each new workspace.
-    CLAUDE_CODE_SANDBOXED: '1',
-    HMM_WORKSPACE: workspace.id,
-    ...(workspace.row.name === null ? {} : {HMM_WORKSPACE_NAME: workspace.row.name}),
-    ...(confinement.policy.tmpdir ? {TMPDIR: confinement.policy.tmpdir} : {}),
-    ...net.env,
-  })
+  const env = unsignedGit(
+    commandEnv(process.env, settings.env, {
+      // Claude Code, told it is sandboxed, does not ask to trust each new workspace.
+      CLAUDE_CODE_SANDBOXED: '1',
+      HMM_WORKSPACE: workspace.id,
+      ...(workspace.row.name === null ? {} : {HMM_WORKSPACE_NAME: workspace.row.name}),
+      ...(confinement.policy.tmpdir ? {TMPDIR: confinement.policy.tmpdir} : {}),
+      ...net.env,
+    }),
+  )
   try {
     const launched = launch(confinement, {env, io: 'inherit', detached: false})
     return {...launched, outcome: launched.outcome.finally(() => net.finish())}

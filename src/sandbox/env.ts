@@ -113,12 +113,73 @@ export function removedBecause(name: string, value: string): 'credential' | 'soc
   return undefined
 }
 
+/** Git's configuration given in the environment (git-config(1), ENVIRONMENT): a count, then a key and a value per entry. */
+const GIT_CONFIG = /^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)$/
+
+/** Git's entries as the environment gives them, numbered from 0. */
+function gitEntries(entries: Array<[string, string]>): Record<string, string> {
+  const env: Record<string, string> = {GIT_CONFIG_COUNT: String(entries.length)}
+  entries.forEach(([key, value], index) => Object.assign(env, {[`GIT_CONFIG_KEY_${index}`]: key, [`GIT_CONFIG_VALUE_${index}`]: value}))
+  return env
+}
+
+/**
+ * The user's git entries in the environment, in their order: a key names a
+ * setting, never a secret (though it holds _KEY_); an entry whose value is
+ * removed goes whole, renumbered, so the rest still parse.
+ */
+function gitConfig(base: NodeJS.ProcessEnv, dropped: (name: string, value: string) => boolean): {env: Record<string, string>; removed: string[]} {
+  const count = /^\d+$/.test(base.GIT_CONFIG_COUNT ?? '') ? Number(base.GIT_CONFIG_COUNT) : 0
+  const indexes = Object.keys(base)
+    .map(name => /^GIT_CONFIG_KEY_(\d+)$/.exec(name)?.[1])
+    .filter((index): index is string => index !== undefined && Number(index) < count)
+    .sort((a, b) => Number(a) - Number(b))
+  const entries: Array<[string, string]> = []
+  const removed: string[] = []
+  for (const index of indexes) {
+    const [key, value] = [base[`GIT_CONFIG_KEY_${index}`], base[`GIT_CONFIG_VALUE_${index}`]]
+    if (key === undefined || value === undefined) continue
+    if (dropped(`GIT_CONFIG_VALUE_${index}`, value)) removed.push(`GIT_CONFIG_VALUE_${index}`)
+    else entries.push([key, value])
+  }
+  return {env: entries.length > 0 ? gitEntries(entries) : {}, removed}
+}
+
+/** Read back: the entries of an environment gitConfig made. */
+function entriesOf(env: Record<string, string>): Array<[string, string]> {
+  const count = Number(env.GIT_CONFIG_COUNT ?? 0)
+  return Array.from({length: count}, (_, index): [string, string] => [env[`GIT_CONFIG_KEY_${index}`], env[`GIT_CONFIG_VALUE_${index}`]])
+}
+
+/**
+ * Commit and tag signing off, after what the environment sets: the user's
+ * signing key and agent are hidden from the sandbox, so a signed commit
+ * fails there. The commits taken back are unsigned (MANUAL "The command's
+ * environment").
+ */
+export function unsignedGit(env: Record<string, string>): Record<string, string> {
+  return {...env, ...gitEntries([...entriesOf(env), ['commit.gpgsign', 'false'], ['tag.gpgsign', 'false']])}
+}
+
+/** `base` less what the command does not get, and the names of what it does not get. */
+function filtered(base: NodeJS.ProcessEnv, config: {keep: string[]; remove: string[]}): {env: Record<string, string>; removed: string[]} {
+  const keep = matcher(config.keep)
+  const remove = matcher(config.remove)
+  const dropped = (name: string, value: string) => remove(name) || (removedBecause(name, value) !== undefined && !keep(name))
+  const env: Record<string, string> = {}
+  const removed: string[] = []
+  for (const [name, value] of Object.entries(base)) {
+    if (value === undefined || OWN.includes(name) || GIT_CONFIG.test(name)) continue
+    if (dropped(name, value)) removed.push(name)
+    else env[name] = value
+  }
+  const git = gitConfig(base, dropped)
+  return {env: {...env, ...git.env}, removed: [...removed, ...git.removed]}
+}
+
 /** The names `commandEnv` takes out of `base`, for `hmm sandbox`. */
 export function removedVariables(base: NodeJS.ProcessEnv, config: {keep: string[]; remove: string[]}): string[] {
-  const kept = commandEnv(base, config, {})
-  return Object.keys(base)
-    .filter(name => base[name] !== undefined && !OWN.includes(name) && !Object.hasOwn(kept, name))
-    .sort()
+  return filtered(base, config).removed.sort()
 }
 
 /**
@@ -127,13 +188,5 @@ export function removedVariables(base: NodeJS.ProcessEnv, config: {keep: string[
  * removes, then hmm's own variables.
  */
 export function commandEnv(base: NodeJS.ProcessEnv, config: {keep: string[]; remove: string[]}, own: Record<string, string>): Record<string, string> {
-  const keep = matcher(config.keep)
-  const remove = matcher(config.remove)
-  const env: Record<string, string> = {}
-  for (const [name, value] of Object.entries(base)) {
-    if (value === undefined || OWN.includes(name)) continue
-    if (remove(name) || (removedBecause(name, value) && !keep(name))) continue
-    env[name] = value
-  }
-  return {...env, ...own}
+  return {...filtered(base, config).env, ...own}
 }

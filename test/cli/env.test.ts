@@ -112,6 +112,21 @@ describe("the command's environment", () => {
     await world.sh('rm ~/.config/hmm/config.toml')
   })
 
+  it('commits and tags unsigned where the user signs with a key the sandbox hides, after what the environment already sets for git', async () => {
+    const key = join(world.home, '.ssh', 'id_ed25519')
+    world.write(key + '.pub', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHmmKeyHiddenFromTheSandbox000000000000000000 me\n')
+    const config = world.write(
+      join(world.home, 'signing.gitconfig'),
+      `[user]\n\tname = World\n\temail = world@example.com\n\tsigningkey = ${key}.pub\n[gpg]\n\tformat = ssh\n[commit]\n\tgpgsign = true\n[tag]\n\tgpgsign = true\n`,
+    )
+    const env = {...world.env, GIT_CONFIG_GLOBAL: config, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'user.name', GIT_CONFIG_VALUE_0: 'From Env'}
+    const script = 'git init -q r && cd r && git commit -q --allow-empty -m a && git tag -a -m t v1 && git log --format="%an %G? %s" && git tag -l'
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', script], {env})
+    expect(result.stderr).not.toContain('failed to write commit object')
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe('From Env N a\nv1\n')
+  })
+
   it('has HMM_WORKSPACE and, when named, HMM_WORKSPACE_NAME; never forged ones', async () => {
     const env = {...world.env, HMM_WORKSPACE: 'forged', HMM_WORKSPACE_NAME: 'forged'}
     const named = await world.hmm(['run', '--rm', '-n', 'parser', 'sh', '-c', 'echo "$HMM_WORKSPACE $HMM_WORKSPACE_NAME"'], {env})

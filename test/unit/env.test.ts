@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {commandEnv} from '../../src/sandbox/env.js'
+import {commandEnv, removedVariables, unsignedGit} from '../../src/sandbox/env.js'
 
 const NONE = {keep: [], remove: []}
 
@@ -104,6 +104,44 @@ describe("the command's environment", () => {
   it("applies the config file's keep and remove, with * patterns", () => {
     const env = {GITHUB_TOKEN: 'g', NPM_TOKEN: 'n', MY_THING: 'm', MY_OTHER: 'o', PATH: '/usr/bin'}
     expect(commandEnv(env, {keep: ['GITHUB_TOKEN'], remove: ['MY_*']}, {})).toEqual({GITHUB_TOKEN: 'g', PATH: '/usr/bin'})
+  })
+
+  it("keeps git's config entries (their keys are names, not secrets), less an entry whose value is a credential, renumbered; signing goes off after them", () => {
+    const base = {
+      GIT_CONFIG_COUNT: '3',
+      GIT_CONFIG_KEY_0: 'http.proxy',
+      GIT_CONFIG_VALUE_0: 'http://me:pw@proxy:3128',
+      GIT_CONFIG_KEY_1: 'user.name',
+      GIT_CONFIG_VALUE_1: 'Me',
+      GIT_CONFIG_KEY_2: 'core.editor',
+      GIT_CONFIG_VALUE_2: 'vi',
+      GIT_CONFIG_KEY_3: 'beyond.count',
+      GIT_CONFIG_VALUE_3: 'ignored, as git ignores it',
+    }
+    const env = commandEnv(base, NONE, {})
+    expect(env).toEqual({
+      GIT_CONFIG_COUNT: '2',
+      GIT_CONFIG_KEY_0: 'user.name',
+      GIT_CONFIG_VALUE_0: 'Me',
+      GIT_CONFIG_KEY_1: 'core.editor',
+      GIT_CONFIG_VALUE_1: 'vi',
+    })
+    expect(removedVariables(base, NONE)).toEqual(['GIT_CONFIG_VALUE_0'])
+    expect(unsignedGit(env)).toMatchObject({
+      GIT_CONFIG_COUNT: '4',
+      GIT_CONFIG_KEY_2: 'commit.gpgsign',
+      GIT_CONFIG_VALUE_2: 'false',
+      GIT_CONFIG_KEY_3: 'tag.gpgsign',
+      GIT_CONFIG_VALUE_3: 'false',
+    })
+    expect(unsignedGit({PATH: '/p'})).toEqual({
+      PATH: '/p',
+      GIT_CONFIG_COUNT: '2',
+      GIT_CONFIG_KEY_0: 'commit.gpgsign',
+      GIT_CONFIG_VALUE_0: 'false',
+      GIT_CONFIG_KEY_1: 'tag.gpgsign',
+      GIT_CONFIG_VALUE_1: 'false',
+    })
   })
 
   it("sets hmm's own variables last", () => {
