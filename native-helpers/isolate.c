@@ -304,10 +304,20 @@ static void overlay_caches(const struct exec_opts *o)
 	}
 }
 
-/* The user's sockets and session directories: an empty read-only tmpfs over
- * a directory, /dev/null over anything else. */
+/* The user's sockets and session directories, the hidden paths: an empty
+ * read-only tmpfs over a directory, an empty file over anything else. */
 static void mask(const struct exec_opts *o)
 {
+	/* What covers a file or socket: an empty file of the workspace's, in
+	 * hmm's data directory, which Landlock grants nothing on. Not
+	 * /dev/null: the command may read and write that, and Landlock
+	 * judges a bound file by its own inode. */
+	char *empty = path_join(o->isolate, "masked");
+	int fd = open(empty, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		setup_fail("mask: cannot make %s: %s", empty, strerror(errno));
+	char from[64];
+	snprintf(from, sizeof from, "/proc/self/fd/%d", fd);
 	for (size_t i = 0; i < o->nmasks; i++) {
 		const char *m = o->masks[i];
 		struct stat st;
@@ -317,8 +327,10 @@ static void mask(const struct exec_opts *o)
 			mount_or_fail("mask", "tmpfs", m, "tmpfs",
 				      MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755");
 		else
-			mount_or_fail("mask", "/dev/null", m, NULL, MS_BIND, NULL);
+			mount_or_fail("mask", from, m, NULL, MS_BIND, NULL);
 	}
+	close(fd);
+	free(empty);
 }
 
 void isolate_mounts(const struct exec_opts *o)
