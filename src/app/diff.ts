@@ -8,7 +8,7 @@ import {Context} from '../workspaces/context.js'
 import {recordWork} from '../workspaces/work.js'
 import {changesNow} from '../git/changes.js'
 import {colourSettings, onTerminal, show, showPatch} from '../git/pager.js'
-import {checkUsable} from './taking.js'
+import {checkUsable, warnNestedNotShown} from './taking.js'
 
 export async function diffWorkspace(key: string | undefined, options: {stat: boolean}): Promise<void> {
   const context = new Context()
@@ -24,6 +24,7 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
       columns: onTerminal() ? process.stdout.columns : undefined,
     })
     if (bytes.length > 0) await (options.stat ? show(bytes, origin) : showPatch(bytes, origin, colour))
+    await warnNestedNotShown(workspace)
     await recordWork(context.store, workspace, context.data)
   } finally {
     context.close()

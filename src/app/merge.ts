@@ -18,6 +18,7 @@ import {Context} from '../workspaces/context.js'
 import {recordWork} from '../workspaces/work.js'
 import {hmmRef} from '../git/bundle.js'
 import {takeForGit, takenState, warnUncommitted} from './commits.js'
+import {warnNested} from './taking.js'
 import {git, gitLine, gitMessages} from '../git/git.js'
 import {relabelConflicts, unmergedPaths} from '../git/conflicts.js'
 import {programPath} from '../platform/programs.js'
@@ -66,6 +67,7 @@ export async function mergeWorkspace(key: string | undefined, options: {force: b
         for (const line of gitMessages(merged.stderr || merged.stdout)) say(line)
       }
       warnUncommitted(workspace, taken)
+      await warnNested(workspace)
       return 1
     }
     context.store.update(workspace.id, {takenState: takenState(taken), takenBy: 'merged', pendingMerge: null})
@@ -74,6 +76,7 @@ export async function mergeWorkspace(key: string | undefined, options: {force: b
     const how = after === taken.tip && before !== taken.tip ? ' (fast-forward)' : before === after ? ' (already merged)' : ''
     say(`merged workspace ${workspace.label} into ${target}${how}`)
     warnUncommitted(workspace, taken)
+    await warnNested(workspace)
     return 0
   } finally {
     context.close()

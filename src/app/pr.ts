@@ -14,6 +14,7 @@ import {hmmRef} from '../git/bundle.js'
 import {git, nulPairs} from '../git/git.js'
 import {compareUrl, ensurePullRequest, githubRepo, hasGh} from '../git/github.js'
 import {takeForGit, takenState, warnUncommitted} from './commits.js'
+import {warnNested} from './taking.js'
 import {checkBranchName, pushTarget, pushWithLease, type PushTarget} from '../git/push.js'
 import type {Workspace} from '../workspaces/workspace.js'
 
@@ -63,6 +64,7 @@ export async function prWorkspace(key: string | undefined, options: {draft: bool
     const pushed = nothingNew ? `nothing new in workspace ${workspace.label} since it was pushed to` : `pushed workspace ${workspace.label} to`
     say(`${pushed} ${target.remote} ${remoteBranch}${repo ? '' : ' (not on GitHub)'}`)
     warnUncommitted(workspace, taken)
+    await warnNested(workspace)
     if (!repo) return 0
     let url: string
     if (hasGh()) {

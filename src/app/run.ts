@@ -4,6 +4,7 @@ import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {cloneTree, sharesBlocks} from '../platform/clone.js'
 import {afterTreeMade, planFirstIndex, writeFirstIndex} from '../git/first-index.js'
+import {recordNestedFork} from '../git/nested-work.js'
 import {giveOwnRepository, isLinkedWorktree} from '../git/worktree-repo.js'
 import {gitOriginOf, recordGitOrigin, recordPlainOrigin, type OriginRecord} from '../git/origin.js'
 import {statPairs, stopLocked, type StatPairs} from '../native/helper.js'
@@ -102,6 +103,7 @@ async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Made
   if (repoOfOrigin && recorded) {
     if (firstIndex) writeFirstIndex(firstIndex, stats ?? statPairs(origin, workspace.tree, firstIndex.paths))
     timing.lap('indexed the clone')
+    await recordNestedFork(workspace, recorded.forkTree)
     await afterTreeMade(treeMade)
     return {...recorded, originKind: 'git', size: size()}
   }
@@ -110,6 +112,7 @@ async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Made
     cloneTree(from, to, {signal, onProgress: (_, bytes) => (copied.base = bytes)}),
   )
   timing.lap('recorded the clone and its base')
+  await recordNestedFork(workspace, record.forkTree)
   await afterTreeMade(treeMade)
   return {...record, originKind: 'plain', size: size()}
 }

@@ -8,7 +8,10 @@
 // tree is checked to be a real directory (lstat, no link followed) before
 // anything is compared with it.
 import {lstatSync} from 'node:fs'
-import {HmmError} from '../ui/errors.js'
+import {join} from 'node:path'
+import {nestedChanges} from '../git/nested-work.js'
+import {HmmError, warn} from '../ui/errors.js'
+import {listPaths, printable} from '../ui/format.js'
 import {status} from '../workspaces/status.js'
 import type {Workspace} from '../workspaces/workspace.js'
 
@@ -39,4 +42,33 @@ export function checkTakeable(workspace: Workspace): {forkTree: string; origin: 
   checkNotRunning(workspace)
   const forkTree = checkUsable(workspace)
   return {forkTree, origin: checkOrigin(workspace)}
+}
+
+/** A path as one word of a shell command. */
+function shellWord(path: string): string {
+  return /^[\w./@+-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`
+}
+
+/**
+ * Says, one line each, which nested repositories hold changes that hmm does
+ * not take back (apply, merge, pr), and how the user can take them; returns
+ * whether there were any. Such changes keep the workspace from counting as
+ * taken back (workspaces/work.ts).
+ */
+export async function warnNested(workspace: Workspace): Promise<boolean> {
+  const changes = await nestedChanges(workspace)
+  for (const {path} of changes) {
+    warn(
+      `workspace ${workspace.label}'s nested repository ${printable(path)} has changes that hmm does not take back: look at them with hmm exec ${workspace.id} git -C ${printable(shellWord(join(workspace.tree, path)))} status, and copy what you want from there`,
+    )
+  }
+  return changes.length > 0
+}
+
+/** Says, in one line, which nested repositories hold changes that hmm diff does not show. */
+export async function warnNestedNotShown(workspace: Workspace): Promise<void> {
+  const paths = (await nestedChanges(workspace)).map(change => change.path)
+  if (paths.length === 0) return
+  const which = paths.length === 1 ? `repository ${printable(paths[0])} has` : `repositories ${listPaths(paths)} have`
+  warn(`workspace ${workspace.label}'s nested ${which} changes that hmm diff does not show`)
 }

@@ -28,7 +28,7 @@ interface IndexGit {
   env: Record<string, string>
 }
 
-async function gitlinksIn({index, cwd, env}: IndexGit): Promise<Gitlink[]> {
+export async function gitlinksIn({index, cwd, env}: IndexGit): Promise<Gitlink[]> {
   let buffer: Buffer
   try {
     buffer = readFileSync(index)

@@ -6,6 +6,7 @@
 // commands as takenState). The tree is always written the same way
 // (changes.ts), so a state recorded by `hmm apply` compares equal here.
 import {treeNow} from '../git/changes.js'
+import {nestedChanges, type NestedChange} from '../git/nested-work.js'
 import {changedFiles, countWork} from '../git/work-count.js'
 import {ownUncommitted} from '../git/bundle.js'
 import {mergedTip, treeOf} from '../git/merged.js'
@@ -39,6 +40,8 @@ export async function hasUntakenWork(workspace: Workspace): Promise<boolean> {
   const head = stateHead(workspace)
   if (head === undefined) return true
   const nowTree = await treeNow(workspace)
+  // What nested repositories hold is never taken back.
+  if ((await nestedChanges(workspace)).length > 0) return true
   const now = stateKey(head, nowTree)
   if (now === originalState(workspace.row) || now === workspace.row.takenState) return false
   return !(head !== null && (await mergedAsItIs(workspace, head, nowTree)))
@@ -84,6 +87,18 @@ async function workSince(workspace: Workspace, data: string, head: string | null
 }
 
 /**
+ * WORK with the nested repositories that changed, which hmm never takes
+ * back, counted as files: each one, but one whose HEAD moved where `work`
+ * already counts its gitlink among the files not taken back.
+ */
+function withNested(work: Work, changes: NestedChange[]): Work {
+  if (changes.length === 0) return work
+  const counted = work.taken === null && (work.files ?? 0) > 0
+  const more = changes.filter(change => !(counted && change.moved)).length
+  return {commits: work.commits, files: (work.files ?? 0) + more, taken: null}
+}
+
+/**
  * Looks at what the workspace holds now and records it for WORK, so that
  * listing never reads a tree. Called when a command exits and when diff,
  * apply, merge and pr have looked. What cannot be told is recorded as not
@@ -104,7 +119,7 @@ export async function recordWork(store: Store, looked: Workspace, data: string):
     const head = stateHead(workspace)
     if (head !== undefined && row.forkTree) {
       const now = stateKey(head, await treeNow(workspace))
-      work = await workSince(workspace, data, head, now, row.takenState, row.takenBy)
+      work = withNested(await workSince(workspace, data, head, now, row.takenState, row.takenBy), await nestedChanges(workspace))
       if (pending) pending = {...pending, ...(await workSince(workspace, data, head, now, pending.state, 'merged'))}
     } else if (pending) pending = {...pending, ...unknown}
   } catch (error) {
