@@ -3,10 +3,11 @@
 import {formatAge, formatSize, formatTable, formatWork, printable, tildify, type Align} from '../ui/format.js'
 import {colours} from '../ui/colour.js'
 import {dataDir} from '../platform/index.js'
-import {workingOrigin} from '../workspaces/context.js'
+import {workingDirectory, workingOrigin} from '../workspaces/context.js'
 import {statuses} from '../workspaces/status.js'
 import {settleMerge} from '../workspaces/merging.js'
-import {Store} from '../workspaces/store.js'
+import {hiddenRegistry, registryPath, Store} from '../workspaces/store.js'
+import {canonical, isWithin} from '../sandbox/paths.js'
 import {Workspace} from '../workspaces/workspace.js'
 
 export interface ListOptions {
@@ -19,6 +20,8 @@ export interface ListOptions {
 export function listing(options: ListOptions): string {
   const data = dataDir()
   const store = Store.openExisting(data)
+  // Inside a workspace the sandbox covers the data directory: no registry there is not "no workspaces".
+  if (!store && isWithin(workingDirectory(), canonical(data))) throw hiddenRegistry(registryPath(data))
   // A merge left at conflicts that the user has since committed counts as merged (workspaces/merging.ts).
   const rows = store ? store.list(options.all ? undefined : workingOrigin()).map(row => settleMerge(store, row)) : []
   store?.close()

@@ -8,7 +8,7 @@ import {Store} from './store.js'
 import {Workspace} from './workspace.js'
 
 /** The working directory as a canonical absolute path. */
-function workingDirectory(): string {
+export function workingDirectory(): string {
   try {
     return realpathSync(process.cwd())
   } catch {

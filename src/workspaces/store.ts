@@ -121,6 +121,11 @@ export function registryPath(data: string): string {
   return join(data, 'registry.sqlite')
 }
 
+/** Where a command in a workspace runs hmm: its sandbox hides (and covers) hmm's data directory. */
+export function hiddenRegistry(path: string): HmmError {
+  return new HmmError(`cannot open hmm's registry ${path}: it cannot be read (a command in a workspace may not read hmm's data directory)`)
+}
+
 /** How long a statement waits for another hmm's write before "database is locked". */
 const BUSY_TIMEOUT = 10_000
 
@@ -133,8 +138,7 @@ function openDatabase(path: string): Database.Database {
   } catch (error) {
     if ((error as {code?: string}).code !== 'SQLITE_CANTOPEN') throw error
     // Most often hmm run by a command in a workspace, whose sandbox hides the data directory.
-    const why = readable(path) ? (error as Error).message : "it cannot be read (a command in a workspace may not read hmm's data directory)"
-    throw new HmmError(`cannot open hmm's registry ${path}: ${why}`)
+    throw readable(path) ? new HmmError(`cannot open hmm's registry ${path}: ${(error as Error).message}`) : hiddenRegistry(path)
   }
 }
 

@@ -190,7 +190,7 @@ describe('hmm run', () => {
     expect((await world.hmm(['ls', '--json'])).stdout).toMatch(/^\[\s*\{[^[]*\}\s*\]\n$/) // only the first one
   })
 
-  it('refuses, making nothing, when the command could write hmm itself or the Node running it (-w, TMPDIR above them)', async () => {
+  it('refuses, making nothing, when the command could write hmm itself or the Node running it (-w); a TMPDIR above them is not granted', async () => {
     world = new World('run-own-files')
     const project = realpathSync(PROJECT)
     const above = dirname(project)
@@ -200,8 +200,11 @@ describe('hmm run', () => {
       stdout: '',
       stderr: `hmm: hmm is installed in ${project}, which the sandboxed command could write (${above}); install hmm elsewhere\n`,
     })
-    const viaTmpdir = await world.hmm(['run', 'true'], {env: {...world.env, TMPDIR: above}})
-    expect(viaTmpdir.stderr).toBe(`hmm: hmm is installed in ${project}, which the sandboxed command could write (${above}); install hmm elsewhere\n`)
+    // A TMPDIR above hmm holds the home too (the test's home is in the checkout): it is not granted, the command gets its own.
+    const written = join(project, 'bin', 'written-by-the-command')
+    const viaTmpdir = await world.hmm(['run', '--rm', 'sh', '-c', `touch '${written}' 2>/dev/null; echo "$? $TMPDIR"`], {env: {...world.env, TMPDIR: above}})
+    expect({exitCode: viaTmpdir.exitCode, stdout: viaTmpdir.stdout}).toEqual({exitCode: 0, stdout: '1 /tmp\n'})
+    expect(existsSync(written)).toBe(false)
     const node = realpathSync(process.execPath)
     const viaNode = await world.hmm(['run', '-w', dirname(node), 'true'])
     expect(viaNode.stderr).toBe(`hmm: node is installed in ${node}, which the sandboxed command could write (${dirname(node)}); install node elsewhere\n`)
