@@ -174,9 +174,25 @@ export async function ownUncommitted(workspace: Workspace, tipTree: string, nowT
   return own
 }
 
-/** The range of the workspace's commits, given their tip: what was not in the origin when it was made. */
+/**
+ * The commit a merge or pr last took from the workspace (its objects came
+ * through the private repository, which keeps them), if one did.
+ */
+function lastTaken(workspace: Workspace): string | undefined {
+  const {takenBy, takenState} = workspace.row
+  const head = takenState?.slice(0, takenState.indexOf(' '))
+  return (takenBy === 'merged' || takenBy === 'pushed') && head && head !== '-' ? head : undefined
+}
+
+/**
+ * The range of the workspace's commits, given their tip: what was not in
+ * the origin when it was made, nor taken back by a merge or pr since (WORK
+ * counts, log lists and merge and pr name only those: SPEC "since it was
+ * last taken back").
+ */
 export function commitRange(workspace: Workspace, tip: string): string[] {
-  return workspace.row.headCommit ? [tip, `^${workspace.row.headCommit}`] : [tip]
+  const taken = lastTaken(workspace)
+  return [tip, ...(workspace.row.headCommit ? [`^${workspace.row.headCommit}`] : []), ...(taken ? [`^${taken}`] : [])]
 }
 
 /**

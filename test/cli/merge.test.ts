@@ -189,6 +189,20 @@ describe('hmm merge', () => {
     expect(readFileSync(join(world.origin, 'notes.txt'), 'utf8')).toBe('untracked\n')
   })
 
+  it('counts, lists and takes only the commits made since the workspace was last merged', async () => {
+    world = new World('merge-again')
+    await world.gitRepo()
+    const ws = await made(world, 'echo a > a.txt && git add a.txt && git commit -qm a', 'sub3')
+    expect((await hmm(world, ['merge', 'sub3'])).exitCode).toBe(0)
+    const exec = await hmm(world, ['exec', 'sub3', 'sh', '-c', 'echo b > b.txt && git add b.txt && git commit -qm b'])
+    expect(exec.stderr).toContain(`hmm: workspace ${ws.label}: ${ws.tree} (1 commit)\n`)
+    expect(JSON.parse((await hmm(world, ['ls', '--json'])).stdout)[0].commits).toBe(1)
+    expect((await hmm(world, ['log', 'sub3'])).stdout).toMatch(/^[0-9a-f]{7,} b\n$/)
+    const merged = await hmm(world, ['merge', 'sub3'])
+    expect(merged.stderr).toMatch(/^hmm: taking [0-9a-f]{7,} b\nhmm: merged workspace /)
+    expect(await world.git(['log', '--format=%s'])).toBe('b\na\nfirst')
+  })
+
   it('keeps the commits made on another branch of the workspace out: it merges what HEAD points at', async () => {
     world = new World('merge-branch')
     await world.gitRepo()
