@@ -226,7 +226,13 @@ export class Store {
 
   /** Opens the registry, creating the data directory and schema as needed. */
   static open(data: string): Store {
-    mkdirSync(data, {recursive: true, mode: 0o700})
+    try {
+      mkdirSync(data, {recursive: true, mode: 0o700})
+    } catch (error) {
+      // Node's message names the errno and the path it failed on ("EACCES: permission denied, mkdir '/x'"): the reason alone.
+      const reason = /^\w+: ([^,]+)/.exec((error as Error).message)?.[1] ?? (error as Error).message
+      throw new HmmError(`cannot make hmm's data directory ${data}: ${reason}`)
+    }
     return Store.connect(data)
   }
 

@@ -39,6 +39,13 @@ describe('hmm run', () => {
     expect(lines(result.stderr)).toEqual([`hmm: workspace ${ws.id} (parser): ${ws.tree}`, `hmm: workspace ${ws.id} (parser): ${ws.tree} (-)`])
   })
 
+  it('says in one line which data directory it cannot make, and why', async () => {
+    world = new World('run-no-data')
+    const blocked = world.write(join(world.root, 'a-file'), 'not a directory\n')
+    const result = await world.hmm(['run', 'true'], {env: {...world.env, HMM_HOME: join(blocked, 'hmm')}})
+    expect(result).toMatchObject({exitCode: 1, stderr: `hmm: cannot make hmm's data directory ${join(blocked, 'hmm')}: not a directory\n`})
+  })
+
   it('exits with 128 + the signal that ended the command', async () => {
     world = new World('run-signal')
     const result = await world.hmm(['run', 'sh', '-c', 'kill -TERM $$'])
