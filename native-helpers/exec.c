@@ -71,7 +71,7 @@ int cmd_locked(int argc, char **argv)
 	"usage: hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] " \
 	"[--read PATH]... [--write PATH]... " \
 	"[--dev PATH]... [--hide PATH]... [--read-only PATH]... [--isolate DIR [--tmp-over PATH]... " \
-	"[--cache PATH]... [--mask PATH]... [--cover-data DIR] [--net none|proxy [--proxy-port N --proxy-socket NAME]] [--end-with-command]] " \
+	"[--cache PATH]... [--mask PATH]... [--cover-data DIR] [--bind-src PATH --bind-dst PATH]... [--net none|proxy [--proxy-port N --proxy-socket NAME]] [--end-with-command]] " \
 	"-- CMD [ARG...]"
 
 /* Paths must come absolute and canonical (the TS side resolves them), because
@@ -98,7 +98,7 @@ static void check_canonical(const char *flag, const char *p)
 static const char *const VALUE_FLAGS[] = {
 	"--lock",  "--report-fd", "--wait-fd", "--chdir", "--read", "--write", "--dev",
 	"--hide",  "--read-only", "--isolate", "--tmp-over", "--cache", "--mask",
-	"--cover-data",
+	"--cover-data", "--bind-src", "--bind-dst",
 	"--net",   "--proxy-port", "--proxy-socket",
 };
 
@@ -120,6 +120,8 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 	o->tmp_over = xmalloc(sizeof *o->tmp_over * (size_t)argc);
 	o->caches = xmalloc(sizeof *o->caches * (size_t)argc);
 	o->masks = xmalloc(sizeof *o->masks * (size_t)argc);
+	o->bind_src = xmalloc(sizeof *o->bind_src * (size_t)argc);
+	o->bind_dst = xmalloc(sizeof *o->bind_dst * (size_t)argc);
 	int i = 2;
 	for (; i < argc; i++) {
 		const char *a = argv[i];
@@ -172,6 +174,12 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 		} else if (strcmp(a, "--cover-data") == 0) {
 			check_canonical(a, v);
 			o->cover_data = v;
+		} else if (strcmp(a, "--bind-src") == 0) {
+			check_canonical(a, v);
+			o->bind_src[o->nbind_src++] = v;
+		} else if (strcmp(a, "--bind-dst") == 0) {
+			check_canonical(a, v);
+			o->bind_dst[o->nbind_dst++] = v;
 #ifdef __linux__
 		} else if (net_option(o, a, v)) {
 			/* net.c took it */
@@ -181,7 +189,8 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 		}
 	}
 	if (i >= argc || i + 1 >= argc || o->lock == NULL || o->lock[0] == '\0' ||
-	    ((o->end_with_command || o->cover_data) && !o->isolate))
+	    ((o->end_with_command || o->cover_data || o->nbind_src) && !o->isolate) ||
+	    o->nbind_src != o->nbind_dst)
 		setup_fail("%s", EXEC_USAGE);
 	o->cmd = &argv[i + 1];
 }

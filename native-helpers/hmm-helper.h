@@ -98,6 +98,9 @@ struct exec_opts {
 	const char **masks;
 	size_t nmasks;
 	const char *cover_data; /* NULL, or hmm's data directory, covered but for isolate (cover-data.c) */
+	const char **bind_src; /* isolated: each bound over bind_dst[i] after the caches */
+	const char **bind_dst;
+	size_t nbind_src, nbind_dst;
 	int net;		  /* NET_HOST, NET_NONE or NET_PROXY */
 	int proxy_port;		  /* NET_PROXY: the loopback port inside */
 	const char *proxy_socket; /* NET_PROXY: the abstract socket outside */

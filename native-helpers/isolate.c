@@ -304,6 +304,42 @@ static void overlay_caches(const struct exec_opts *o)
 	}
 }
 
+/* Files bound over others once the caches are mounted: an agent's login,
+ * bound over the copy its layer would show so that a token it refreshes
+ * reaches the user's (source and target are the same path), and the
+ * workspace's copy of an agent's state, bound over the user's so that the
+ * user's stays as it was. Each source is opened before the layers are
+ * mounted over it. A source or target that is not there (no login; removed
+ * in the workspace's layer) is left out: the agent then runs without it. */
+static int *open_bind_sources(const struct exec_opts *o)
+{
+	int *fds = xmalloc(sizeof *fds * (o->nbind_src + 1));
+	for (size_t i = 0; i < o->nbind_src; i++) {
+		fds[i] = open(o->bind_src[i], O_PATH | O_CLOEXEC);
+		if (fds[i] < 0 && errno != ENOENT)
+			setup_fail("bind: cannot open %s: %s", o->bind_src[i], strerror(errno));
+	}
+	return fds;
+}
+
+static void bind_files(const struct exec_opts *o, int *fds)
+{
+	for (size_t i = 0; i < o->nbind_src; i++) {
+		struct stat st;
+		if (fds[i] < 0)
+			continue;
+		if (fstat(fds[i], &st) < 0 || !S_ISREG(st.st_mode))
+			setup_fail("bind: %s is not a file", o->bind_src[i]);
+		char src[64];
+		snprintf(src, sizeof src, "/proc/self/fd/%d", fds[i]);
+		if (mount(src, o->bind_dst[i], NULL, MS_BIND, NULL) < 0 && errno != ENOENT)
+			setup_fail("bind: cannot mount %s on %s: %s", o->bind_src[i],
+				   o->bind_dst[i], strerror(errno));
+		close(fds[i]);
+	}
+	free(fds);
+}
+
 /* The user's sockets and session directories, the hidden paths: an empty
  * read-only tmpfs over a directory, an empty file over anything else. */
 static void mask(const struct exec_opts *o)
@@ -339,7 +375,9 @@ void isolate_mounts(const struct exec_opts *o)
 	mount_or_fail("proc", "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	/* A /dev of its own (devices.c). */
 	isolate_dev();
+	int *sources = open_bind_sources(o);
 	overlay_caches(o);
+	bind_files(o, sources);
 	own_tmp(o);
 	mask(o);
 	cover_data(o);

@@ -9,6 +9,7 @@ import {removedVariables} from '../sandbox/env.js'
 import {sandboxLayers} from '../native/helper.js'
 import {SANDBOX_EXEC, seatbelt} from '../platform/darwin.js'
 import {enableNamespaces, optOut, policyFor} from '../platform/confine.js'
+import {agentPlaces} from './agent-places.js'
 import {launchArgv} from '../platform/launch.js'
 import {canonical} from '../sandbox/paths.js'
 import type {Network, Platform, SandboxPolicy} from '../sandbox/policy.js'
@@ -96,8 +97,10 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     unhide: settings.unhide,
     network,
     namespaces: settings.isolation === 'full',
+    ...agentPlaces(settings, platform, settings.isolation === 'full'),
   })
   const agent = settings.agent ? `${settings.agent.name} (${settings.agent.from})` : 'none'
+  const layers = policy.isolation?.caches.filter(path => settings.agent?.layers.includes(path)) ?? []
   const lines = [
     `origin: ${origin}`,
     `agent profile: ${agent}`,
@@ -110,6 +113,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     `environment: removes ${removedVariables(process.env, settings.env).join(' ') || 'nothing set now'} (credentials, sockets of this session, the config file's env.remove)`,
     ...(policy.readOnly.length > 0 ? ['may not write (inside the writable paths):', ...policy.readOnly.map(path => `  ${path}`)] : []),
     ...coveredLines(policy, settings.isolation),
+    ...(layers.length > 0 ? ["the agent's, kept with the workspace (its login written through):", ...layers.map(path => `  ${path}`)] : []),
     networkLine(platform, network, settings.isolation),
     'layers:',
     ...layerLines(platform, settings.isolation, network),

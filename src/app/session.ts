@@ -7,6 +7,7 @@ import {constants} from 'node:os'
 import {lockedFiles} from '../native/helper.js'
 import {netFromFlag, networkOf, type Effective} from '../sandbox/config.js'
 import {parseRules} from '../net/hosts.js'
+import {agentBinds, agentPlaces} from './agent-places.js'
 import {startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
 import {checkSandboxAvailable, policyFor} from '../platform/confine.js'
@@ -66,6 +67,8 @@ export async function startInWorkspace(
 ): Promise<Launch> {
   const {settings} = options
   const network = networkOf(settings)
+  // Its own /tmp, caches and PID namespace, unless the user opted out of namespaces.
+  const isolated = settings.isolation === 'full' ? workspace.root : undefined
   // Its proxy lives as long as the command: closed, and its refusals said, when the helper has exited.
   const net = await startNetwork(options.platform, network, workspace.id)
   const confinement = {
@@ -78,9 +81,10 @@ export async function startInWorkspace(
       unhide: settings.unhide,
       network,
       namespaces: settings.isolation === 'full',
+      ...agentPlaces(settings, options.platform, isolated !== undefined),
+      ...(isolated === undefined || options.platform !== 'linux' ? {} : {binds: agentBinds(settings, isolated)}),
     }),
-    // Its own /tmp, caches and PID namespace, unless the user opted out of namespaces.
-    workspace: settings.isolation === 'full' ? workspace.root : undefined,
+    workspace: isolated,
     lock: workspace.lock,
     cwd: options.cwd,
     command: options.command,

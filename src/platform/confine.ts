@@ -10,7 +10,7 @@ import {configPath, type Isolation} from '../sandbox/config.js'
 import {tildify} from '../ui/format.js'
 import {SANDBOX_EXEC, darwinPolicy, seatbeltArgv} from './darwin.js'
 import {helperExecArgv, isolationArgs, landlockArgs, networkArgs, type HelperControl} from './linux.js'
-import {buildPolicy, type Network, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
+import {buildPolicy, type Network, type Platform, type PolicyInput, type SandboxPolicy} from '../sandbox/policy.js'
 
 /** Landlock ABI 2 brought REFER: without it a sandboxed rename across directories fails. */
 const MIN_LANDLOCK_ABI = 2
@@ -85,7 +85,10 @@ export function sandboxedArgv(platform: Platform, policy: SandboxPolicy, control
 /** The policy for a command in `tree`, from this process's environment (HOME, TMPDIR). */
 export function policyFor(
   platform: Platform,
-  options: {tree: string; dataDir: string; writable: string[]; hide?: string[]; unhide?: string[]; network?: Network; namespaces?: boolean},
+  options: {tree: string; dataDir: string; writable: string[]; hide?: string[]; unhide?: string[]; network?: Network; namespaces?: boolean} & Pick<
+    PolicyInput,
+    'layers' | 'binds' | 'readOnly'
+  >,
 ): SandboxPolicy {
   const policy = buildPolicy({
     tree: options.tree,
@@ -98,6 +101,9 @@ export function policyFor(
     platform,
     network: options.network,
     namespaces: options.namespaces,
+    layers: options.layers,
+    binds: options.binds,
+    readOnly: options.readOnly,
   })
   return platformPolicy(platform, policy)
 }

@@ -43,6 +43,7 @@ export function isolationArgs(policy: SandboxPolicy, control: HelperControl): st
     ...isolation.masked.flatMap(path => ['--mask', path]),
     '--cover-data',
     isolation.data,
+    ...(isolation.binds ?? []).flatMap(bind => ['--bind-src', bind.source, '--bind-dst', bind.target]),
     ...(control.endWithCommand ? ['--end-with-command'] : []),
   ]
 }

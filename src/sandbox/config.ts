@@ -51,7 +51,7 @@ export interface Effective {
   isolation: Isolation
   net?: Net
   /** The agent profile that applied, if the command is an agent's; `hosts`: what it needs to reach, for net = "profile". */
-  agent?: {name: string; from: AgentSource; write: string[]; hosts?: string[]}
+  agent?: {name: string; from: AgentSource; write: string[]; hosts?: string[]} & AgentKeeping
   /** The agent's own places that do not exist yet: a grant needs them to exist, so hmm makes them first. */
   make: Array<{path: string; kind: 'directory' | 'file'}>
 }
@@ -74,6 +74,63 @@ function builtInAgents(env: NodeJS.ProcessEnv, home: string): Record<string, Set
     claude: {write: env.CLAUDE_CONFIG_DIR ? [env.CLAUDE_CONFIG_DIR] : [join(home, '.claude'), join(home, '.claude.json')]},
     codex: {write: [env.CODEX_HOME || join(home, '.codex')]},
   }
+}
+
+/**
+ * How a built-in agent's places are written without anything it leaves
+ * there running later in the user's own agent (SPEC "Sandbox" (4)): its
+ * settings hold hooks, MCP servers, a status line or API key command; its
+ * memory file, commands, sub-agents, skills and plugins are instructions
+ * and code it follows at start. On Linux with the namespaces its directory
+ * is a layer kept with the workspace (as the tool caches are), its login
+ * written through to the user's, and its state file outside the directory
+ * (~/.claude.json, which also holds MCP servers) a copy kept with the
+ * workspace; elsewhere (macOS, landlock-only) `code` is read-only instead.
+ */
+export interface AgentKeeping {
+  /** Directories overlaid with the workspace's layer. */
+  layers: string[]
+  /** Files given a copy of the workspace's own, the user's left as it was. */
+  state: string[]
+  /** Files written through the layer to the user's: the login, which a token refresh rewrites. */
+  logins: string[]
+  /** What runs or instructs the agent at start, read-only where there is no layer. */
+  code: string[]
+}
+
+/** Claude Code's (2.1.x) and Codex's files that configure what runs, as they read them at start. */
+const AGENT_CODE: Record<string, string[]> = {
+  claude: ['settings.json', 'settings.local.json', 'CLAUDE.md', 'commands', 'agents', 'hooks', 'plugins', 'skills', 'output-styles'],
+  codex: ['config.toml', 'AGENTS.md', 'AGENTS.override.md', 'prompts', 'rules', 'skills'],
+}
+
+/**
+ * The directories each agent keeps its sessions in, made before it starts:
+ * where its directory is written in place around read-only `code`
+ * (landlock-only), nothing new can be made directly in it.
+ */
+const AGENT_SESSIONS: Record<string, string[]> = {
+  claude: ['projects', 'todos', 'shell-snapshots', 'statsig', 'session-env', 'file-history', 'debug', 'plans', 'ide', 'backups'],
+  codex: ['sessions', 'log'],
+}
+
+function agentKeeping(name: string, env: NodeJS.ProcessEnv, home: string): AgentKeeping {
+  const dir = name === 'claude' ? env.CLAUDE_CONFIG_DIR || join(home, '.claude') : env.CODEX_HOME || join(home, '.codex')
+  return {
+    layers: [dir],
+    state: name === 'claude' && !env.CLAUDE_CONFIG_DIR ? [join(home, '.claude.json')] : [],
+    logins: agentLogins(env, home)[name],
+    code: AGENT_CODE[name].map(rel => join(dir, rel)),
+  }
+}
+
+/** What of the built-in keeping applies, as far as the profile in effect still writes the agent's places. */
+function keepingFor(name: string, write: string[], env: NodeJS.ProcessEnv, home: string): AgentKeeping {
+  if (!Object.hasOwn(AGENT_CODE, name)) return {layers: [], state: [], logins: [], code: []}
+  const keeping = agentKeeping(name, env, home)
+  const layers = keeping.layers.filter(dir => write.includes(dir))
+  const under = (path: string) => layers.some(dir => path.startsWith(`${dir}/`))
+  return {layers, state: keeping.state.filter(file => write.includes(file)), logins: keeping.logins.filter(under), code: keeping.code.filter(under)}
 }
 
 /**
@@ -115,6 +172,15 @@ function missing(write: string[], builtIn: string[]): Effective['make'] {
   return write
     .filter(path => builtIn.includes(path) && !existsSync(path))
     .map(path => ({path, kind: Object.hasOwn(AGENT_FILES, basename(path)) ? ('file' as const) : ('directory' as const)}))
+}
+
+/** The agent's session directories that are missing, in its layers. */
+function missingSessions(name: string, write: string[], env: NodeJS.ProcessEnv, home: string): Effective['make'] {
+  const {layers} = keepingFor(name, write, env, home)
+  return layers
+    .flatMap(dir => AGENT_SESSIONS[name].map(rel => join(dir, rel)))
+    .filter(path => !existsSync(path))
+    .map(path => ({path, kind: 'directory' as const}))
 }
 
 /** Makes the agent's missing places, before the policy is built (hmm does it as the user, outside the sandbox). */
@@ -309,8 +375,16 @@ export function settingsFor(config: Config, command: string[], env: NodeJS.Proce
     isolation: agent?.settings.isolation ?? config.all.isolation ?? 'full',
     net: agent?.settings.net ?? config.all.net,
     ...(agent
-      ? {agent: {name, from: agent.from, write: agent.settings.write ?? [], ...(Object.hasOwn(AGENT_HOSTS, name) ? {hosts: AGENT_HOSTS[name]} : {})}}
+      ? {
+          agent: {
+            name,
+            from: agent.from,
+            write: agent.settings.write ?? [],
+            ...(Object.hasOwn(AGENT_HOSTS, name) ? {hosts: AGENT_HOSTS[name]} : {}),
+            ...keepingFor(name, agent.settings.write ?? [], env, config.home),
+          },
+        }
       : {}),
-    make: agent ? missing(agent.settings.write ?? [], agent.builtInWrite) : [],
+    make: agent ? [...missing(agent.settings.write ?? [], agent.builtInWrite), ...missingSessions(name, agent.settings.write ?? [], env, config.home)] : [],
   }
 }

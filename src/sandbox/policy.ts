@@ -44,6 +44,13 @@ export interface Isolation {
   masked: string[]
   /** hmm's data directory: covered with an empty one but for the workspace's own directory. */
   data: string
+  /** Files bound over others after the caches are overlaid: an agent's login through its layer, its state's copy (config.ts AgentKeeping). */
+  binds?: Bind[]
+}
+
+export interface Bind {
+  source: string
+  target: string
 }
 
 /**
@@ -183,6 +190,12 @@ export interface PolicyInput {
   network?: Network
   /** Linux: the helper's namespaces are in force (not opted out), so the caches are overlays. */
   namespaces?: boolean
+  /** Agents' directories overlaid with the workspace's layer, as the caches are (Linux, namespaces). */
+  layers?: string[]
+  /** Files bound over others in the namespaces, canonical. */
+  binds?: Bind[]
+  /** More paths inside writable ones that stay read-only: an agent's code where no layer keeps it. */
+  readOnly?: string[]
 }
 
 /** A path and, if a symbolic link leads elsewhere, where it leads: both must be hidden. */
@@ -285,7 +298,8 @@ function isolationFor(input: PolicyInput, tree: string, temp: string[], caches: 
   const found = socketsWithin([...SOCKET_ROOTS, input.home], [data, ...session, ...hidden, ...caches]).filter(
     socket => !granted.some(place => isWithin(socket, place)),
   )
-  return {temp, caches, masked: unique([...session, ...secrets, ...found]), data}
+  const binds = input.binds ?? []
+  return {temp, caches, masked: unique([...session, ...secrets, ...found]), data, ...(binds.length > 0 ? {binds} : {})}
 }
 
 export function buildPolicy(input: PolicyInput): SandboxPolicy {
@@ -295,6 +309,7 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
   const userTmpdir = input.tmpdir && isAbsolute(input.tmpdir) ? canonical(input.tmpdir) : undefined
   const temp = unique([...TEMP_DIRS[input.platform], ...(userTmpdir ? [userTmpdir] : [])].map(canonical)).filter(own)
   const caches = unique(CACHES[input.platform].map(home).map(canonical)).filter(own)
+  const layers = unique((input.layers ?? []).map(canonical)).filter(own)
   // The user's $TMPDIR cannot be the command's own: it gets the first that can (/tmp).
   const tmpdir = userTmpdir && !own(userTmpdir) ? temp[0] : undefined
   const writable = unique([...temp, ...caches, ...extra])
@@ -307,12 +322,15 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
     writable,
     // Written in place, the caches' program parts, but those a -w path names or lies inside: asked for by name.
     // Under the namespaces every writable cache is an overlay, and they are written there as the rest.
-    readOnly: overlaid ? [] : unique(CACHE_PROGRAMS.map(home).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path))),
+    // And an agent's code where no layer keeps it (config.ts AgentKeeping).
+    readOnly: unique([...(overlaid ? [] : CACHE_PROGRAMS.map(home)), ...(input.readOnly ?? [])].map(canonical)).filter(
+      path => !extra.some(dir => isWithin(dir, path)),
+    ),
     devices: DEVICES[input.platform],
     // Linux: nothing under /dev is read but DEVICES (a disk read raw holds every secret; without the namespaces /dev is the
     // user's). Not masked: the namespaces give the command a /dev of its own (native-helpers/devices.c).
     hidden: input.platform === 'linux' ? [...hidden, '/dev'] : hidden,
-    ...(input.platform === 'linux' ? {isolation: isolationFor(input, tree, temp, caches, writable, hidden)} : {}),
+    ...(input.platform === 'linux' ? {isolation: isolationFor(input, tree, temp, [...caches, ...layers], writable, hidden)} : {}),
     ...(input.network ? {network: input.network} : {}),
     ...(tmpdir ? {tmpdir} : {}),
   }

@@ -78,7 +78,8 @@ keep = ["AIDER_KEY"]
     expect(aider.write).toEqual(['/home/me/.m2', '/home/me/.aider'])
     expect(aider.env.keep).toEqual(['AIDER_KEY'])
     expect(aider.isolation).toBe('landlock-only')
-    expect(aider.agent).toEqual({name: 'aider', from: 'config file', write: ['/home/me/.aider']})
+    // Nothing of its own is kept apart: hmm knows only the built-in agents' files.
+    expect(aider.agent).toEqual({name: 'aider', from: 'config file', write: ['/home/me/.aider'], layers: [], state: [], logins: [], code: []})
     const other = settingsFor(config, ['make'], {})
     expect(other.write).toEqual(['/home/me/.m2'])
     expect(other.isolation).toBe('full')
@@ -134,6 +135,24 @@ keep = ["AIDER_KEY"]
     expect(settingsFor(none, ['claude'], {CLAUDE_CONFIG_DIR: '/x/claude'}).write).toEqual(['/x/claude'])
     expect(settingsFor(none, ['codex'], {CODEX_HOME: '/x/codex'}).write).toEqual(['/x/codex'])
     expect(settingsFor(none, ['make'], {}).agent).toBeUndefined()
+  })
+
+  it("keeps each built-in agent's directory apart, its login through, its state a copy, and knows what in it configures code", () => {
+    const none = parse('')
+    expect(settingsFor(none, ['claude'], {}).agent).toMatchObject({
+      layers: ['/home/me/.claude'],
+      state: ['/home/me/.claude.json'],
+      logins: ['/home/me/.claude/.credentials.json'],
+      code: expect.arrayContaining(['/home/me/.claude/settings.json', '/home/me/.claude/CLAUDE.md', '/home/me/.claude/hooks', '/home/me/.claude/plugins']),
+    })
+    expect(settingsFor(none, ['codex'], {CODEX_HOME: '/x/codex'}).agent).toMatchObject({
+      layers: ['/x/codex'],
+      state: [],
+      logins: ['/x/codex/auth.json'],
+      code: expect.arrayContaining(['/x/codex/config.toml', '/x/codex/AGENTS.md']),
+    })
+    // A profile the config file changed to write elsewhere keeps nothing of the built-in places.
+    expect(settingsFor(parse('[agent.claude]\nwrite = ["~/.other"]\n'), ['claude'], {}).agent).toMatchObject({layers: [], state: [], logins: [], code: []})
   })
 
   it("gives each agent its own login back and hides it from every other command, where the agent's variable puts it too", () => {

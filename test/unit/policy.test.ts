@@ -1,9 +1,11 @@
-import {mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {landlockArgs} from '../../src/platform/linux.js'
 import {sandboxedArgv} from '../../src/platform/confine.js'
-import {seatbeltArgv} from '../../src/platform/darwin.js'
+import {seatbelt, seatbeltArgv} from '../../src/platform/darwin.js'
+import {agentBinds, agentPlaces} from '../../src/app/agent-places.js'
+import {parseConfig, settingsFor} from '../../src/sandbox/config.js'
 import {canonical} from '../../src/sandbox/paths.js'
 import {buildPolicy, hostKeys} from '../../src/sandbox/policy.js'
 import {PROJECT} from '../world.js'
@@ -94,6 +96,30 @@ describe('the sandbox policy', () => {
     expect(buildPolicy({...input, platform: 'darwin'}).readOnly).toEqual(programs)
     expect(buildPolicy({...input, platform: 'linux', namespaces: true}).readOnly).toEqual([])
     expect(buildPolicy({...input, platform: 'darwin', namespaces: true}).readOnly).toEqual(programs)
+  })
+
+  it("makes an agent's code read-only on macOS and without namespaces; with them, keeps its directory and state apart", () => {
+    const home = scratch()
+    const root = join(home, 'data', 'ab')
+    const settings = settingsFor(parseConfig('', join(home, 'config.toml'), home), ['claude'], {})
+    const input = {tree: join(root, 'tree', 'p'), home, dataDir: join(home, 'data'), extraWritable: settings.write}
+    for (const [platform, workspace] of [
+      ['darwin', root],
+      ['linux', undefined],
+    ] as const) {
+      const policy = buildPolicy({...input, platform, ...agentPlaces(settings, platform, workspace !== undefined)})
+      expect(policy.readOnly).toEqual(expect.arrayContaining(['settings.json', 'CLAUDE.md', 'hooks', 'plugins'].map(rel => join(home, '.claude', rel))))
+      if (platform === 'darwin') {
+        const value = join(home, '.claude', 'settings.json')
+        expect(seatbelt(policy).parameters.find(parameter => parameter.value === value)?.name).toMatch(/^READ_ONLY_/)
+      }
+    }
+    writeFileSync(join(home, '.claude.json'), '{"n":1}\n')
+    const isolated = buildPolicy({...input, platform: 'linux', ...agentPlaces(settings, 'linux', true), binds: agentBinds(settings, root)})
+    expect(isolated.readOnly).not.toContain(join(home, '.claude', 'settings.json'))
+    expect(isolated.isolation?.caches).toContain(join(home, '.claude'))
+    expect(isolated.isolation?.binds).toEqual([{source: join(root, 'agent-state', '.claude.json'), target: join(home, '.claude.json')}])
+    expect(readFileSync(join(root, 'agent-state', '.claude.json'), 'utf8')).toBe('{"n":1}\n')
   })
 
   it("hides the config file's hide paths and gives back its unhide paths, never the data directory", () => {
