@@ -24,9 +24,12 @@ async function repo(): Promise<{dir: string; index: string}> {
 
 /** git reading the repository as hmm's git reads a workspace: confined, writing only its .git (platform/confined.ts). */
 function asWorkspace(dir: string): NonNullable<GitOptions['readsWorkspace']> {
-  const root = mkdtempSync(join(PROJECT, '.test-worlds', 'index-lock-root-'))
-  dirs.push(root)
-  return {label: 'w', reader: readerOf({tree: dir, root}, join(root, 'data'), join(dir, '.git'))}
+  // A workspace's directory is one of hmm's data directory (the sandbox covers the data directory and binds it back).
+  const data = mkdtempSync(join(PROJECT, '.test-worlds', 'index-lock-data-'))
+  dirs.push(data)
+  const root = join(data, 'w')
+  mkdirSync(root)
+  return {label: 'w', reader: readerOf({tree: dir, root}, data, join(dir, '.git'))}
 }
 
 /** Another writer takes the lock the way git does: created exclusively. */
