@@ -231,6 +231,27 @@ describe('hmm run', () => {
     expect(readdirSync(world.dataDir).filter(entry => /^[0-9a-z]{6}$/.test(entry))).toHaveLength(1)
   })
 
+  it('refuses, making nothing, a name git refuses as a branch name (hmm pr pushes hmm/<name>), and takes what git takes', async () => {
+    world = new World('run-names-git')
+    for (const name of ['a..b', 'x.lock', '.hidden', 'x.']) {
+      expect(await world.hmm(['run', '-n', name, 'true']), name).toMatchObject({
+        exitCode: 1,
+        stderr: `hmm: a workspace's name may not start with '.', hold '..', or end with '.' or '.lock' (git refuses it as a branch name): ${name}\n`,
+      })
+    }
+    // What SPEC's own rule refuses keeps SPEC's message.
+    for (const name of ['.', '..']) {
+      expect((await world.hmm(['run', '-n', name, 'true'])).stderr, name).toBe(
+        `hmm: a workspace's name is letters, digits, '-', '_' and '.', not starting with '-': ${name}\n`,
+      )
+    }
+    expect(existsSync(world.dataDir) ? readdirSync(world.dataDir).filter(entry => /^[0-9a-z]{6}$/.test(entry)) : []).toEqual([])
+    for (const name of ['a.lock.b', 'v1.2', 'a.b_c-d']) {
+      expect((await world.hmm(['run', '-n', name, 'true'])).exitCode, name).toBe(0)
+      expect((await execa('git', ['check-ref-format', '--branch', `hmm/${name}`])).exitCode, name).toBe(0)
+    }
+  })
+
   it('gives usage errors one line and exit 1', async () => {
     world = new World('run-usage')
     for (const args of [['run', '-n'], ['run', '--bogus', 'true'], ['bogus'], ['ls', '-z']]) {

@@ -12,7 +12,10 @@ describe('IDs', () => {
 
 describe('names', () => {
   it('accepts letters, digits, - _ . not starting with -', () => {
-    for (const name of ['parser', 'fix-1', 'a_b.c', '.hidden', '9']) expect(checkName(name)).toBe(name)
+    for (const name of ['parser', 'fix-1', 'a_b.c', 'a.lock.b', '9']) expect(checkName(name)).toBe(name)
+  })
+  it.each(['.hidden', 'a..b', 'x.', 'x.lock'])('rejects %j, which git refuses as a branch name', name => {
+    expect(() => checkName(name)).toThrow(/git refuses it as a branch name/)
   })
   it.each(['-x', 'a b', 'a/b', 'é', '', '..', 'a\nb', 'x'.repeat(65)])('rejects %j', name => {
     expect(() => checkName(name)).toThrow(/a workspace's name/)
