@@ -6,6 +6,7 @@ import {cloneTree, sharesBlocks} from '../platform/clone.js'
 import {afterTreeMade, planFirstIndex, writeFirstIndex} from '../git/first-index.js'
 import {recordNestedFork} from '../git/nested-work.js'
 import {giveOwnRepository, isLinkedWorktree} from '../git/worktree-repo.js'
+import {isInsideGitDir} from '../git/top.js'
 import {gitOriginOf, recordGitOrigin, recordPlainOrigin, type OriginRecord} from '../git/origin.js'
 import {statPairs, stopLocked, type StatPairs} from '../native/helper.js'
 import {loadConfig, makeAgentPlaces, settingsFor, type Effective} from '../sandbox/config.js'
@@ -51,6 +52,8 @@ export interface RunRequest {
 function checkRequest(context: Context, request: RunRequest): string[] {
   if (request.name !== undefined) checkName(request.name)
   const given = givenWritable(request.writable)
+  // Its files are git's bookkeeping, no work tree: cloned, they would make a workspace of nothing to work on.
+  if (isInsideGitDir(context.cwd)) throw new HmmError(`${context.cwd} is inside a git directory; run hmm in a work tree`)
   const data = canonical(context.data)
   if (isWithin(context.origin, data)) {
     throw new HmmError(`${context.origin} is inside hmm's data directory ${data}; run hmm in a project directory`)

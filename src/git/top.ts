@@ -31,16 +31,29 @@ function ceilings(): Set<string> {
   return new Set(listed.filter(path => isAbsolute(path)).map(path => path.replace(/(.)\/+$/, '$1')))
 }
 
-/** The top of the work tree holding dir (canonical), or undefined when dir lies in none. */
-export function workTreeTop(dir: string): string | undefined {
+/** Where a directory lies: in a work tree (its top), inside a git directory (none: no work tree), or in neither. */
+type Place = {top: string} | 'git directory' | undefined
+
+function placeOf(dir: string): Place {
   const stop = ceilings()
   const device = statSync(dir).dev
   for (let current = dir; ;) {
-    if (holdsRepository(current)) return current
+    if (holdsRepository(current)) return {top: current}
     // Inside a repository's own directory there is no work tree (git says so too).
-    if (basename(current) === '.git' || isGitDir(current)) return undefined
+    if (basename(current) === '.git' || isGitDir(current)) return 'git directory'
     const parent = dirname(current)
     if (parent === current || stop.has(parent) || statSync(parent).dev !== device) return undefined
     current = parent
   }
+}
+
+/** The top of the work tree holding dir (canonical), or undefined when dir lies in none. */
+export function workTreeTop(dir: string): string | undefined {
+  const place = placeOf(dir)
+  return typeof place === 'object' ? place.top : undefined
+}
+
+/** Whether dir lies inside a git directory (a repository's .git, a bare repository), where no work tree is. */
+export function isInsideGitDir(dir: string): boolean {
+  return placeOf(dir) === 'git directory'
 }

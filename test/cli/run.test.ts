@@ -274,6 +274,21 @@ describe('hmm run', () => {
     expect(holding.stderr).toMatch(/^hmm: .* holds hmm's data directory/)
   })
 
+  it("refuses, making nothing, to run inside a git directory (a repository's .git, a bare repository), whose files are no work tree", async () => {
+    world = new World('run-in-git-dir')
+    await world.gitRepo()
+    const bare = join(world.home, 'bare.git')
+    await world.git(['clone', '-q', '--bare', world.origin, bare])
+    for (const dir of [join(world.origin, '.git'), join(world.origin, '.git', 'refs', 'heads'), bare, join(bare, 'objects')]) {
+      const result = await world.hmm(['run', 'true'], {cwd: dir})
+      expect(result, dir).toMatchObject({exitCode: 1, stderr: `hmm: ${dir} is inside a git directory; run hmm in a work tree\n`})
+    }
+    expect(existsSync(world.dataDir) ? readdirSync(world.dataDir).filter(entry => /^[0-9a-z]{6}$/.test(entry)) : []).toEqual([])
+    // A directory named like a git directory's, in the work tree, is the work tree's.
+    mkdirSync(join(world.origin, 'objects'))
+    expect((await world.hmm(['run', '--rm', 'true'], {cwd: join(world.origin, 'objects')})).exitCode).toBe(0)
+  })
+
   it('says in one line that hmm cannot list from inside a workspace, where its registry is hidden', async () => {
     world = new World('run-hmm-inside')
     const result = await world.hmm(['run', 'sh', '-c', `'${process.execPath}' '${BIN}' ls; echo "status $?"`])
