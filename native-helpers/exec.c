@@ -114,14 +114,26 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->wait_fd = -1;
+	/* The flags that may be given again and again, each value a canonical
+	 * path kept in a list of its own. Each value takes an argument, so argc
+	 * is room enough for any list. */
+	struct {
+		const char *flag;
+		const char ***list;
+		size_t *count;
+	} lists[] = {
+		{"--hide", &o->hides, &o->nhides},
+		{"--read-only", &o->read_only, &o->nread_only},
+		{"--tmp-over", &o->tmp_over, &o->ntmp_over},
+		{"--cache", &o->caches, &o->ncaches},
+		{"--mask", &o->masks, &o->nmasks},
+		{"--bind-src", &o->bind_src, &o->nbind_src},
+		{"--bind-dst", &o->bind_dst, &o->nbind_dst},
+	};
+	const size_t nlists = sizeof lists / sizeof *lists;
 	o->grants = xmalloc(sizeof *o->grants * (size_t)argc);
-	o->hides = xmalloc(sizeof *o->hides * (size_t)argc);
-	o->read_only = xmalloc(sizeof *o->read_only * (size_t)argc);
-	o->tmp_over = xmalloc(sizeof *o->tmp_over * (size_t)argc);
-	o->caches = xmalloc(sizeof *o->caches * (size_t)argc);
-	o->masks = xmalloc(sizeof *o->masks * (size_t)argc);
-	o->bind_src = xmalloc(sizeof *o->bind_src * (size_t)argc);
-	o->bind_dst = xmalloc(sizeof *o->bind_dst * (size_t)argc);
+	for (size_t l = 0; l < nlists; l++)
+		*lists[l].list = xmalloc(sizeof **lists[l].list * (size_t)argc);
 	int i = 2;
 	for (; i < argc; i++) {
 		const char *a = argv[i];
@@ -134,7 +146,13 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 		if (i + 1 >= argc)
 			setup_fail("%s", EXEC_USAGE);
 		const char *v = argv[++i];
-		if (strcmp(a, "--lock") == 0) {
+		size_t l = 0;
+		while (l < nlists && strcmp(a, lists[l].flag) != 0)
+			l++;
+		if (l < nlists) {
+			check_canonical(a, v);
+			(*lists[l].list)[(*lists[l].count)++] = v;
+		} else if (strcmp(a, "--lock") == 0) {
 			o->lock = v;
 		} else if (strcmp(a, "--report-fd") == 0) {
 			/* already taken by the first pass in cmd_exec */
@@ -153,33 +171,12 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 						    : a[2] == 'w' ? CLASS_WRITE
 								  : CLASS_DEV;
 			o->ngrants++;
-		} else if (strcmp(a, "--hide") == 0) {
-			check_canonical(a, v);
-			o->hides[o->nhides++] = v;
-		} else if (strcmp(a, "--read-only") == 0) {
-			check_canonical(a, v);
-			o->read_only[o->nread_only++] = v;
 		} else if (strcmp(a, "--isolate") == 0) {
 			check_canonical(a, v);
 			o->isolate = v;
-		} else if (strcmp(a, "--tmp-over") == 0) {
-			check_canonical(a, v);
-			o->tmp_over[o->ntmp_over++] = v;
-		} else if (strcmp(a, "--cache") == 0) {
-			check_canonical(a, v);
-			o->caches[o->ncaches++] = v;
-		} else if (strcmp(a, "--mask") == 0) {
-			check_canonical(a, v);
-			o->masks[o->nmasks++] = v;
 		} else if (strcmp(a, "--cover-data") == 0) {
 			check_canonical(a, v);
 			o->cover_data = v;
-		} else if (strcmp(a, "--bind-src") == 0) {
-			check_canonical(a, v);
-			o->bind_src[o->nbind_src++] = v;
-		} else if (strcmp(a, "--bind-dst") == 0) {
-			check_canonical(a, v);
-			o->bind_dst[o->nbind_dst++] = v;
 #ifdef __linux__
 		} else if (net_option(o, a, v)) {
 			/* net.c took it */
