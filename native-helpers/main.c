@@ -6,8 +6,9 @@
  *   hmm-helper locked FILE...
  *   hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]
  *                   [--read PATH]... [--write PATH]... [--dev PATH]...
- *                   [--hide PATH]... [--isolate DIR [--tmp-over PATH]...
- *                   [--cache PATH]... [--mask PATH]... [--cover-data DIR] [--end-with-command]
+ *                   [--hide PATH]... [--read-only PATH]... [--isolate DIR [--tmp-over PATH]...
+ *                   [--cache PATH]... [--mask PATH]... [--cover-data DIR]
+ *                   [--bind-src PATH --bind-dst PATH]... [--end-with-command]
  *                   [--net none|proxy [--proxy-port N --proxy-socket NAME]]]
  *                   -- CMD [ARG...]
  *   hmm-helper stop LOCK...
@@ -44,8 +45,9 @@ static void usage(void)
 	      "       hmm-helper locked FILE...\n"
 	      "       hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]\n"
 	      "                       [--read PATH]... [--write PATH]... [--dev PATH]...\n"
-	      "                       [--hide PATH]... [--isolate DIR [--tmp-over PATH]...\n"
-	      "                       [--cache PATH]... [--mask PATH]... [--cover-data DIR] [--end-with-command]\n"
+	      "                       [--hide PATH]... [--read-only PATH]... [--isolate DIR [--tmp-over PATH]...\n"
+	      "                       [--cache PATH]... [--mask PATH]... [--cover-data DIR]\n"
+	      "                       [--bind-src PATH --bind-dst PATH]... [--end-with-command]\n"
 	      "                       [--net none|proxy [--proxy-port N --proxy-socket NAME]]]\n"
 	      "                       -- CMD [ARG...]\n"
 	      "       hmm-helper stop LOCK...\n"
