@@ -155,26 +155,33 @@ static int is_terminal(dev_t d)
 	return 0;
 }
 
-/* Does a descriptor table (/proc/P/task/T/fd) hold one of the terminals?
- * One that cannot be read counts as holding it. */
-static int table_holds(const char *dir)
+/* Walks the numbered entries of a directory of /proc (threads,
+ * descriptors) until found() says yes to one. 1 then, or when the
+ * directory cannot be read: what cannot be looked at counts as found. */
+static int any_entry(const char *dir, int (*found)(int dir, const char *name, void *arg), void *arg)
 {
 	DIR *d = opendir(dir);
 	if (!d)
 		return errno != ENOENT;
-	int holds = 0;
+	int yes = 0;
 	struct dirent *e;
-	while (!holds && (e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		struct stat st;
-		if (fstatat(dirfd(d), e->d_name, &st, 0) == 0)
-			holds = S_ISCHR(st.st_mode) && is_terminal(st.st_rdev);
-		else
-			holds = errno != ENOENT && errno != ENOTDIR;
+	while (!yes && (e = readdir(d)) != NULL) {
+		if (parse_num(e->d_name, 0, INT_MAX) >= 0)
+			yes = found(dirfd(d), e->d_name, arg);
 	}
 	closedir(d);
-	return holds;
+	return yes;
+}
+
+/* Is a descriptor of a table (/proc/P/task/T/fd) one of the terminals?
+ * One that cannot be looked at counts as one. */
+static int terminal_fd(int dir, const char *name, void *arg)
+{
+	(void)arg;
+	struct stat st;
+	if (fstatat(dir, name, &st, 0) == 0)
+		return S_ISCHR(st.st_mode) && is_terminal(st.st_rdev);
+	return errno != ENOENT && errno != ENOTDIR;
 }
 
 /* Stopped (or dead), by a stat file of /proc: holds nothing it did not
@@ -194,31 +201,34 @@ static int settled(const char *stat)
 	return !paren || (paren[1] == ' ' && paren[2] && strchr("TtZX", paren[2]));
 }
 
-/* Does any thread of pid hold a terminal (a thread made without CLONE_FILES
- * has a table of its own)? Sets *unsettled for a thread not stopped yet
- * (one stops a moment after the others: it may be opening something). */
+/* A process scanned, and where to note a thread of it not stopped yet (one
+ * stops a moment after the others: it may be opening something). */
+struct scanned {
+	long pid;
+	int *unsettled;
+};
+
+/* Does a thread hold a terminal (a thread made without CLONE_FILES has a
+ * table of its own)? */
+static int thread_holds(int task, const char *tid, void *arg)
+{
+	(void)task;
+	const struct scanned *p = arg;
+	char path[64 + NAME_MAX]; /* tid is a directory entry's name */
+	snprintf(path, sizeof path, "/proc/%ld/task/%s/stat", p->pid, tid);
+	if (!settled(path))
+		*p->unsettled = 1;
+	snprintf(path, sizeof path, "/proc/%ld/task/%s/fd", p->pid, tid);
+	return any_entry(path, terminal_fd, NULL);
+}
+
+/* Does any thread of pid hold a terminal? */
 static int holds_terminal(long pid, int *unsettled)
 {
-	char dir[64];
-	snprintf(dir, sizeof dir, "/proc/%ld/task", pid);
-	DIR *d = opendir(dir);
-	if (!d)
-		return errno != ENOENT;
-	int holds = 0;
-	struct dirent *e;
-	while (!holds && (e = readdir(d)) != NULL) {
-		long tid = parse_num(e->d_name, 1, INT_MAX);
-		if (tid < 0)
-			continue;
-		char path[64];
-		snprintf(path, sizeof path, "/proc/%ld/task/%ld/stat", pid, tid);
-		if (!settled(path))
-			*unsettled = 1;
-		snprintf(path, sizeof path, "/proc/%ld/task/%ld/fd", pid, tid);
-		holds = table_holds(path);
-	}
-	closedir(d);
-	return holds;
+	char task[64];
+	snprintf(task, sizeof task, "/proc/%ld/task", pid);
+	struct scanned p = {pid, unsettled};
+	return any_entry(task, thread_holds, &p);
 }
 
 /* In a mount namespace other than the init's, where /dev/console and
