@@ -15,7 +15,7 @@ import {canonical} from '../sandbox/paths.js'
 import type {Network, Platform, SandboxPolicy} from '../sandbox/policy.js'
 import {parseRules} from '../net/hosts.js'
 import {INSIDE_PORT} from './network.js'
-import {withNetFlag} from './session.js'
+import {describeProfile, withNetFlag} from './session.js'
 
 /** Shell-style quoting, only for display: the real argv is passed without a shell. */
 function quote(arg: string): string {
@@ -99,7 +99,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     namespaces: settings.isolation === 'full',
     ...agentPlaces(settings, platform, settings.isolation === 'full'),
   })
-  const agent = settings.agent ? `${settings.agent.name} (${settings.agent.from})` : 'none'
+  const agent = settings.agent ? describeProfile(settings.agent) : 'none'
   const layers = policy.isolation?.caches.filter(path => settings.agent?.layers.includes(path)) ?? []
   const lines = [
     `origin: ${origin}`,

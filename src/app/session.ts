@@ -109,11 +109,27 @@ export async function startInWorkspace(
   }
 }
 
+/** An agent profile as its line shows it: its name, where it comes from, and what it sets (only the keys it has). */
+export function describeProfile(agent: NonNullable<Effective['agent']>): string {
+  const {write, hide, unhide, env, isolation, net} = agent.sets
+  const paths = (list: string[]) => list.map(path => tildify(path)).join(' ') || 'nothing'
+  const names = (list: string[]) => list.join(' ') || 'nothing'
+  const hosts = (list: string[]) => list.join(', ') || 'no host'
+  const parts = [
+    write && `may also write ${paths(write)}`,
+    hide && `hides ${paths(hide)}`,
+    unhide && `unhides ${paths(unhide)}`,
+    env?.keep && `keeps ${names(env.keep)}`,
+    env?.remove && `removes ${names(env.remove)}`,
+    isolation && `isolation ${isolation}`,
+    net && (net === 'none' ? 'no network' : `network only to ${hosts(net === 'profile' ? (agent.hosts ?? []) : net)}`),
+  ]
+  return `${agent.name} (${agent.from}): ${parts.filter(Boolean).join('; ') || 'changes nothing'}`
+}
+
 /** Says which agent profile applies, if one does, before the workspace line. */
 export function sayAgentProfile(settings: Effective): void {
-  if (!settings.agent) return
-  const paths = settings.agent.write.map(path => tildify(path)).join(' ') || 'nothing'
-  say(`agent profile ${settings.agent.name} (${settings.agent.from}): may also write ${paths}`)
+  if (settings.agent) say(`agent profile ${describeProfile(settings.agent)}`)
 }
 
 export function signalNumber(signal: NodeJS.Signals): number {

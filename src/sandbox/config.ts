@@ -50,8 +50,11 @@ export interface Effective {
   env: {keep: string[]; remove: string[]}
   isolation: Isolation
   net?: Net
-  /** The agent profile that applied, if the command is an agent's; `hosts`: what it needs to reach, for net = "profile". */
-  agent?: {name: string; from: AgentSource; write: string[]; hosts?: string[]} & AgentKeeping
+  /**
+   * The agent profile that applied, if the command is an agent's; `sets`: its table as it applies (built in,
+   * changed by the file); `hosts`: what it needs to reach, for net = "profile".
+   */
+  agent?: {name: string; from: AgentSource; sets: Settings; hosts?: string[]} & AgentKeeping
   /** The agent's own places that do not exist yet: a grant needs them to exist, so hmm makes them first. */
   make: Array<{path: string; kind: 'directory' | 'file'}>
 }
@@ -379,7 +382,7 @@ export function settingsFor(config: Config, command: string[], env: NodeJS.Proce
           agent: {
             name,
             from: agent.from,
-            write: agent.settings.write ?? [],
+            sets: agent.settings,
             ...(Object.hasOwn(AGENT_HOSTS, name) ? {hosts: AGENT_HOSTS[name]} : {}),
             ...keepingFor(name, agent.settings.write ?? [], env, config.home),
           },

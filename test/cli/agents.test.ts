@@ -120,10 +120,35 @@ describe('the claude profile', () => {
     world.write(join(world.home, '.config', 'hmm', 'config.toml'), '[agent.claude]\nwrite = ["~/.claude"]\n')
     mkdirSync(join(world.home, '.claude'))
     const shown = await world.hmm(['sandbox', '--', 'claude'], {env: env()})
-    expect(shown.stdout).toContain('agent profile: claude (built-in, changed by the config file)\n')
+    expect(shown.stdout).toContain('agent profile: claude (built-in, changed by the config file): may also write ~/.claude\n')
     const mayWrite = shown.stdout.split('may write:\n')[1].split('may not read:')[0]
     expect(mayWrite).toContain(`  ${join(world.home, '.claude')}\n`)
     expect(mayWrite).not.toContain('.claude.json')
+  })
+})
+
+describe("the profile's line", () => {
+  it('says what the profile sets, and only that', async () => {
+    const config = join(world.home, '.config', 'hmm', 'config.toml')
+    const profileLine = async (args: string[]) => (await world.hmm(args, {env: env()})).stderr.split('\n')[0]
+    world.write(config, '[agent.sh]\nnet = "none"\n')
+    expect(await profileLine(['run', '--rm', 'sh', '-c', 'true'])).toBe('hmm: agent profile sh (config file): no network')
+    expect((await world.hmm(['sandbox', '--', 'sh'], {env: env()})).stdout).toContain('agent profile: sh (config file): no network\n')
+    world.write(
+      config,
+      '[agent.sh]\nwrite = ["~/w"]\nhide = ["~/h"]\nunhide = ["~/.ssh/known_hosts"]\nenv = {keep = ["GH_TOKEN"], remove = ["FOO", "BAR"]}\nnet = ["example.com", "*.example.org"]\n',
+    )
+    mkdirSync(join(world.home, 'w'))
+    expect(await profileLine(['run', '--rm', 'sh', '-c', 'true'])).toBe(
+      'hmm: agent profile sh (config file): may also write ~/w; hides ~/h; unhides ~/.ssh/known_hosts; keeps GH_TOKEN; removes FOO BAR; network only to example.com, *.example.org',
+    )
+    world.write(config, '[agent.sh]\n')
+    expect(await profileLine(['run', '--rm', 'sh', '-c', 'true'])).toBe('hmm: agent profile sh (config file): changes nothing')
+    world.write(config, '[agent.codex]\nisolation = "landlock-only"\n')
+    expect(await profileLine(['sandbox', '--', 'codex'])).toBe('')
+    expect((await world.hmm(['sandbox', '--', 'codex'], {env: env()})).stdout).toContain(
+      'agent profile: codex (built-in, changed by the config file): may also write ~/.codex; isolation landlock-only\n',
+    )
   })
 })
 
@@ -131,7 +156,7 @@ describe('hmm sandbox -- COMMAND', () => {
   it('shows which profile applies', async () => {
     const claude = await world.hmm(['sandbox', '--', 'claude', '--resume'], {env: env()})
     expect(claude.exitCode).toBe(0)
-    expect(claude.stdout).toContain('agent profile: claude (built-in)\n')
+    expect(claude.stdout).toContain('agent profile: claude (built-in): may also write ~/.claude ~/.claude.json\n')
     expect(claude.stdout.split('may write:\n')[1].split('may not read:')[0]).toContain(`  ${join(world.home, '.claude.json')}\n`)
     const plain = await world.hmm(['sandbox', '--', 'make'], {env: env()})
     expect(plain.stdout).toContain('agent profile: none\n')

@@ -79,7 +79,15 @@ keep = ["AIDER_KEY"]
     expect(aider.env.keep).toEqual(['AIDER_KEY'])
     expect(aider.isolation).toBe('landlock-only')
     // Nothing of its own is kept apart: hmm knows only the built-in agents' files.
-    expect(aider.agent).toEqual({name: 'aider', from: 'config file', write: ['/home/me/.aider'], layers: [], state: [], logins: [], code: []})
+    expect(aider.agent).toEqual({
+      name: 'aider',
+      from: 'config file',
+      sets: {write: ['/home/me/.aider'], isolation: 'landlock-only', env: {keep: ['AIDER_KEY']}},
+      layers: [],
+      state: [],
+      logins: [],
+      code: [],
+    })
     const other = settingsFor(config, ['make'], {})
     expect(other.write).toEqual(['/home/me/.m2'])
     expect(other.isolation).toBe('full')
