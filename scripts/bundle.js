@@ -7,9 +7,26 @@
 //   what they import (oclif finds the commands in it: package.json's
 //   oclif.commands, "explicit" strategy).
 import {rmSync} from 'node:fs'
+import {dirname, join} from 'node:path'
 import {build} from 'esbuild'
 
 const BUNDLES = {'list.js': 'list.bundle.cjs', 'main.js': 'main.bundle.cjs'}
+
+/**
+ * chalk guesses colour support when it is loaded (its vendored
+ * supports-color, which loads node:tty and with it node:net and the streams);
+ * hmm never uses that guess (ui/colour.ts gives every Chalk its level), so
+ * the bundles take the module's browser build, which guesses "none" without
+ * loading anything.
+ */
+const chalkGuessesNothing = {
+  name: 'chalk-guesses-nothing',
+  setup(build) {
+    build.onResolve({filter: /^#supports-color$/}, args =>
+      /[/\\]chalk[/\\]source[/\\]index\.js$/.test(args.importer) ? {path: join(dirname(args.importer), 'vendor', 'supports-color', 'browser.js')} : undefined,
+    )
+  },
+}
 
 for (const [entry, out] of Object.entries(BUNDLES)) {
   // bin/run.js keeps V8's code cache of each bundle beside it; a new bundle starts without.
@@ -26,6 +43,7 @@ for (const [entry, out] of Object.entries(BUNDLES)) {
     // The sources find files next to themselves with import.meta.url.
     define: {'import.meta.url': 'importMetaUrl'},
     banner: {js: "const importMetaUrl = require('node:url').pathToFileURL(__filename).href;"},
+    plugins: [chalkGuessesNothing],
     logLevel: 'warning',
   })
 }

@@ -3,8 +3,8 @@
 // loads SQLite and nothing of oclif. Anything else — other flags, --help,
 // errors of usage — goes through oclif (bin/run.js decides).
 import {writeSync} from 'node:fs'
-import {isatty} from 'node:tty'
 import {reportError, say} from './ui/errors.js'
+import {isTerminal} from './ui/terminal.js'
 import {completions} from './app/complete.js'
 import {listing} from './app/ls.js'
 
@@ -36,7 +36,7 @@ export function listMain(argv: string[], bare = false): void {
     })
     print(listed)
     // Bare `hmm` that lists nothing says, to a person only, where to start.
-    if (bare && listed === '' && isatty(2)) say('no workspaces here yet: hmm run makes one (hmm help lists the commands)')
+    if (bare && listed === '' && isTerminal(2)) say('no workspaces here yet: hmm run makes one (hmm help lists the commands)')
   } catch (error) {
     process.exitCode = reportError(error)
   }

@@ -2,7 +2,7 @@
 // "Output conventions"): decided per stream, by hmm rather than by chalk's
 // own guess (which FORCE_COLOR and CI variables sway).
 import {Chalk, type ChalkInstance} from 'chalk'
-import {isatty} from 'node:tty'
+import {isTerminal} from './terminal.js'
 
 const decided = new Map<number, ChalkInstance>()
 
@@ -10,7 +10,7 @@ const decided = new Map<number, ChalkInstance>()
 export function colours(fd: 1 | 2): ChalkInstance {
   let chalk = decided.get(fd)
   if (!chalk) {
-    chalk = new Chalk({level: !process.env.NO_COLOR && isatty(fd) ? 1 : 0})
+    chalk = new Chalk({level: !process.env.NO_COLOR && isTerminal(fd) ? 1 : 0})
     decided.set(fd, chalk)
   }
   return chalk
