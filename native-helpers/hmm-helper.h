@@ -148,6 +148,10 @@ int seccomp_confine(int net);
 void isolate_namespaces(const struct exec_opts *o);
 /* In the init: /proc, /dev (devices.c), caches, tmp, masks. */
 void isolate_mounts(const struct exec_opts *o);
+/* After isolate_mounts: whether path is a cache whose layer whites out
+ * every hidden path beneath it, so that none is there (landlock.c grants
+ * it whole). */
+int isolate_sealed(const char *path);
 /* mount(2), or a set-up failure naming the step. */
 void mount_or_fail(const char *step, const char *src, const char *target, const char *type,
 		   unsigned long flags, const char *data);

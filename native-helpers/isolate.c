@@ -27,6 +27,7 @@
 #ifdef __linux__
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 
 /* Marks a signal the waiter passes on, as opposed to one for the init. */
@@ -245,6 +246,11 @@ static int beneath_or_at(const char *p, const char *dir)
 	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
 }
 
+static int strictly_beneath(const char *p, const char *dir)
+{
+	return beneath_or_at(p, dir) && strcmp(p, dir) != 0;
+}
+
 /* The workspace's own /tmp and $TMPDIR: one directory, bound over each. A
  * temporary directory beneath one already covered is made in the
  * workspace's instead, so the command's TMPDIR exists. */
@@ -263,6 +269,112 @@ static void own_tmp(const struct exec_opts *o)
 			mount_or_fail("tmp", tmp, t, NULL, MS_BIND, NULL);
 	}
 	free(tmp);
+}
+
+/* The caches whose layer whites out every hidden path beneath them. */
+static const char **sealed;
+static size_t nsealed;
+
+int isolate_sealed(const char *path)
+{
+	for (size_t i = 0; i < nsealed; i++)
+		if (strcmp(sealed[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+/* The next directory on the way down, never through a link (-1: none). */
+static int down(int dir, const char *name)
+{
+	return dir == -1 ? -1 : openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* A hidden path beneath a cache (~/.cargo/credentials.toml) whited out in
+ * the cache's layer (a character device 0/0, which the kernel lets a user
+ * make): the overlay then shows nothing there, whatever the user's cache
+ * holds, now or later (a `cargo login` while the command runs), so Landlock
+ * can grant the whole cache and the command make new entries directly in it
+ * (registry/, git/). Granted around a hidden path, the cache itself would
+ * get no rule and nothing new could be made in it. The directories on the
+ * way are made in the layer, as the user's are (or 0700 where the user has
+ * none yet). Returns 0 where the layer cannot be vouched for, and Landlock
+ * then grants around the hidden path as before: a part of the way that is
+ * not a directory in the user's cache (the layer's directory would cover
+ * it), or a directory in the layer at the hidden path (it may let the
+ * user's show through). Relative to directories opened without following
+ * links: another command of the workspace may be changing the layer. */
+static int white_out(const char *cache, const char *upper, const char *hidden)
+{
+	char *rel = xstrdup(hidden + strlen(cache) + 1);
+	int dir = down(AT_FDCWD, upper);
+	int user = down(AT_FDCWD, cache);
+	int ok = 0;
+	for (char *part = rel; dir >= 0;) {
+		char *slash = strchr(part, '/');
+		if (slash)
+			*slash = '\0';
+		struct stat st;
+		if (fstatat(dir, part, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (!S_ISDIR(st.st_mode)) {
+				ok = 1; /* a file of the layer's (or a whiteout): nothing beneath shows */
+				break;
+			}
+			if (!slash)
+				break;
+		} else if (errno != ENOENT) {
+			break;
+		} else if (!slash) {
+			ok = mknodat(dir, part, S_IFCHR, makedev(0, 0)) == 0;
+			break;
+		} else {
+			mode_t mode = 0700;
+			if (user >= 0 && fstatat(user, part, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+				if (!S_ISDIR(st.st_mode))
+					break;
+				mode = st.st_mode & 07777;
+			} else if (user >= 0 && errno != ENOENT) {
+				break;
+			}
+			if (mkdirat(dir, part, mode) < 0)
+				break;
+		}
+		int next = down(dir, part), user_next = down(user, part);
+		close(dir);
+		if (user >= 0)
+			close(user);
+		dir = next;
+		user = user_next;
+		part = slash + 1;
+	}
+	if (dir >= 0)
+		close(dir);
+	if (user >= 0)
+		close(user);
+	free(rel);
+	return ok;
+}
+
+/* Whites out the hidden paths beneath cache c in its layer (those not
+ * beneath another), and notes c sealed where every one is. */
+static void seal(const struct exec_opts *o, const char *c, const char *upper)
+{
+	int whole = 1;
+	for (size_t i = 0; i < o->nhides; i++) {
+		const char *h = o->hides[i];
+		if (!strictly_beneath(h, c))
+			continue;
+		int inner = 0;
+		for (size_t j = 0; j < o->nhides; j++)
+			inner |= strictly_beneath(o->hides[j], c) && strictly_beneath(h, o->hides[j]);
+		if (!inner && !white_out(c, upper, h))
+			whole = 0;
+	}
+	if (!whole)
+		return;
+	sealed = realloc(sealed, sizeof *sealed * (nsealed + 1));
+	if (!sealed)
+		oom();
+	sealed[nsealed++] = c;
 }
 
 /* Each tool cache: an overlay whose lower layer is the real cache and whose
@@ -291,6 +403,7 @@ static void overlay_caches(const struct exec_opts *o)
 		char *work = path_join(mine, "work");
 		make_dirs("cache", upper);
 		make_dirs("cache", work);
+		seal(o, c, upper);
 		size_t len = strlen(c) + strlen(upper) + strlen(work) + 64;
 		char *data = xmalloc(len);
 		snprintf(data, len, "lowerdir=%s,upperdir=%s,workdir=%s", c, upper, work);

@@ -181,11 +181,12 @@ static int beneath(const char *p, const char *h)
 	return strncmp(p, h, lp) == 0 && h[lp] == '/';
 }
 
-/* What a grant of class cls leaves out: the hidden paths, and for a grant
- * that writes, the read-only ones (the read grant still covers those). */
-static int left_out(const char *p, int cls)
+/* What a grant of class cls leaves out: the hidden paths (unless hides is
+ * 0), and for a grant that writes, the read-only ones (the read grant still
+ * covers those). */
+static int left_out(const char *p, int cls, int hides)
 {
-	for (size_t i = 0; i < policy->nhides; i++)
+	for (size_t i = 0; hides && i < policy->nhides; i++)
 		if (strcmp(policy->hides[i], p) == 0)
 			return 1;
 	for (size_t i = 0; cls != CLASS_READ && i < policy->nread_only; i++)
@@ -194,9 +195,9 @@ static int left_out(const char *p, int cls)
 	return 0;
 }
 
-static int leaves_out_beneath(const char *p, int cls)
+static int leaves_out_beneath(const char *p, int cls, int hides)
 {
-	for (size_t i = 0; i < policy->nhides; i++)
+	for (size_t i = 0; hides && i < policy->nhides; i++)
 		if (beneath(p, policy->hides[i]))
 			return 1;
 	for (size_t i = 0; cls != CLASS_READ && i < policy->nread_only; i++)
@@ -211,7 +212,7 @@ static int leaves_out_beneath(const char *p, int cls)
  * those that are above. The directories on the way down get no rule
  * themselves: files made in them later are not readable (or, for a grant
  * that writes, not writable), which errs on the safe side. */
-static void walk_around(int dfd, const char *path, uint64_t rights, int cls)
+static void walk_around(int dfd, const char *path, uint64_t rights, int cls, int hides)
 {
 	DIR *d = fdopendir(dfd);
 	if (!d) {
@@ -223,13 +224,13 @@ static void walk_around(int dfd, const char *path, uint64_t rights, int cls)
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		char *child = path_join(path, e->d_name);
-		if (left_out(child, cls)) {
+		if (left_out(child, cls, hides)) {
 			/* gets nothing from this grant */
-		} else if (leaves_out_beneath(child, cls)) {
+		} else if (leaves_out_beneath(child, cls, hides)) {
 			int cfd = openat(dirfd(d), e->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (cfd >= 0)
-				walk_around(cfd, child, rights, cls);
+				walk_around(cfd, child, rights, cls, hides);
 		} else {
 			/* O_NOFOLLOW: a link here (say ~/keys -> ~/.ssh) must not
 			 * carry the grant to its target; links get no rule, their
@@ -250,7 +251,11 @@ static void walk_around(int dfd, const char *path, uint64_t rights, int cls)
 static void grant(const struct grant *g)
 {
 	uint64_t rights = class_rights(g->cls);
-	if (!leaves_out_beneath(g->path, g->cls)) {
+	/* A cache whose layer whites out the hidden paths beneath it holds
+	 * none of them (isolate.c): granted whole, so that new entries can be
+	 * made directly in it. */
+	int hides = !isolate_sealed(g->path);
+	if (!leaves_out_beneath(g->path, g->cls, hides)) {
 		int fd = open(g->path, O_PATH | O_CLOEXEC);
 		if (fd < 0) {
 			/* Caches like ~/.cargo need not exist. */
@@ -268,7 +273,7 @@ static void grant(const struct grant *g)
 			return;
 		setup_fail("cannot open %s: %s", g->path, strerror(errno));
 	}
-	walk_around(fd, g->path, rights, g->cls);
+	walk_around(fd, g->path, rights, g->cls, hides);
 }
 
 /* The command's own terminal, as a device, whatever name reaches it: in its

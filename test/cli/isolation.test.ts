@@ -263,6 +263,40 @@ print('add', said(libc.syscall(ADD_KEY, b'user', b'mine', b'x', 1, -3)))
     expect(again.stdout).toBe('hit\n')
   })
 
+  it('makes new entries in ~/.cargo, missing, empty or holding the hidden credentials, which it cannot read, nor one written while it runs', async () => {
+    world = new World('cargo-entries')
+    const cargo = join(world.home, '.cargo')
+    const script = 'mkdir -p ~/.cargo/registry/x ~/.cargo/git && echo hit > ~/.cargo/registry/x/f && cat ~/.cargo/registry/x/f'
+    // Missing: made empty, as for any cache; then empty.
+    for (const round of ['missing', 'empty']) {
+      const result = await inSandbox(script)
+      expect(result, round).toMatchObject({exitCode: 0, stdout: 'hit\n'})
+      expect(readdirSync(cargo), round).toEqual([])
+    }
+    world.write(join(cargo, 'credentials.toml'), 'cargo token\n')
+    world.write(join(cargo, 'credentials'), 'old cargo token\n')
+    const marker = join(world.root, 'written')
+    const readSecrets = 'for f in credentials credentials.toml; do cat ~/.cargo/$f 2>/dev/null || echo "no $f"; done'
+    const running = world.start(['run', '--rm', 'sh', '-c', `${script} && echo ready && while [ ! -e '${marker}' ]; do sleep 0.05; done; ${readSecrets}`])
+    await running.line('ready')
+    // The user logs in again while the command runs.
+    rmSync(join(cargo, 'credentials'))
+    world.write(join(cargo, 'credentials'), 'new cargo token\n')
+    writeFileSync(marker, '')
+    expect(await running.result()).toMatchObject({exitCode: 0, stdout: 'hit\nready\nno credentials\nno credentials.toml\n'})
+    expect(readdirSync(cargo).sort()).toEqual(['credentials', 'credentials.toml'])
+  })
+
+  it('makes new entries in a cache that holds a path the config file hides deeper down, which it cannot read', async () => {
+    world = new World('cache-hide-deep')
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'hide = ["~/.cache/hf/token", "~/.cache/gone/key"]\n')
+    world.write(join(world.home, '.cache', 'hf', 'token'), 'hf token\n')
+    const script = 'mkdir ~/.cache/pip && echo x > ~/.cache/hf/other && cat ~/.cache/hf/other; cat ~/.cache/hf/token 2>/dev/null || echo no token'
+    expect(await inSandbox(script)).toMatchObject({exitCode: 0, stdout: 'x\nno token\n'})
+    expect(readdirSync(join(world.home, '.cache')).sort()).toEqual(['hf'])
+    expect(readdirSync(join(world.home, '.cache', 'hf'))).toEqual(['token'])
+  })
+
   it("may write the caches' program parts (~/.npm/_npx, ~/.cargo/bin, ~/.cargo/env, ~/.rustup/toolchains), which are overlays too: nothing reaches the user's home", async () => {
     world = new World('cache-programs')
     world.write(join(world.home, '.npm', '_npx', 'abc', 'package.json'), '{}\n')
