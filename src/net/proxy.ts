@@ -155,8 +155,24 @@ export interface Proxy {
   close(): Promise<void>
 }
 
-/** Where the proxy listens: an abstract unix socket (`\0name`, Linux) or 127.0.0.1 on a free port. */
+/**
+ * Where the proxy listens: an abstract unix socket (`\0name`, Linux; and its CONNECT socket beside it, for the
+ * helper's bridge) or 127.0.0.1 on a free port.
+ */
 export type Listen = {socket: string} | {loopback: true}
+
+/**
+ * The CONNECT socket's name is the proxy's socket's with this after it (the helper's bridge, net.c, knows it too).
+ * The bridge sends there, alone, the head of a CONNECT that opens a connection, and relays the tunnel itself,
+ * straight to the host: its bytes then pass through one process instead of two (the bridge and this one). The
+ * answer's first line is for the bridge: `hmm-tunnel LENGTH PORT ADDRESS...` (the addresses checked, to dial in
+ * turn; then LENGTH bytes the client gets should none take the connection), or `hmm-answer LENGTH` (then LENGTH bytes
+ * the client gets). The bridge acts on it once it is whole, not at its close, which can come a wake-up later.
+ */
+export const CONNECT_SOCKET = '.connect'
+
+/** What a client gets that sent what is not a request. */
+const BAD_REQUEST = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n'
 
 export interface ProxyOptions {
   /** Name resolution (default: the system's, as dns.lookup). */
@@ -198,18 +214,23 @@ export async function startProxy(rules: HostRule[], where: Listen, options: Prox
     return 'local'
   }
 
-  const server = createServer({maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 0})
-  server.maxConnections = MAX_CONNECTIONS
-  server.on('connection', (socket: Socket) => {
-    // A client that resets or vanishes ends its own connection, nothing more.
-    socket.on('error', () => {})
-    track(socket)
-  })
-  server.on('clientError', (error, socket) => {
-    debug(`proxy: ${error.message}`)
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
-    socket.destroy()
-  })
+  /** An HTTP server that takes what clients may send and hold open; what it cannot parse is answered `bad`. */
+  const bounded = (bad: string) => {
+    const server = createServer({maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 0})
+    server.maxConnections = MAX_CONNECTIONS
+    server.on('connection', (socket: Socket) => {
+      // A client that resets or vanishes ends its own connection, nothing more.
+      socket.on('error', () => {})
+      track(socket)
+    })
+    server.on('clientError', (error, socket) => {
+      debug(`proxy: ${error.message}`)
+      if (socket.writable) socket.end(bad)
+      socket.destroy()
+    })
+    return server
+  }
+  const server = bounded(BAD_REQUEST)
 
   server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
     client.on('error', () => {})
@@ -325,21 +346,47 @@ export async function startProxy(rules: HostRule[], where: Listen, options: Prox
     upstream.end()
   })
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    if ('socket' in where) server.listen(`\0${where.socket}`, resolve)
-    else server.listen(0, '127.0.0.1', resolve)
-  })
-  server.on('error', error => debug(`proxy: ${error.message}`))
+  /**
+   * The CONNECT socket's server (see CONNECT_SOCKET): a CONNECT is judged, counted and resolved as above, and the
+   * bridge dials. It sends the head alone: what follows, the bridge keeps for the host.
+   */
+  const bridgeServer = () => {
+    const asked = bounded(toBridge('answer', BAD_REQUEST))
+    asked.on('connect', (req: IncomingMessage, bridge: Duplex) => {
+      // Closed as soon as it is written: the bridge reads no further, and waits for no end.
+      const tell = (verdict: string) => {
+        if (bridge.writable) bridge.write(verdict, () => bridge.destroy())
+      }
+      const target = authority(req.url ?? '')
+      const verdict = judge(target)
+      if (typeof verdict !== 'function' || !target) return tell(toBridge('answer', rawAnswer(verdict === 'bad' ? 400 : 403, target)))
+      verdict(target.host, {all: true}, (error, found) => {
+        if (error) return tell(toBridge('answer', rawAnswer(failed(target, error), target)))
+        const addresses = (found as LookupAddress[]).map(address => address.address)
+        tell(toBridge('tunnel', rawAnswer(502, target), `${target.port} ${addresses.join(' ')}`))
+      })
+    })
+    return asked
+  }
+
+  const servers = 'socket' in where ? [server, bridgeServer()] : [server]
+  for (const [index, each] of servers.entries()) {
+    await new Promise<void>((resolve, reject) => {
+      each.once('error', reject)
+      if ('socket' in where) each.listen(`\0${where.socket}${index === 0 ? '' : CONNECT_SOCKET}`, resolve)
+      else each.listen(0, '127.0.0.1', resolve)
+    })
+    each.on('error', error => debug(`proxy: ${error.message}`))
+  }
   const address = server.address()
   return {
     port: typeof address === 'object' && address ? (address as AddressInfo).port : undefined,
     refused: () => ({named: [...refusedHosts], count: refusedCount}),
-    close: () =>
-      new Promise<void>(resolve => {
-        server.close(() => resolve())
-        for (const socket of open) socket.destroy()
-      }),
+    close: async () => {
+      const closed = servers.map(each => new Promise(resolve => each.close(resolve)))
+      for (const socket of open) socket.destroy()
+      await Promise.all(closed)
+    },
   }
 }
 
@@ -432,14 +479,20 @@ function statusOf(answer: Answer): 400 | 403 | 502 {
   return answer === 'upgrade-body' ? 400 : answer
 }
 
-function endRaw(socket: Duplex, answer: Answer, target: ProxyTarget | undefined): void {
+/** A verdict for the bridge (see CONNECT_SOCKET): its line, then the answer for the client. */
+function toBridge(kind: 'answer' | 'tunnel', answer: string, where?: string): string {
+  return `hmm-${kind} ${Buffer.byteLength(answer)}${where ? ` ${where}` : ''}\n${answer}`
+}
+
+/** The answer as the bytes of an HTTP response, for a client whose connection has left Node's HTTP server. */
+function rawAnswer(answer: Answer, target: ProxyTarget | undefined): string {
   const body = why(answer, target)
   const status = statusOf(answer)
-  if (socket.writable) {
-    socket.end(
-      `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    )
-  }
+  return `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+}
+
+function endRaw(socket: Duplex, answer: Answer, target: ProxyTarget | undefined): void {
+  if (socket.writable) socket.end(rawAnswer(answer, target))
   ;(socket as Socket).destroySoon?.()
 }
 

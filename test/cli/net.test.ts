@@ -302,7 +302,8 @@ describe('--net HOST,...', () => {
     const running = world.start(['run', '-n', 'long', '--net', 'example.com', 'sh', '-c', 'echo started; sleep 600'])
     await running.line('started')
     const id = workspaceLine(running.stderr).id
-    expect(proxySockets(id)).toHaveLength(1)
+    // The proxy's socket, and its CONNECT socket beside it.
+    expect(proxySockets(id)).toHaveLength(2)
     // hmm alone: the command keeps hmm's output open, so only its exit is waited for.
     const exited = new Promise(resolve => running.child.once('exit', resolve))
     process.kill(running.child.pid!, 'SIGKILL')

@@ -8,7 +8,7 @@
 import {randomBytes} from 'node:crypto'
 import {createSocket} from 'node:dgram'
 import {mkdirSync} from 'node:fs'
-import {createServer, type Server} from 'node:net'
+import {createServer, type AddressInfo, type Server} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {execArgs, run, world} from './support.js'
@@ -137,6 +137,84 @@ process.on('exit', () => console.log(ok))`
     const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, ...net], [process.execPath, '-e', client]))
     expect(r.report).toBe('')
     expect(r.stdout).toBe('40\n')
+  })
+
+  /**
+   * A stand-in for the proxy's CONNECT socket (CONNECT_SOCKET in proxy.ts) beside the stand-in at `name`: keeps the
+   * heads it is sent, answers each with the verdict `verdict(head)` gives.
+   */
+  async function askedAt(name: string, verdict: (head: string) => string): Promise<string[]> {
+    const heads: string[] = []
+    const server = createServer(socket => {
+      let head = ''
+      socket.on('data', chunk => {
+        head += chunk
+        if (!head.endsWith('\r\n\r\n')) return
+        heads.push(head)
+        socket.end(verdict(head))
+      })
+    })
+    servers.push(server)
+    await new Promise<void>(resolve => server.listen(`\0${name}.connect`, resolve))
+    return heads
+  }
+
+  const verdictOf = (kind: 'answer' | 'tunnel', answer: string, where?: string) =>
+    `hmm-${kind} ${Buffer.byteLength(answer)}${where ? ` ${where}` : ''}\n${answer}`
+
+  /** A host on the loopback that answers, once the client has ended, `host:` and all the client sent. */
+  async function echoHost(): Promise<number> {
+    const server = createServer(socket => {
+      let got = ''
+      socket.on('data', chunk => (got += chunk)).on('end', () => socket.end(`host:${got}`))
+    })
+    servers.push(server)
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    return (server.address() as AddressInfo).port
+  }
+
+  /** Node inside: for each target, CONNECT (with `early` right after the head), `late` once answered, then all it got. */
+  const connectClient = (port: number, targets: string[]) => `const net = require('net')
+const one = target => new Promise(resolve => {
+  const c = net.connect(${port}, '127.0.0.1', () => c.write('CONNECT ' + target + ' HTTP/1.1\\r\\nHost: ' + target + '\\r\\n\\r\\nearly'))
+  let got = '', answered = false
+  c.on('data', d => { got += d; if (!answered && got.includes('\\r\\n\\r\\n')) { answered = true; c.end('late') } })
+  c.on('close', () => resolve(got)).on('error', () => {})
+})
+;(async () => { for (const target of ${JSON.stringify(targets)}) console.log(JSON.stringify(await one(target))) })()`
+
+  it("tunnels a CONNECT that opens a connection itself, to the address the proxy's CONNECT socket names: the proxy gets the head alone, the host every byte after it", async () => {
+    const {ws, lock} = workspace('net-proxy-tunnel')
+    const {name} = await standIn()
+    const host = await echoHost()
+    const heads = await askedAt(name, () => verdictOf('tunnel', 'HTTP/1.1 502 Bad Gateway\r\n\r\n', `${host} 127.0.0.1`))
+    const port = 39000 + Math.floor(Math.random() * 1000)
+    const net = ['--net', 'proxy', '--proxy-port', String(port), '--proxy-socket', name]
+    const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, ...net], [process.execPath, '-e', connectClient(port, ['a.example:443'])]))
+    expect(r.report).toBe('')
+    expect(r.stdout).toBe(`${JSON.stringify('HTTP/1.1 200 Connection Established\r\n\r\nhost:earlylate')}\n`)
+    expect(heads).toEqual(['CONNECT a.example:443 HTTP/1.1\r\nHost: a.example:443\r\n\r\n'])
+  })
+
+  it("gives the command the proxy's answer when it refuses, or when none of the addresses it names takes the connection", async () => {
+    const {ws, lock} = workspace('net-proxy-answer')
+    const {name} = await standIn()
+    // A port nothing listens on: the server that had it is closed.
+    const closed = createServer()
+    await new Promise<void>(resolve => closed.listen(0, '127.0.0.1', resolve))
+    const down = (closed.address() as AddressInfo).port
+    await new Promise(resolve => closed.close(resolve))
+    await askedAt(name, head =>
+      head.includes('refused.example')
+        ? verdictOf('answer', 'HTTP/1.1 403 Forbidden\r\n\r\nrefused\n')
+        : verdictOf('tunnel', 'HTTP/1.1 502 Bad Gateway\r\n\r\nunreachable\n', `${down} 127.0.0.1 ::1`),
+    )
+    const port = 39000 + Math.floor(Math.random() * 1000)
+    const net = ['--net', 'proxy', '--proxy-port', String(port), '--proxy-socket', name]
+    const client = connectClient(port, ['refused.example:443', 'down.example:443'])
+    const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, ...net], [process.execPath, '-e', client]))
+    expect(r.report).toBe('')
+    expect(r.stdout).toBe(`${JSON.stringify('HTTP/1.1 403 Forbidden\r\n\r\nrefused\n')}\n${JSON.stringify('HTTP/1.1 502 Bad Gateway\r\n\r\nunreachable\n')}\n`)
   })
 
   it('refuses a proxy without its port and socket', async () => {

@@ -2,6 +2,7 @@
 // canonical form only, and the proxy itself, run for real on the loopback
 // and spoken to with raw sockets: what it lets through, what it refuses,
 // and that no garbage, oversized header or half-sent request ends it.
+import {randomBytes} from 'node:crypto'
 import {createServer as createHttpServer, type IncomingMessage} from 'node:http'
 import type {LookupAddress} from 'node:dns'
 import {networkInterfaces} from 'node:os'
@@ -9,7 +10,7 @@ import {connect, createServer, type AddressInfo, type LookupFunction, type Socke
 import type {Duplex} from 'node:stream'
 import {afterEach, describe, expect, it} from 'vitest'
 import {allows, canonicalHost, parseRule, parseRules} from '../../src/net/hosts.js'
-import {startProxy, type Proxy} from '../../src/net/proxy.js'
+import {CONNECT_SOCKET, startProxy, type Proxy} from '../../src/net/proxy.js'
 import {refusedLine} from '../../src/app/network.js'
 
 describe('host rules', () => {
@@ -255,6 +256,43 @@ describe('the proxy', () => {
     const port = (slow.address() as AddressInfo).port
     proxy = await startProxy(parseRules([`127.0.0.1:${port}`]), {loopback: true}, {connectTimeout: 200})
     expect(await raw(`GET http://127.0.0.1:${port}/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*late$/)
+  })
+
+  it("answers the helper's bridge on its CONNECT socket as it would answer the client: where to tunnel, or what to say", async () => {
+    const name = `hmm-test-${randomBytes(6).toString('hex')}`
+    const lookup: LookupFunction = (hostname, options, callback) => {
+      const all = hostname === 'two.example' ? ['192.0.2.1', '2001:db8::1'] : ['127.0.0.1']
+      ;(callback as unknown as (error: null, all: LookupAddress[]) => void)(
+        null,
+        all.map(address => ({address, family: address.includes(':') ? 6 : 4})),
+      )
+    }
+    proxy = await startProxy(parseRules(['two.example', 'local.example:8443', '*.attacker.example']), {socket: name}, {lookup})
+    /** What the CONNECT socket answers to a head, as the bridge sends it. */
+    const ask = (head: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(`\0${name}${CONNECT_SOCKET}`, () => socket.write(head))
+        let got = ''
+        socket
+          .on('data', chunk => (got += chunk))
+          .on('close', () => resolve(got))
+          .on('error', reject)
+      })
+    // Every address checked, to be dialled in turn; then what the client gets should none take the connection.
+    const unreachable =
+      'HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\nContent-Length: 42\r\nConnection: close\r\n\r\nhmm: two.example:443 could not be reached\n'
+    expect(await ask('CONNECT TWO.example.:443 HTTP/1.1\r\nHost: x\r\n\r\n')).toBe(`hmm-tunnel ${unreachable.length} 443 192.0.2.1 2001:db8::1\n${unreachable}`)
+    // An exact name may lead to the machine itself; a *.suffix may not; other hosts and ports are refused.
+    expect(await ask('CONNECT local.example:8443 HTTP/1.1\r\n\r\n')).toMatch(/^hmm-tunnel \d+ 8443 127\.0\.0\.1\nHTTP\/1\.1 502 /)
+    expect(await ask('CONNECT sub.attacker.example:443 HTTP/1.1\r\n\r\n')).toMatch(
+      /^hmm-answer \d+\nHTTP\/1\.1 403 Forbidden\r\n[^]*resolves to this machine's/,
+    )
+    expect(await ask('CONNECT evil.example:443 HTTP/1.1\r\n\r\n')).toMatch(/^hmm-answer \d+\nHTTP\/1\.1 403 Forbidden\r\n[^]*not in this command's --net list/)
+    expect(await ask('CONNECT local.example:443 HTTP/1.1\r\n\r\n')).toMatch(/^hmm-answer \d+\nHTTP\/1\.1 403 /)
+    expect(await ask('CONNECT x@evil.example:443 HTTP/1.1\r\n\r\n')).toMatch(/^hmm-answer \d+\nHTTP\/1\.1 400 /)
+    const bad = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n'
+    expect(await ask('CONNECT \x00garbage\r\n\r\n')).toBe(`hmm-answer ${bad.length}\n${bad}`)
+    expect(proxy.refused()).toEqual({named: ['sub.attacker.example', 'evil.example', 'local.example'], count: 3})
   })
 
   it('ends every connection when it is closed', async () => {
