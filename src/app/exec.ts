@@ -13,8 +13,8 @@ import type {Launch} from '../platform/launch.js'
 import {
   commandEnded,
   commandOrShell,
+  commandPolicy,
   givenWritable,
-  sandboxWritable,
   sayAgentProfile,
   sayInterrupted,
   startInWorkspace,
@@ -47,7 +47,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     if (workspace.row.state !== 'ready') throw new HmmError(`workspace ${workspace.label} is still being made`)
     const kept = [...new Set([...workspace.row.writable, ...given])]
     const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)
-    const writable = sandboxWritable(context, platform, kept, settings)
+    const policy = commandPolicy(context, platform, workspace.tree, kept, settings)
     makeAgentPlaces(settings)
     if (kept.length !== workspace.row.writable.length) context.store.update(workspace.id, {writable: kept})
 
@@ -60,7 +60,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     const starting = whileStarting()
     let running: Launch | undefined
     try {
-      running = await startInWorkspace(context, workspace, {platform, writable, command, settings, cwd})
+      running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd})
       starting.check()
     } catch (error) {
       running?.abort()

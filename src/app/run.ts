@@ -11,7 +11,7 @@ import {gitOriginOf, recordGitOrigin, recordPlainOrigin, type OriginRecord} from
 import {statPairs, stopLocked, type StatPairs} from '../native/helper.js'
 import {loadConfig, makeAgentPlaces, settingsFor, type Effective} from '../sandbox/config.js'
 import type {Platform} from '../sandbox/policy.js'
-import {policyFor} from '../platform/confine.js'
+import {hiddenFor} from '../platform/confine.js'
 import type {Launch} from '../platform/launch.js'
 import {currentPlatform} from '../platform/index.js'
 import {canonical, isWithin} from '../sandbox/paths.js'
@@ -23,12 +23,12 @@ import {newId} from '../workspaces/ids.js'
 import {checkName} from '../workspaces/names.js'
 import {removeWorkspace} from '../workspaces/remove.js'
 import type {Store} from '../workspaces/store.js'
-import {Workspace} from '../workspaces/workspace.js'
+import {treePath, Workspace} from '../workspaces/workspace.js'
 import {
   commandEnded,
   commandOrShell,
+  commandPolicy,
   givenWritable,
-  sandboxWritable,
   sayAgentProfile,
   sayInterrupted,
   startInWorkspace,
@@ -66,7 +66,8 @@ function checkRequest(context: Context, request: RunRequest): string[] {
 
 /** A secret in the origin would be cloned into the tree, where the command could read it. */
 function checkNoSecretCloned(context: Context, platform: Platform, settings: Effective): void {
-  const {hidden} = policyFor(platform, {tree: context.origin, dataDir: context.data, writable: [], hide: settings.hide, unhide: settings.unhide})
+  // The origin is the work here: a link in a secret's directory to it or above does not make it a secret (policy.ts hiddenPaths).
+  const hidden = hiddenFor(platform, {tree: context.origin, dataDir: context.data, hide: settings.hide, unhide: settings.unhide})
   const origin = context.origin
   const around = hidden.find(secret => isWithin(origin, secret))
   if (around) throw new HmmError(`${origin} is hidden by the sandbox (${around}), so it cannot be cloned; run hmm in a project directory`)
@@ -150,7 +151,8 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   const given = checkRequest(context, request)
   const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)
   checkNoSecretCloned(context, platform, settings)
-  const writable = sandboxWritable(context, platform, given, settings)
+  // Before the workspace has an ID: its tree as hmm sandbox shows it, placed when the command starts (session.ts).
+  const policy = commandPolicy(context, platform, treePath(context.data, '<id>', context.origin), given, settings)
   makeAgentPlaces(settings)
   const store = context.store
   // From the reservation until the command starts, a signal means: give up, leave nothing behind, say so.
@@ -163,7 +165,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     writeFileSync(workspace.lock, '')
     // Started in the subdirectory of the tree the user is in (the origin is the repository's top).
     const cwd = workspace.treeDirFor(context.cwd)
-    running = await startInWorkspace(context, workspace, {platform, writable, command, settings, cwd})
+    running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd})
     starting.check()
     const record = await makeTree(workspace, starting.signal)
     starting.check()

@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {HmmError} from '../ui/errors.js'
 import {dataDir, defaultPlatform, runsOn} from '../platform/index.js'
 import {workingOrigin} from '../workspaces/context.js'
+import {treePath} from '../workspaces/workspace.js'
 import {loadConfig, networkOf, settingsFor, type Isolation} from '../sandbox/config.js'
 import {removedVariables} from '../sandbox/env.js'
 import {sandboxLayers} from '../native/helper.js'
@@ -87,7 +88,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
   const network = networkOf(settings)
   const origin = workingOrigin()
   const data = canonical(dataDir(process.env, platform))
-  const tree = join(data, '<id>', 'tree', origin.split('/').pop() || 'root')
+  const tree = treePath(data, '<id>', origin)
   // On macOS /tmp, /var and /etc resolve into /private: the paths are shown as a Mac sees them.
   const policy = policyFor(platform, {
     tree,

@@ -10,11 +10,11 @@ import {parseRules} from '../net/hosts.js'
 import {agentBinds, agentPlaces} from './agent-places.js'
 import {startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
-import {checkSandboxAvailable, policyFor} from '../platform/confine.js'
+import {checkSandboxAvailable, placedAt, policyFor} from '../platform/confine.js'
 import {checkProgramsOutOfReach} from '../platform/programs.js'
 import {commandEnv, unsignedGit} from '../sandbox/env.js'
 import {canonical} from '../sandbox/paths.js'
-import {type Platform} from '../sandbox/policy.js'
+import {withBinds, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError, say} from '../ui/errors.js'
 import {formatWork, tildify} from '../ui/format.js'
 import type {Context} from '../workspaces/context.js'
@@ -40,20 +40,31 @@ export function withNetFlag(settings: Effective, net: string | undefined): Effec
 }
 
 /**
- * Everything the command may write beyond its workspace: the -w paths and
- * the config file's (which need not exist on every machine it is used on: a
- * missing one grants nothing). Refuses where the sandbox cannot work or the
- * command could reach hmm's own files.
+ * The sandbox of the command in the workspace whose tree is `tree`, built
+ * once, before anything is made: the command may also write the -w paths
+ * and the config file's (which need not exist on every machine it is used
+ * on: a missing one grants nothing). Refuses where the sandbox cannot work
+ * or the command could reach hmm's own files.
  */
-export function sandboxWritable(context: Context, platform: Platform, given: string[], settings: Effective): string[] {
+export function commandPolicy(context: Context, platform: Platform, tree: string, given: string[], settings: Effective): SandboxPolicy {
   const writable = [...given, ...settings.write.map(canonical)]
   const network = networkOf(settings)
   // Bad hosts are refused before anything is made.
   if (network?.kind === 'proxy') parseRules(network.hosts)
   checkSandboxAvailable(platform, settings.isolation, network)
-  // The tree does not matter here (writableHolding leaves it aside).
-  checkProgramsOutOfReach(policyFor(platform, {tree: context.data, dataDir: context.data, writable}), writable)
-  return writable
+  const namespaces = settings.isolation === 'full'
+  const policy = policyFor(platform, {
+    tree,
+    dataDir: context.data,
+    writable,
+    hide: settings.hide,
+    unhide: settings.unhide,
+    network,
+    namespaces,
+    ...agentPlaces(settings, platform, namespaces),
+  })
+  checkProgramsOutOfReach(policy, writable)
+  return policy
 }
 
 /**
@@ -61,9 +72,8 @@ export function sandboxWritable(context: Context, platform: Platform, given: str
  * workspace's lock at once and waits for go() (run makes the tree meanwhile).
  */
 export async function startInWorkspace(
-  context: Context,
   workspace: Workspace,
-  options: {platform: Platform; writable: string[]; command: string[]; settings: Effective; cwd: string},
+  options: {platform: Platform; policy: SandboxPolicy; command: string[]; settings: Effective; cwd: string},
 ): Promise<Launch> {
   const {settings} = options
   const network = networkOf(settings)
@@ -71,19 +81,10 @@ export async function startInWorkspace(
   const isolated = settings.isolation === 'full' ? workspace.root : undefined
   // Its proxy lives as long as the command: closed, and its refusals said, when the helper has exited.
   const net = await startNetwork(options.platform, network, workspace.id)
+  const binds = isolated === undefined || options.platform !== 'linux' ? [] : agentBinds(settings, isolated)
   const confinement = {
     platform: options.platform,
-    policy: policyFor(options.platform, {
-      tree: workspace.tree,
-      dataDir: context.data,
-      writable: options.writable,
-      hide: settings.hide,
-      unhide: settings.unhide,
-      network,
-      namespaces: settings.isolation === 'full',
-      ...agentPlaces(settings, options.platform, isolated !== undefined),
-      ...(isolated === undefined || options.platform !== 'linux' ? {} : {binds: agentBinds(settings, isolated)}),
-    }),
+    policy: withBinds(placedAt(options.platform, options.policy, workspace.tree), binds),
     workspace: isolated,
     lock: workspace.lock,
     cwd: options.cwd,

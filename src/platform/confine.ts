@@ -8,9 +8,10 @@ import {HmmError} from '../ui/errors.js'
 import {sandboxLayers} from '../native/helper.js'
 import {configPath, type Isolation} from '../sandbox/config.js'
 import {tildify} from '../ui/format.js'
-import {SANDBOX_EXEC, darwinPolicy, seatbeltArgv} from './darwin.js'
+import {SANDBOX_EXEC, darwinPath, darwinPolicy, seatbeltArgv} from './darwin.js'
 import {helperExecArgv, isolationArgs, landlockArgs, networkArgs, type HelperControl} from './linux.js'
-import {buildPolicy, type Network, type Platform, type PolicyInput, type SandboxPolicy} from '../sandbox/policy.js'
+import {canonical, unique} from '../sandbox/paths.js'
+import {buildPolicy, unreadable, type Network, type Platform, type PolicyInput, type SandboxPolicy} from '../sandbox/policy.js'
 
 /** Landlock ABI 2 brought REFER: without it a sandboxed rename across directories fails. */
 const MIN_LANDLOCK_ABI = 2
@@ -87,7 +88,7 @@ export function policyFor(
   platform: Platform,
   options: {tree: string; dataDir: string; writable: string[]; hide?: string[]; unhide?: string[]; network?: Network; namespaces?: boolean} & Pick<
     PolicyInput,
-    'layers' | 'binds' | 'readOnly'
+    'layers' | 'readOnly'
   >,
 ): SandboxPolicy {
   const policy = buildPolicy({
@@ -102,8 +103,23 @@ export function policyFor(
     network: options.network,
     namespaces: options.namespaces,
     layers: options.layers,
-    binds: options.binds,
     readOnly: options.readOnly,
   })
   return platformPolicy(platform, policy)
+}
+
+/**
+ * The policy built for a workspace before it had an ID (its tree named
+ * with `<id>`, as hmm sandbox shows it), for the workspace made since at
+ * `tree`: the tree is the one path of it that names the workspace (the
+ * rest holds hmm's data directory as a whole).
+ */
+export function placedAt(platform: Platform, policy: SandboxPolicy, tree: string): SandboxPolicy {
+  return {...policy, tree: platform === 'darwin' ? darwinPath(canonical(tree)) : canonical(tree)}
+}
+
+/** What policyFor's policy would hide, without the rest of it: what may not be read where the work is `tree`. */
+export function hiddenFor(platform: Platform, options: {tree: string; dataDir: string; hide?: string[]; unhide?: string[]}): string[] {
+  const hidden = unreadable({...options, home: process.env.HOME || homedir(), platform})
+  return platform === 'darwin' ? unique(hidden.map(darwinPath)) : hidden
 }

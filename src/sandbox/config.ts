@@ -186,7 +186,7 @@ function missingSessions(name: string, write: string[], env: NodeJS.ProcessEnv, 
     .map(path => ({path, kind: 'directory' as const}))
 }
 
-/** Makes the agent's missing places, before the policy is built (hmm does it as the user, outside the sandbox). */
+/** Makes the agent's missing places, before the command starts (hmm does it as the user, outside the sandbox). */
 export function makeAgentPlaces(settings: Effective): void {
   for (const {path, kind} of settings.make) {
     try {

@@ -192,8 +192,6 @@ export interface PolicyInput {
   namespaces?: boolean
   /** Agents' directories overlaid with the workspace's layer, as the caches are (Linux, namespaces). */
   layers?: string[]
-  /** Files bound over others in the namespaces, canonical. */
-  binds?: Bind[]
   /** More paths inside writable ones that stay read-only: an agent's code where no layer keeps it. */
   readOnly?: string[]
 }
@@ -232,8 +230,11 @@ function linksWithin(dir: string): string[] {
   return targets
 }
 
+/** What hiddenPaths reads of the policy's input. */
+type HiddenInput = Pick<PolicyInput, 'tree' | 'home' | 'dataDir' | 'hide' | 'unhide' | 'platform'>
+
 /** The secrets, the config's additions, minus what it gives back, and where links in them lead; then hmm's own data, whatever the config says. */
-function hiddenPaths(input: PolicyInput): string[] {
+function hiddenPaths(input: HiddenInput): string[] {
   const unhidden = new Set((input.unhide ?? []).map(path => resolve(path)))
   const secrets = [...SECRETS.map(rel => join(input.home, rel)), ...SYSTEM_SECRETS, ...hostKeys(), ...(input.hide ?? [])].filter(
     path => !unhidden.has(resolve(path)),
@@ -241,7 +242,18 @@ function hiddenPaths(input: PolicyInput): string[] {
   // A link to the home directory, the tree or above them is not a secret's place: hiding it would hide the work.
   const broad = [input.home, input.tree, input.dataDir].map(canonical)
   const linked = secrets.flatMap(path => linksWithin(canonical(path))).filter(target => !broad.some(path => isWithin(path, target)))
-  return [...secrets, ...linked, input.dataDir]
+  return unique([...secrets, ...linked, input.dataDir].flatMap(bothForms))
+}
+
+/**
+ * What the command may not read (the policy's `hidden`), `tree` being where
+ * its work is: the hidden paths, and on Linux /dev (a disk read raw holds
+ * every secret; without the namespaces /dev is the user's), of which DEVICES
+ * are granted. Not masked: the namespaces give the command a /dev of its own
+ * (native-helpers/devices.c).
+ */
+export function unreadable(input: HiddenInput, hidden = hiddenPaths(input)): string[] {
+  return input.platform === 'linux' ? [...hidden, '/dev'] : hidden
 }
 
 /** Where the user's session listens: its runtime directory, D-Bus, Docker and Podman, GNU screen. */
@@ -298,8 +310,7 @@ function isolationFor(input: PolicyInput, tree: string, temp: string[], caches: 
   const found = socketsWithin([...SOCKET_ROOTS, input.home], [data, ...session, ...hidden, ...caches]).filter(
     socket => !granted.some(place => isWithin(socket, place)),
   )
-  const binds = input.binds ?? []
-  return {temp, caches, masked: unique([...session, ...secrets, ...found]), data, ...(binds.length > 0 ? {binds} : {})}
+  return {temp, caches, masked: unique([...session, ...secrets, ...found]), data}
 }
 
 export function buildPolicy(input: PolicyInput): SandboxPolicy {
@@ -313,7 +324,7 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
   // The user's $TMPDIR cannot be the command's own: it gets the first that can (/tmp).
   const tmpdir = userTmpdir && !own(userTmpdir) ? temp[0] : undefined
   const writable = unique([...temp, ...caches, ...extra])
-  const hidden = unique(hiddenPaths(input).flatMap(bothForms))
+  const hidden = hiddenPaths(input)
   const tree = canonical(input.tree)
   const overlaid = input.platform === 'linux' && input.namespaces === true
   return {
@@ -327,13 +338,20 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
       path => !extra.some(dir => isWithin(dir, path)),
     ),
     devices: DEVICES[input.platform],
-    // Linux: nothing under /dev is read but DEVICES (a disk read raw holds every secret; without the namespaces /dev is the
-    // user's). Not masked: the namespaces give the command a /dev of its own (native-helpers/devices.c).
-    hidden: input.platform === 'linux' ? [...hidden, '/dev'] : hidden,
+    hidden: unreadable(input, hidden),
     ...(input.platform === 'linux' ? {isolation: isolationFor(input, tree, temp, [...caches, ...layers], writable, hidden)} : {}),
     ...(input.network ? {network: input.network} : {}),
     ...(tmpdir ? {tmpdir} : {}),
   }
+}
+
+/**
+ * The policy with files bound over others in the namespaces (an agent's
+ * login and state, app/agent-places.ts): they lie in the workspace's
+ * directory, known only once it is made.
+ */
+export function withBinds(policy: SandboxPolicy, binds: Bind[]): SandboxPolicy {
+  return policy.isolation && binds.length > 0 ? {...policy, isolation: {...policy.isolation, binds}} : policy
 }
 
 /** The writable path that holds `path`, if any (the tree aside: it is new, in hmm's data directory). */

@@ -43,9 +43,10 @@ function remoteMounts(): Set<string> {
 }
 
 /**
- * Searched once per hmm process, by what was asked: `hmm run` builds its
- * policy more than once before the command starts (its checks, then the
- * launch), and hmm's own confined programs build it again.
+ * Searched once per hmm process, by what was asked: besides the command's
+ * policy, hmm's own confined programs (platform/confined.ts: `hmm run`'s
+ * record of the work after the command, diff, merge) and the check of the
+ * programs hmm runs outside (platform/programs.ts) build policies of their own.
  */
 const searched = new Map<string, string[]>()
 

@@ -10,6 +10,11 @@ import {basename, isAbsolute, join, relative} from 'node:path'
 import {label} from './names.js'
 import type {WorkspaceRow} from './store.js'
 
+/** Where the tree of the workspace `id` lies (under the origin's name). */
+export function treePath(data: string, id: string, origin: string): string {
+  return join(data, id, 'tree', basename(origin) || 'root')
+}
+
 export class Workspace {
   readonly root: string
   readonly tree: string
@@ -23,7 +28,7 @@ export class Workspace {
     readonly data: string,
   ) {
     this.root = join(data, row.id)
-    this.tree = join(this.root, 'tree', basename(row.origin) || 'root')
+    this.tree = treePath(data, row.id, row.origin)
     this.lock = join(this.root, 'lock')
     this.gitDir = join(this.root, 'git')
     this.base = join(this.root, 'base', basename(row.origin) || 'root')

@@ -7,7 +7,7 @@ import {seatbelt, seatbeltArgv} from '../../src/platform/darwin.js'
 import {agentBinds, agentPlaces} from '../../src/app/agent-places.js'
 import {parseConfig, settingsFor} from '../../src/sandbox/config.js'
 import {canonical} from '../../src/sandbox/paths.js'
-import {buildPolicy, hostKeys} from '../../src/sandbox/policy.js'
+import {buildPolicy, hostKeys, withBinds} from '../../src/sandbox/policy.js'
 import {PROJECT} from '../world.js'
 
 const dirs: string[] = []
@@ -115,7 +115,7 @@ describe('the sandbox policy', () => {
       }
     }
     writeFileSync(join(home, '.claude.json'), '{"n":1}\n')
-    const isolated = buildPolicy({...input, platform: 'linux', ...agentPlaces(settings, 'linux', true), binds: agentBinds(settings, root)})
+    const isolated = withBinds(buildPolicy({...input, platform: 'linux', ...agentPlaces(settings, 'linux', true)}), agentBinds(settings, root))
     expect(isolated.readOnly).not.toContain(join(home, '.claude', 'settings.json'))
     expect(isolated.isolation?.caches).toContain(join(home, '.claude'))
     expect(isolated.isolation?.binds).toEqual([{source: join(root, 'agent-state', '.claude.json'), target: join(home, '.claude.json')}])
