@@ -9,11 +9,11 @@
 //   origin's own uncommitted work there, which the diff leaves out);
 // - the commits change it at all (else they changed it and changed it
 //   back: the diff shows nothing there);
-// - the files still show what the commits did there: the same content, or
-//   changed further without taking back a line the commits added or
-//   bringing back one they removed (work continued after a commit is
-//   fine; a commit undone in the files is not). Binary files, modes and a
-//   file's being there at all are compared whole.
+// - the files hold exactly what the tip holds there (content, mode, being
+//   there at all). Any change after the last commit counts, even one that
+//   only adds lines: lines added around the commits' lines change what they
+//   do (a heredoc or `#if 0` around them shows them disabled), and a line
+//   put back as a look-alike shows a removal as a harmless edit.
 // Everything here reads hmm's private repository only (the commits were
 // fetched into it, objects of the origin borrowed).
 import type {Workspace} from '../workspaces/workspace.js'
@@ -53,52 +53,13 @@ export async function unshownChanges(workspace: Workspace, tip: string, nowTree:
     onPrivate(workspace),
   )
   const base = await baseOf(workspace)
-  const [originUncommitted, undone, net] = await Promise.all([
+  const [originUncommitted, changedSince, net] = await Promise.all([
     pathsBetween(workspace, base, workspace.row.forkTree!),
     pathsBetween(workspace, tip, nowTree),
     pathsBetween(workspace, base, tip),
   ])
-  const unshown: string[] = []
-  for (const path of new Set([...nulSeparated(touched.stdout), ...net])) {
-    if (originUncommitted.has(path) || !net.has(path)) unshown.push(path)
-    else if (undone.has(path) && !(await stillShown(workspace, {base, tip, nowTree}, path))) unshown.push(path)
-  }
-  return unshown.sort()
-}
-
-interface LineChanges {
-  added: Set<string>
-  removed: Set<string>
-  /** A file made or deleted, a mode changed, or binary contents: not comparable line by line. */
-  whole: boolean
-}
-
-/** The lines a change adds and removes at one path. */
-async function lineChanges(workspace: Workspace, from: string, to: string, path: string): Promise<LineChanges> {
-  const {cwd, env} = onPrivate(workspace)
-  const patch = await git(['diff-tree', '-p', '-U0', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color', from, to, '--', path], {
-    cwd,
-    env: {...env, GIT_LITERAL_PATHSPECS: '1'},
-  })
-  const changes: LineChanges = {added: new Set(), removed: new Set(), whole: false}
-  let inHunks = false
-  for (const line of patch.stdout.split('\n')) {
-    if (!inHunks) {
-      if (/^(new file mode|deleted file mode|old mode|Binary files|GIT binary patch)/.test(line)) changes.whole = true
-      inHunks = line.startsWith('@@')
-    } else if (line.startsWith('+')) changes.added.add(line.slice(1))
-    else if (line.startsWith('-')) changes.removed.add(line.slice(1))
-  }
-  return changes
-}
-
-/** Whether the files still show what the commits did at a path whose content changed after them. */
-async function stillShown(workspace: Workspace, trees: {base: string; tip: string; nowTree: string}, path: string): Promise<boolean> {
-  const [made, later] = await Promise.all([lineChanges(workspace, trees.base, trees.tip, path), lineChanges(workspace, trees.tip, trees.nowTree, path)])
-  if (later.whole) return false
-  for (const line of later.removed) if (made.added.has(line)) return false
-  for (const line of later.added) if (made.removed.has(line)) return false
-  return true
+  const taken = new Set([...nulSeparated(touched.stdout), ...net])
+  return [...taken].filter(path => originUncommitted.has(path) || !net.has(path) || changedSince.has(path)).sort()
 }
 
 /** The commits, newest first, one `<abbreviated id> <subject>` line each (as git log --oneline). */

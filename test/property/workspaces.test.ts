@@ -411,19 +411,18 @@ async function checkScenario(s: Scenario): Promise<void> {
   if (s.merge && commits.length > 0) {
     // hmm merge brings exactly the commits made, or refuses (SPEC merge) where they change what hmm diff does not show.
     // The paths they take are those a commit touches and those whose content at the tip is not the base's (the same
-    // here, where history is a line; not after a merge commit). It refuses always where such a path held the origin's
-    // uncommitted work or was changed and changed back by them; never where every one is in the files as they left
-    // it; either way (line by line, review.ts) in between.
+    // here, where history is a line; not after a merge commit). It refuses exactly where such a path held the origin's
+    // uncommitted work, was changed and changed back by them, or is not in the files as the last commit left it
+    // (changed since, uncommitted, in any way); it merges otherwise.
     const lines = async (args: string[]) => new Set((await git(args, ws.tree)).split('\0').filter(Boolean))
     const touched = await lines(['log', '-z', '--format=', '--name-only', '--no-renames', `${baseHead}..HEAD`])
     const net = await lines(['diff', '--name-only', '-z', '--no-renames', baseHead, 'HEAD'])
     const taken = [...new Set([...touched, ...net])]
     const status = (await git(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], ws.tree)).split('\0').filter(Boolean)
-    const undone = new Set(status.map(line => line.slice(3)).filter(path => !Model.ignored(path)))
-    const mustRefuse = taken.some(path => dirty.includes(path) || !net.has(path))
-    const mustMerge = !mustRefuse && !taken.some(path => undone.has(path))
+    const changedSince = new Set(status.map(line => line.slice(3)).filter(path => !Model.ignored(path)))
+    const mustRefuse = taken.some(path => dirty.includes(path) || !net.has(path) || changedSince.has(path))
     const merged = await hmm(['merge', ws.id], origin)
-    if (mustMerge || (!mustRefuse && merged.exitCode === 0)) {
+    if (!mustRefuse) {
       expect(merged.exitCode, merged.stderr).toBe(0)
       // A fast-forward (the origin's branch did not move): the very commits.
       expect(await git(['rev-parse', 'HEAD'], origin)).toBe(await git(['rev-parse', 'HEAD'], ws.tree))
