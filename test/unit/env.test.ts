@@ -4,106 +4,118 @@ import {commandEnv, removedVariables, unsignedGit} from '../../src/sandbox/env.j
 const NONE = {keep: [], remove: []}
 
 describe("the command's environment", () => {
-  it('loses the credential variables', () => {
-    const credentials = [
-      'GITHUB_TOKEN',
-      'GH_TOKEN',
-      'GH_ENTERPRISE_TOKEN',
-      'GITLAB_TOKEN',
-      'CI_JOB_TOKEN',
-      'NPM_TOKEN',
-      'NODE_AUTH_TOKEN',
-      'npm_config__auth',
-      'npm_config_//registry.npmjs.org/:_authToken',
-      'AWS_ACCESS_KEY_ID',
-      'AWS_SECRET_ACCESS_KEY',
-      'AWS_SESSION_TOKEN',
-      'GOOGLE_APPLICATION_CREDENTIALS',
-      'AZURE_CLIENT_SECRET',
-      'AZURE_CLIENT_ID',
-      'DOCKER_AUTH_CONFIG',
-      'HF_TOKEN',
-      'VAULT_TOKEN',
-      'CARGO_REGISTRY_TOKEN',
-      'TWINE_PASSWORD',
-      'PGPASSWORD',
-      'MYSQL_PWD',
-      'SSHPASS',
-      'STRIPE_SECRET_KEY',
-      'SENTRY_AUTH_TOKEN',
-      'DIGITALOCEAN_ACCESS_TOKEN',
-      'HEROKU_API_KEY',
-      'TF_TOKEN_app_terraform_io',
-      'GPG_PASSPHRASE',
-      'DATABASE_PASSWORD',
-    ]
-    const env = commandEnv(Object.fromEntries(credentials.map(name => [name, 'secret'])), NONE, {})
-    expect(env).toEqual({})
+  // Environments of which the command gets nothing.
+  it.each<[string, Record<string, string>]>([
+    [
+      'the credential variables',
+      Object.fromEntries(
+        [
+          'GITHUB_TOKEN',
+          'GH_TOKEN',
+          'GH_ENTERPRISE_TOKEN',
+          'GITLAB_TOKEN',
+          'CI_JOB_TOKEN',
+          'NPM_TOKEN',
+          'NODE_AUTH_TOKEN',
+          'npm_config__auth',
+          'npm_config_//registry.npmjs.org/:_authToken',
+          'AWS_ACCESS_KEY_ID',
+          'AWS_SECRET_ACCESS_KEY',
+          'AWS_SESSION_TOKEN',
+          'GOOGLE_APPLICATION_CREDENTIALS',
+          'AZURE_CLIENT_SECRET',
+          'AZURE_CLIENT_ID',
+          'DOCKER_AUTH_CONFIG',
+          'HF_TOKEN',
+          'VAULT_TOKEN',
+          'CARGO_REGISTRY_TOKEN',
+          'TWINE_PASSWORD',
+          'PGPASSWORD',
+          'MYSQL_PWD',
+          'SSHPASS',
+          'STRIPE_SECRET_KEY',
+          'SENTRY_AUTH_TOKEN',
+          'DIGITALOCEAN_ACCESS_TOKEN',
+          'HEROKU_API_KEY',
+          'TF_TOKEN_app_terraform_io',
+          'GPG_PASSPHRASE',
+          'DATABASE_PASSWORD',
+        ].map(name => [name, 'secret']),
+      ),
+    ],
+    [
+      "the variables naming sockets of the user's session",
+      {
+        SSH_AUTH_SOCK: '/tmp/ssh-x/agent.1',
+        SSH_AGENT_PID: '12',
+        GPG_AGENT_INFO: '/run/user/1/gnupg/S.gpg-agent',
+        DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1/bus',
+        TMUX: '/tmp/tmux-1/default,1,0',
+        TMUX_PANE: '%0',
+        STY: '1.pts-0',
+        XDG_RUNTIME_DIR: '/run/user/1',
+        DOCKER_HOST: 'unix:///run/docker.sock',
+        NVIM: '/run/user/1/nvim.1.0',
+        VSCODE_IPC_HOOK_CLI: '/run/user/1/vscode-ipc.sock',
+      },
+    ],
+    [
+      "password managers' sessions and URLs that carry a password or an HTTP login, whatever their name",
+      {
+        BW_SESSION: 'bw',
+        OP_SESSION_my: 'op',
+        OP_SESSION_team_example_com: 'op2',
+        DATABASE_URL: 'postgres://app:hunter2@db.internal:5432/app',
+        PIP_INDEX_URL: 'https://__token__:pypi-AgEI@pypi.example.com/simple',
+        PIP_EXTRA_INDEX_URL: 'https://pypi.org/simple https://user:pw@mirror.example/simple',
+        REDIS_URL: 'redis://:secret@cache:6379/0',
+        GIT_REMOTE: 'https://ghp_abc@github.com/me/repo.git',
+        HTTPS_PROXY: 'http://me:pw@proxy.corp:3128',
+      },
+    ],
+  ])('loses %s', (_, env) => {
+    expect(commandEnv(env, NONE, {})).toEqual({})
   })
 
-  it("loses the variables naming sockets of the user's session", () => {
-    const sockets = {
-      SSH_AUTH_SOCK: '/tmp/ssh-x/agent.1',
-      SSH_AGENT_PID: '12',
-      GPG_AGENT_INFO: '/run/user/1/gnupg/S.gpg-agent',
-      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1/bus',
-      TMUX: '/tmp/tmux-1/default,1,0',
-      TMUX_PANE: '%0',
-      STY: '1.pts-0',
-      XDG_RUNTIME_DIR: '/run/user/1',
-      DOCKER_HOST: 'unix:///run/docker.sock',
-      NVIM: '/run/user/1/nvim.1.0',
-      VSCODE_IPC_HOOK_CLI: '/run/user/1/vscode-ipc.sock',
-    }
-    expect(commandEnv(sockets, NONE, {})).toEqual({})
-    // A Docker daemon over TCP is not the user's session: it stays.
-    expect(commandEnv({DOCKER_HOST: 'tcp://build:2376'}, NONE, {})).toEqual({DOCKER_HOST: 'tcp://build:2376'})
-  })
-
-  it("loses password managers' sessions and URLs that carry a password or an HTTP login, whatever their name", () => {
-    const credentials = {
-      BW_SESSION: 'bw',
-      OP_SESSION_my: 'op',
-      OP_SESSION_team_example_com: 'op2',
-      DATABASE_URL: 'postgres://app:hunter2@db.internal:5432/app',
-      PIP_INDEX_URL: 'https://__token__:pypi-AgEI@pypi.example.com/simple',
-      PIP_EXTRA_INDEX_URL: 'https://pypi.org/simple https://user:pw@mirror.example/simple',
-      REDIS_URL: 'redis://:secret@cache:6379/0',
-      GIT_REMOTE: 'https://ghp_abc@github.com/me/repo.git',
-      HTTPS_PROXY: 'http://me:pw@proxy.corp:3128',
-    }
-    expect(commandEnv(credentials, NONE, {})).toEqual({})
+  // Environments the command gets whole.
+  it.each<[string, Record<string, string>]>([
+    [
+      "an agent's own API key and everything ordinary",
+      {
+        ANTHROPIC_API_KEY: 'a',
+        OPENAI_API_KEY: 'o',
+        PATH: '/usr/bin',
+        HOME: '/home/me',
+        TERM: 'xterm',
+        LANG: 'C.UTF-8',
+        TOKENIZERS_PARALLELISM: 'false',
+        PWD: '/x',
+        KEYTIMEOUT: '1',
+      },
+    ],
+    // A Docker daemon over TCP is not the user's session.
+    ['DOCKER_HOST naming a TCP address', {DOCKER_HOST: 'tcp://build:2376'}],
     // A URL without a password (ssh's user, a local database) is no credential.
-    const plain = {
-      REPO: 'ssh://git@github.com/me/repo.git',
-      DATABASE_URL: 'postgres://localhost/app',
-      MONGO_URL: 'mongodb://app@localhost/db',
-      SITE: 'https://example.com/a:b@c',
-      EMAIL: 'me@example.com',
-    }
-    expect(commandEnv(plain, NONE, {})).toEqual(plain)
-    // The config file's keep still lets one through.
-    expect(commandEnv({DATABASE_URL: credentials.DATABASE_URL}, {keep: ['DATABASE_URL'], remove: []}, {})).toEqual({DATABASE_URL: credentials.DATABASE_URL})
-  })
-
-  it("keeps an agent's own API key and everything ordinary", () => {
-    const kept = {
-      ANTHROPIC_API_KEY: 'a',
-      OPENAI_API_KEY: 'o',
-      PATH: '/usr/bin',
-      HOME: '/home/me',
-      TERM: 'xterm',
-      LANG: 'C.UTF-8',
-      TOKENIZERS_PARALLELISM: 'false',
-      PWD: '/x',
-      KEYTIMEOUT: '1',
-    }
-    expect(commandEnv(kept, NONE, {})).toEqual(kept)
+    [
+      'URLs without a password',
+      {
+        REPO: 'ssh://git@github.com/me/repo.git',
+        DATABASE_URL: 'postgres://localhost/app',
+        MONGO_URL: 'mongodb://app@localhost/db',
+        SITE: 'https://example.com/a:b@c',
+        EMAIL: 'me@example.com',
+      },
+    ],
+  ])('keeps %s', (_, env) => {
+    expect(commandEnv(env, NONE, {})).toEqual(env)
   })
 
   it("applies the config file's keep and remove, with * patterns", () => {
     const env = {GITHUB_TOKEN: 'g', NPM_TOKEN: 'n', MY_THING: 'm', MY_OTHER: 'o', PATH: '/usr/bin'}
     expect(commandEnv(env, {keep: ['GITHUB_TOKEN'], remove: ['MY_*']}, {})).toEqual({GITHUB_TOKEN: 'g', PATH: '/usr/bin'})
+    // Also a URL that carries a password.
+    const database = 'postgres://app:hunter2@db.internal:5432/app'
+    expect(commandEnv({DATABASE_URL: database}, {keep: ['DATABASE_URL'], remove: []}, {})).toEqual({DATABASE_URL: database})
   })
 
   it("keeps git's config entries (their keys are names, not secrets), less an entry whose value is a credential, renumbered; signing goes off after them", () => {
