@@ -138,10 +138,8 @@ function keepingFor(name: string, write: string[], env: NodeJS.ProcessEnv, home:
 
 /**
  * Each built-in agent's login (Claude Code keeps its OAuth tokens in
- * .credentials.json on Linux; Codex in auth.json): a secret for every other
- * command (a package's install script run by `hmm run npm install` must
- * not take it), given back to the agent itself, which reads it and writes
- * it when it refreshes its token.
+ * .credentials.json on Linux; Codex in auth.json), written through its
+ * layer when it refreshes its token.
  */
 function agentLogins(env: NodeJS.ProcessEnv, home: string): Record<string, string[]> {
   return {
@@ -150,9 +148,20 @@ function agentLogins(env: NodeJS.ProcessEnv, home: string): Record<string, strin
   }
 }
 
-/** The logins the default secrets (policy.ts SECRETS) miss: those CLAUDE_CONFIG_DIR or CODEX_HOME moved. */
-function movedLogins(logins: Record<string, string[]>, home: string): string[] {
-  return Object.values(logins)
+/**
+ * Each built-in agent's own places, those its profile writes: its login,
+ * its MCP servers' settings (their tokens in `env`), the transcripts and
+ * prompts of every project it ran in. Secrets for every other command (a
+ * package's install script run by `hmm run npm install` must not take
+ * them), given back to the agent itself.
+ */
+function agentSecrets(env: NodeJS.ProcessEnv, home: string): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(builtInAgents(env, home)).map(([name, settings]) => [name, settings.write ?? []]))
+}
+
+/** The agents' places the default secrets (policy.ts SECRETS) miss: those CLAUDE_CONFIG_DIR or CODEX_HOME moved. */
+function movedPlaces(places: Record<string, string[]>, home: string): string[] {
+  return Object.values(places)
     .flat()
     .filter(path => !SECRETS.some(rel => join(home, rel) === path))
 }
@@ -366,14 +375,14 @@ export function settingsFor(config: Config, command: string[], env: NodeJS.Proce
   const agent = agentProfile(config, name, env)
   const layers = [config.all, ...(agent ? [agent.settings] : [])]
   const joined = (pick: (settings: Settings) => string[] | undefined) => layers.flatMap(settings => pick(settings) ?? [])
-  const logins = agentLogins(env, config.home)
+  const places = agentSecrets(env, config.home)
   const hide = joined(settings => settings.hide)
-  // The agent's own login, unless the config file hides it by name.
-  const ownLogin = (Object.hasOwn(logins, name) ? logins[name] : []).filter(path => !hide.includes(path))
+  // The agent's own places, unless the config file hides them by name.
+  const own = (Object.hasOwn(places, name) ? places[name] : []).filter(path => !hide.includes(path))
   return {
     write: joined(settings => settings.write),
-    hide: [...hide, ...movedLogins(logins, config.home)],
-    unhide: [...joined(settings => settings.unhide), ...ownLogin],
+    hide: [...hide, ...movedPlaces(places, config.home)],
+    unhide: [...joined(settings => settings.unhide), ...own],
     env: {keep: joined(settings => settings.env?.keep), remove: joined(settings => settings.env?.remove)},
     isolation: agent?.settings.isolation ?? config.all.isolation ?? 'full',
     net: agent?.settings.net ?? config.all.net,

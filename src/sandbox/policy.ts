@@ -102,17 +102,62 @@ export const SECRETS = [
   '.authinfo',
   '.authinfo.gpg',
   '.config/sops',
-  // The agents' logins: each agent's profile gives its own back (config.ts agentLogins), no other command reads them.
-  '.claude/.credentials.json',
-  '.codex/auth.json',
-  // Keyrings, password stores, browser profiles.
+  // Registries', tunnels', clusters' and services' logins.
+  '.config/containers/auth.json',
+  '.minikube',
+  '.config/filezilla',
+  '.config/ngrok',
+  '.ngrok2',
+  '.config/configstore',
+  '.config/stripe',
+  '.wakatime.cfg',
+  '.config/syncthing',
+  '.local/state/syncthing',
+  // The agents' own places (login, MCP servers' settings with their tokens, transcripts of every project): each
+  // built-in agent's profile gives its own back (config.ts agentSecrets), no other command reads them. Other agents'
+  // and editors' MCP servers and logins.
+  '.claude',
+  '.claude.json',
+  '.codex',
+  '.gemini',
+  '.config/Claude',
+  '.cursor',
+  '.config/Cursor',
+  '.codeium/windsurf',
+  '.continue',
+  // Tokens of servers on the loopback that run code for whoever holds them: Jupyter's kernels and servers,
+  // code-server (Claude Code's editor lock files are in ~/.claude/ide).
+  '.local/share/jupyter/runtime',
+  'Library/Jupyter/runtime',
+  '.config/code-server',
+  // Keyrings, password stores, client certificates, browser profiles (snap and Flatpak ones too: ~/.var/app is
+  // every Flatpak app's data), messengers' sessions.
   '.local/share/keyrings',
   '.password-store',
+  '.config/Bitwarden',
+  '.pki',
   '.mozilla',
+  '.librewolf',
   '.config/google-chrome',
+  '.config/google-chrome-beta',
+  '.config/google-chrome-unstable',
   '.config/chromium',
   '.config/BraveSoftware',
+  '.config/microsoft-edge',
+  '.config/microsoft-edge-beta',
+  '.config/microsoft-edge-dev',
+  '.config/vivaldi',
+  '.config/opera',
+  'snap/firefox',
+  'snap/chromium',
+  'snap/brave',
+  'snap/thunderbird',
+  '.var/app',
   '.thunderbird',
+  '.config/discord',
+  '.config/Slack',
+  '.config/Signal',
+  '.local/share/TelegramDesktop',
   // Shells' and REPLs' histories.
   '.bash_history',
   '.zsh_history',
@@ -124,6 +169,9 @@ export const SECRETS = [
   '.sqlite_history',
   '.rediscli_history',
   '.local/share/atuin',
+  // Editors' and pagers' histories (searches, registers, command lines).
+  '.viminfo',
+  '.lesshst',
 ]
 
 /** The system's: password hashes (and their backups, which passwd and vipw leave). Root could read them. */

@@ -160,8 +160,12 @@ describe('hmm sandbox -- COMMAND', () => {
     expect(claude.stdout.split('may write:\n')[1].split('may not read:')[0]).toContain(`  ${join(world.home, '.claude.json')}\n`)
     const plain = await world.hmm(['sandbox', '--', 'make'], {env: env()})
     expect(plain.stdout).toContain('agent profile: none\n')
-    // Another command may not write ~/.claude, nor read its login.
+    // Another command may not write ~/.claude, nor read it (its login, transcripts) or ~/.claude.json (MCP servers' tokens).
     expect(plain.stdout.split('may write:\n')[1].split('may not read:')[0]).not.toContain('.claude')
-    expect(plain.stdout.split('may not read:\n')[1]).toContain(`  ${join(world.home, '.claude', '.credentials.json')}\n`)
+    for (const rel of ['.claude', '.claude.json', '.codex']) expect(plain.stdout.split('may not read:\n')[1]).toContain(`  ${join(world.home, rel)}\n`)
+    // Claude reads its own, not codex's.
+    const hidden = claude.stdout.split('may not read:\n')[1].split('may read:')[0]
+    expect(hidden).toContain(`  ${join(world.home, '.codex')}\n`)
+    for (const rel of ['.claude', '.claude.json']) expect(hidden).not.toContain(`  ${join(world.home, rel)}\n`)
   })
 })

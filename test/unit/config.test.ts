@@ -163,26 +163,23 @@ keep = ["AIDER_KEY"]
     expect(settingsFor(parse('[agent.claude]\nwrite = ["~/.other"]\n'), ['claude'], {}).agent).toMatchObject({layers: [], state: [], logins: [], code: []})
   })
 
-  it("gives each agent its own login back and hides it from every other command, where the agent's variable puts it too", () => {
+  it("gives each agent its own places back (login, MCP servers, transcripts) and hides them from every other command, where the agent's variable puts them too", () => {
     const none = parse('')
-    expect(settingsFor(none, ['claude'], {}).unhide).toEqual(['/home/me/.claude/.credentials.json'])
-    expect(settingsFor(none, ['codex'], {}).unhide).toEqual(['/home/me/.codex/auth.json'])
+    expect(settingsFor(none, ['claude'], {}).unhide).toEqual(['/home/me/.claude', '/home/me/.claude.json'])
+    expect(settingsFor(none, ['codex'], {}).unhide).toEqual(['/home/me/.codex'])
     expect(settingsFor(none, ['npm'], {}).unhide).toEqual([])
     const moved = {CLAUDE_CONFIG_DIR: '/x/claude', CODEX_HOME: '/x/codex'}
-    expect(settingsFor(none, ['npm'], moved).hide).toEqual(['/x/claude/.credentials.json', '/x/codex/auth.json'])
-    expect(settingsFor(none, ['claude'], moved)).toMatchObject({
-      hide: ['/x/claude/.credentials.json', '/x/codex/auth.json'],
-      unhide: ['/x/claude/.credentials.json'],
-    })
+    expect(settingsFor(none, ['npm'], moved).hide).toEqual(['/x/claude', '/x/codex'])
+    expect(settingsFor(none, ['claude'], moved)).toMatchObject({hide: ['/x/claude', '/x/codex'], unhide: ['/x/claude']})
   })
 
   it('lets the config file change a built-in profile key by key', () => {
     const config = parse('write = ["~/.m2"]\n[agent.claude]\nwrite = ["~/.claude"]\nhide = ["~/.claude/.credentials.json"]\n')
     expect(settingsFor(config, ['claude'], {})).toMatchObject({
       write: ['/home/me/.m2', '/home/me/.claude'],
+      // Hidden by name in the file: hidden still, in the places given back.
       hide: ['/home/me/.claude/.credentials.json'],
-      // Hidden by name in the file: not given back.
-      unhide: [],
+      unhide: ['/home/me/.claude', '/home/me/.claude.json'],
       agent: {name: 'claude', from: 'built-in, changed by the config file'},
     })
     expect(settingsFor(parse('[agent.codex]\nisolation = "landlock-only"\n'), ['codex'], {})).toMatchObject({
