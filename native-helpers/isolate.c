@@ -421,9 +421,11 @@ static void overlay_caches(const struct exec_opts *o)
  * bound over the copy its layer would show so that a token it refreshes
  * reaches the user's (source and target are the same path), and the
  * workspace's copy of an agent's state, bound over the user's so that the
- * user's stays as it was. Each source is opened before the layers are
- * mounted over it. A source or target that is not there (no login; removed
- * in the workspace's layer) is left out: the agent then runs without it. */
+ * user's stays as it was; and directories: the workspace's own records of
+ * an agent (transcripts), bound over the user's, which hold every other
+ * project's. Each source is opened before the layers are mounted over it.
+ * A source or target that is not there (no login; removed in the
+ * workspace's layer) is left out: the agent then runs without it. */
 static int *open_bind_sources(const struct exec_opts *o)
 {
 	int *fds = xmalloc(sizeof *fds * (o->nbind_src + 1));
@@ -441,8 +443,8 @@ static void bind_files(const struct exec_opts *o, int *fds)
 		struct stat st;
 		if (fds[i] < 0)
 			continue;
-		if (fstat(fds[i], &st) < 0 || !S_ISREG(st.st_mode))
-			setup_fail("bind: %s is not a file", o->bind_src[i]);
+		if (fstat(fds[i], &st) < 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+			setup_fail("bind: %s is not a file or directory", o->bind_src[i]);
 		char src[64];
 		snprintf(src, sizeof src, "/proc/self/fd/%d", fds[i]);
 		if (mount(src, o->bind_dst[i], NULL, MS_BIND, NULL) < 0 && errno != ENOENT)

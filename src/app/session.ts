@@ -81,7 +81,7 @@ export async function startInWorkspace(
   const isolated = settings.isolation === 'full' ? workspace.root : undefined
   // Its proxy lives as long as the command: closed, and its refusals said, when the helper has exited.
   const net = await startNetwork(options.platform, network, workspace.id)
-  const binds = isolated === undefined || options.platform !== 'linux' ? [] : agentBinds(settings, isolated)
+  const binds = isolated === undefined || options.platform !== 'linux' ? [] : agentBinds(settings, isolated, canonical(workspace.tree))
   const confinement = {
     platform: options.platform,
     policy: withBinds(placedAt(options.platform, options.policy, workspace.tree), binds),

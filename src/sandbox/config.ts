@@ -99,12 +99,26 @@ export interface AgentKeeping {
   logins: string[]
   /** What runs or instructs the agent at start, read-only where there is no layer. */
   code: string[]
+  /** Its records of every project (transcripts, prompts, file backups): in a layer, the workspace's own only. */
+  records: string[]
 }
 
 /** Claude Code's (2.1.x) and Codex's files that configure what runs, as they read them at start. */
 const AGENT_CODE: Record<string, string[]> = {
   claude: ['settings.json', 'settings.local.json', 'CLAUDE.md', 'commands', 'agents', 'hooks', 'plugins', 'skills', 'output-styles'],
   codex: ['config.toml', 'AGENTS.md', 'AGENTS.override.md', 'prompts', 'rules', 'skills'],
+}
+
+/**
+ * Where each agent keeps what it saw and was told in every project it ran
+ * in: Claude Code's transcripts (projects/), backups of the files it edited
+ * and the prompts typed (history.jsonl); Codex's sessions and prompts.
+ * Users paste passwords there and tools print environments; the agent in a
+ * workspace needs only the workspace's own (`--continue`, `resume`).
+ */
+const AGENT_RECORDS: Record<string, string[]> = {
+  claude: ['projects', 'file-history', 'history.jsonl'],
+  codex: ['sessions', 'history.jsonl'],
 }
 
 /**
@@ -124,16 +138,23 @@ function agentKeeping(name: string, env: NodeJS.ProcessEnv, home: string): Agent
     state: name === 'claude' && !env.CLAUDE_CONFIG_DIR ? [join(home, '.claude.json')] : [],
     logins: agentLogins(env, home)[name],
     code: AGENT_CODE[name].map(rel => join(dir, rel)),
+    records: AGENT_RECORDS[name].map(rel => join(dir, rel)),
   }
 }
 
 /** What of the built-in keeping applies, as far as the profile in effect still writes the agent's places. */
 function keepingFor(name: string, write: string[], env: NodeJS.ProcessEnv, home: string): AgentKeeping {
-  if (!Object.hasOwn(AGENT_CODE, name)) return {layers: [], state: [], logins: [], code: []}
+  if (!Object.hasOwn(AGENT_CODE, name)) return {layers: [], state: [], logins: [], code: [], records: []}
   const keeping = agentKeeping(name, env, home)
   const layers = keeping.layers.filter(dir => write.includes(dir))
   const under = (path: string) => layers.some(dir => path.startsWith(`${dir}/`))
-  return {layers, state: keeping.state.filter(file => write.includes(file)), logins: keeping.logins.filter(under), code: keeping.code.filter(under)}
+  return {
+    layers,
+    state: keeping.state.filter(file => write.includes(file)),
+    logins: keeping.logins.filter(under),
+    code: keeping.code.filter(under),
+    records: keeping.records.filter(under),
+  }
 }
 
 /**

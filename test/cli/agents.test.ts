@@ -105,6 +105,46 @@ describe('the claude profile', () => {
     expect(other.stdout).toBe('done\n')
   })
 
+  it("reads neither other projects' transcripts and prompts nor their MCP servers, and keeps its own across hmm exec", async () => {
+    world.write(join(world.home, '.claude', 'projects', '-home-me-bank', 's.jsonl'), 'bank transcript\n')
+    world.write(join(world.home, '.claude', 'file-history', 's1', 'f@v1'), 'bank file\n')
+    world.write(join(world.home, '.claude', 'history.jsonl'), 'bank prompt\n')
+    const mcp = (env: Record<string, string>) => ({command: 'npx', env})
+    world.write(
+      join(world.home, '.claude.json'),
+      JSON.stringify({
+        mcpServers: {github: mcp({GITHUB_PERSONAL_ACCESS_TOKEN: 'user-scope-token'})},
+        projects: {'/home/me/bank': {mcpServers: {pg: mcp({DATABASE_URL: 'bank-local-token'})}, history: [{display: 'bank history'}]}},
+      }),
+    )
+    world.write(join(world.home, '.codex', 'sessions', '2026', 's.jsonl'), 'bank codex transcript\n')
+    world.write(join(world.home, '.codex', 'history.jsonl'), 'bank codex prompt\n')
+    const agent = join(world.root, 'reading')
+    mkdirSync(agent)
+    const read =
+      'cat ~/.claude/projects/*/* ~/.claude/file-history/*/* ~/.claude/history.jsonl ~/.claude.json ~/.codex/sessions/*/* ~/.codex/history.jsonl 2>/dev/null'
+    const own = {
+      claude: 'mkdir -p ~/.claude/projects/own && echo own >> ~/.claude/projects/own/s.jsonl && echo own-prompt >> ~/.claude/history.jsonl',
+      codex: 'mkdir -p ~/.codex/sessions/own && echo own > ~/.codex/sessions/own/s.jsonl',
+    }
+    for (const [name, write] of Object.entries(own)) {
+      world.write(join(agent, name), `#!/bin/sh\n${read}; echo; ${write}\n`)
+      chmodSync(join(agent, name), 0o755)
+    }
+    const withAgent = {env: {...env(), PATH: `${agent}:${env().PATH}`}}
+    for (const name of ['claude', 'codex']) {
+      const result = await world.hmm(['run', name], withAgent)
+      expect(result.stdout, result.stderr).not.toMatch(/bank/)
+      // The user's own MCP servers are the agent's: it starts them, with their env.
+      if (name === 'claude') expect(result.stdout).toContain('user-scope-token')
+      const again = await world.hmm(['exec', workspaceLine(result.stderr).id, name], withAgent)
+      expect(again.stdout).not.toMatch(/bank/)
+      expect(again.stdout).toContain(name === 'claude' ? 'own\nown-prompt\n' : 'own\n')
+    }
+    expect(readFileSync(join(world.home, '.claude', 'history.jsonl'), 'utf8')).toBe('bank prompt\n')
+    expect(existsSync(join(world.home, '.claude', 'projects', 'own'))).toBe(false)
+  })
+
   it('is only for claude: another command cannot write ~/.claude', async () => {
     mkdirSync(join(world.home, '.claude'))
     const result = await world.hmm(['run', 'codex'], {env: env()})

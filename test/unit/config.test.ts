@@ -87,6 +87,7 @@ keep = ["AIDER_KEY"]
       state: [],
       logins: [],
       code: [],
+      records: [],
     })
     const other = settingsFor(config, ['make'], {})
     expect(other.write).toEqual(['/home/me/.m2'])
@@ -152,6 +153,7 @@ keep = ["AIDER_KEY"]
       state: ['/home/me/.claude.json'],
       logins: ['/home/me/.claude/.credentials.json'],
       code: expect.arrayContaining(['/home/me/.claude/settings.json', '/home/me/.claude/CLAUDE.md', '/home/me/.claude/hooks', '/home/me/.claude/plugins']),
+      records: ['/home/me/.claude/projects', '/home/me/.claude/file-history', '/home/me/.claude/history.jsonl'],
     })
     expect(settingsFor(none, ['codex'], {CODEX_HOME: '/x/codex'}).agent).toMatchObject({
       layers: ['/x/codex'],
@@ -160,7 +162,13 @@ keep = ["AIDER_KEY"]
       code: expect.arrayContaining(['/x/codex/config.toml', '/x/codex/AGENTS.md']),
     })
     // A profile the config file changed to write elsewhere keeps nothing of the built-in places.
-    expect(settingsFor(parse('[agent.claude]\nwrite = ["~/.other"]\n'), ['claude'], {}).agent).toMatchObject({layers: [], state: [], logins: [], code: []})
+    expect(settingsFor(parse('[agent.claude]\nwrite = ["~/.other"]\n'), ['claude'], {}).agent).toMatchObject({
+      layers: [],
+      state: [],
+      logins: [],
+      code: [],
+      records: [],
+    })
   })
 
   it("gives each agent its own places back (login, MCP servers, transcripts) and hides them from every other command, where the agent's variable puts them too", () => {

@@ -115,11 +115,11 @@ describe('the sandbox policy', () => {
       }
     }
     writeFileSync(join(home, '.claude.json'), '{"n":1}\n')
-    const isolated = withBinds(buildPolicy({...input, platform: 'linux', ...agentPlaces(settings, 'linux', true)}), agentBinds(settings, root))
+    const isolated = withBinds(buildPolicy({...input, platform: 'linux', ...agentPlaces(settings, 'linux', true)}), agentBinds(settings, root, input.tree))
     expect(isolated.readOnly).not.toContain(join(home, '.claude', 'settings.json'))
     expect(isolated.isolation?.caches).toContain(join(home, '.claude'))
     expect(isolated.isolation?.binds).toEqual([{source: join(root, 'agent-state', '.claude.json'), target: join(home, '.claude.json')}])
-    expect(readFileSync(join(root, 'agent-state', '.claude.json'), 'utf8')).toBe('{"n":1}\n')
+    expect(JSON.parse(readFileSync(join(root, 'agent-state', '.claude.json'), 'utf8'))).toEqual({n: 1})
   })
 
   it("hides the config file's hide paths and gives back its unhide paths, never the data directory", () => {
