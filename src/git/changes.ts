@@ -203,12 +203,52 @@ function diffArgs(command: 'diff-tree' | 'diff-index', format: 'patch' | 'stat',
   ]
 }
 
+const HEADER = Buffer.from('diff --git a/')
+
+/**
+ * git apply cannot read its own `diff --git a/X b/X` line when X has a
+ * directory whose name ends in a space (`dir /file`): it splits the names at
+ * the first space followed by a slash and gives up ("lacks filename
+ * information"). Where the header is all a patch says of the file (a binary,
+ * empty or mode-only change), hmm apply would fail. git quotes a name only for
+ * control characters, quotes, backslashes and (with core.quotePath) bytes
+ * above 127, so an unquoted one holds none of them: wrapping it in quotes is
+ * its C-quoted form, which git apply reads whole.
+ */
+export function quoteAmbiguousHeaders(patch: Buffer): Buffer {
+  const lines: Buffer[] = []
+  let start = 0
+  let changed = false
+  while (start < patch.length) {
+    const newline = patch.indexOf(10, start)
+    const end = newline < 0 ? patch.length : newline + 1
+    let line = patch.subarray(start, end)
+    if (line.subarray(0, HEADER.length).equals(HEADER)) {
+      const names = line.subarray('diff --git '.length, newline < 0 ? line.length : line.length - 1).toString('latin1')
+      const half = (names.length - 1) / 2
+      const [a, b] = [names.slice(0, half), names.slice(half + 1)]
+      if (Number.isInteger(half) && names[half] === ' ' && a.slice(2) === b.slice(2) && b.startsWith('b/') && / \//.test(a)) {
+        line = Buffer.from(`diff --git "${a}" "${b}"${newline < 0 ? '' : '\n'}`, 'latin1')
+        changed = true
+      }
+    }
+    lines.push(line)
+    start = end
+  }
+  return changed ? Buffer.concat(lines) : patch
+}
+
 export interface DiffRequest {
   format: 'patch' | 'stat'
   /** Colour for a terminal, with the user's `-c color.diff.*=...` settings; undefined: none. */
   colour?: string[]
   /** The width git's stat fits in (a terminal's), else git's default. */
   columns?: number
+}
+
+/** An uncoloured patch as git apply reads it (a coloured one is for a person's eyes only). */
+function readable(request: DiffRequest, output: Buffer): Buffer {
+  return request.format === 'patch' && !request.colour ? quoteAmbiguousHeaders(output) : output
 }
 
 /** The patch (or stat) from one recorded tree to another, as bytes. */
@@ -219,7 +259,7 @@ export async function treeDiff(workspace: Workspace, from: string, to: string, r
   const env: Record<string, string> = {...privateEnv(repo)}
   if (request.columns) env.COLUMNS = String(request.columns)
   const args = [...diffArgs('diff-tree', request.format, request.colour), from, to]
-  return (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout
+  return readable(request, (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout)
 }
 
 /**
@@ -232,5 +272,5 @@ export async function changesNow(workspace: Workspace, forkTree: string, request
   const env = await filesNow(workspace)
   if (request.columns) env.COLUMNS = String(request.columns)
   const args = [...diffArgs('diff-index', request.format, request.colour), '--cached', forkTree]
-  return (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout
+  return readable(request, (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout)
 }

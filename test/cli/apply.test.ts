@@ -27,6 +27,20 @@ describe('hmm apply', () => {
     expect(await world.git(['rev-parse', 'HEAD'])).toBe(head)
   })
 
+  it('takes binary, empty and mode-only changes in a directory whose name ends in a space (git apply cannot read the header git makes for them)', async () => {
+    world = new World('apply-space-dir')
+    await world.gitRepo()
+    world.file('d /script', 'echo hi\n')
+    await world.git(['add', 'd /script'])
+    await world.git(['commit', '-qm', 'script'])
+    await world.hmm(['run', 'sh', '-c', 'printf "a\\000b" > "d /bin" && : > "d /empty" && chmod +x "d /script"'])
+    const result = await hmm(world, ['apply'])
+    expect(result.stderr).toMatch(/^hmm: applied workspace /)
+    expect(readFileSync(join(world.origin, 'd /bin'))).toEqual(Buffer.from('a\0b'))
+    expect(readFileSync(join(world.origin, 'd /empty'), 'utf8')).toBe('')
+    expect(lstatSync(join(world.origin, 'd /script')).mode & 0o100).toBe(0o100)
+  })
+
   it('with --check changes nothing and says it applies', async () => {
     world = new World('apply-check')
     await world.gitRepo()
