@@ -6,6 +6,7 @@ import Database from 'better-sqlite3'
 import {closeSync, existsSync, mkdirSync, openSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
 import {HmmError} from '../ui/errors.js'
 
 export type CreationState = 'creating' | 'ready'
@@ -102,12 +103,21 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE workspaces ADD COLUMN pending_merge TEXT;`,
 ]
 
+const ADDON = 'better-sqlite3/build/Release/better_sqlite3.node'
+
 /**
  * The addon's path, given to better-sqlite3 directly: its default lookup
  * (the `bindings` package probing a dozen paths) is a noticeable part of
- * `hmm ls`'s start-up.
+ * `hmm ls`'s start-up. Looked for first in hmm's own node_modules, beside
+ * dist/ (this module is dist/workspaces/store.js, or dist/list.bundle.cjs
+ * once bundled), which saves Node's module resolution (a millisecond or
+ * two); then where Node finds the package (a hoisted install).
  */
 function nativeBinding(): string | undefined {
+  for (const up of ['../node_modules/', '../../node_modules/']) {
+    const path = fileURLToPath(new URL(up + ADDON, import.meta.url))
+    if (existsSync(path)) return path
+  }
   try {
     const path = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node')
     return existsSync(path) ? path : undefined
