@@ -448,16 +448,19 @@ int cmd_exec(int argc, char **argv)
 	}
 
 #ifdef __linux__
-	/* Step 2c: the mounts, then the command as the init's child. */
+	/* Step 2c: the mounts, then the command as the init's child, on a
+	 * terminal of its own (pty.c). */
 	if (o.isolate) {
 		isolate_mounts(&o);
 		net_isolate(&o);
+		int slave = pty_session();
 		pid_t command = fork();
 		if (command < 0)
 			setup_fail("cannot start the command: %s", strerror(errno));
 		if (command > 0)
 			isolate_init(command, lock, o.end_with_command);
 		isolate_unblock();
+		pty_take(slave);
 		close(lock);
 		lock = -1;
 	}

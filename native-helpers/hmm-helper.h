@@ -2,7 +2,7 @@
  * hmm-helper: what the modules of the helper share. One mode per file
  * (main.c dispatches): exec.c (lock, descriptors, capabilities, exec),
  * landlock.c, seccomp.c, layers.c, clone.c + clone-copy.c, statpairs.c,
- * remove.c, net.c, isolate.c + devices.c; util.c holds the small utilities every mode uses.
+ * remove.c, net.c, isolate.c + devices.c + pty.c; util.c holds the small utilities every mode uses.
  */
 #ifndef HMM_HELPER_H
 #define HMM_HELPER_H
@@ -157,9 +157,34 @@ void mount_or_fail(const char *step, const char *src, const char *target, const 
 		   unsigned long flags, const char *data);
 /* In the command, after fork: the signals the init waits for, unblocked. */
 void isolate_unblock(void);
+/* Marks a signal the waiter passes on to the init, as opposed to one for the init. */
+#define FORWARDED 0x686d6d
+/* The signals the waiter and the init wait for (blocked in both). */
+void waited_signals(sigset_t *set);
 /* The init's life once the command runs: holds lock, reaps, passes signals;
  * with end_with_command, ends the namespace when the command ends. */
 void isolate_init(pid_t command, int lock, int end_with_command) __attribute__((noreturn));
+#endif
+
+/* ---- pty.c ---- */
+
+#ifdef __linux__
+/* In the waiter, before the init is forked: which of stdin, stdout and
+ * stderr are terminals, and the way the pty's master will come. */
+void pty_prepare(void);
+/* In the init, before the command is forked: a session of its own; with a
+ * terminal given, the command's pty, whose master goes to the waiter.
+ * Returns the slave, or -1. */
+int pty_session(void);
+/* In the command, after fork: a process group of its own, the pty's
+ * foreground, the slave in place of each terminal it was given. */
+void pty_take(int slave);
+/* Does the init report the command's stops (its stdin is relayed)? */
+int pty_reports_stops(void);
+/* The waiter's life: relays, passes signals on, stops and goes on with the
+ * command. Returns its status as waitpid gives it, or -1 if the init ended
+ * without one. */
+int pty_waiter(int status_fd, pid_t init);
 #endif
 
 /* ---- cover-data.c ---- */
@@ -172,12 +197,8 @@ void cover_data(const struct exec_opts *o);
 /* ---- devices.c ---- */
 
 #ifdef __linux__
-/* In the init, before the command is forked: the command's own /dev, and
- * the terminals it is given noted. */
+/* In the init, before the command is forked: the command's own /dev. */
 void isolate_dev(void);
-/* In the init, once the command has ended: no process left in the
- * namespace keeps a terminal it was given, nor a way to open it again. */
-void terminal_release(void);
 #endif
 
 /* ---- net.c ---- */

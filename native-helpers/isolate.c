@@ -17,10 +17,12 @@
  *
  * Signals: hmm forwards SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2 to
  * the waiter, which queues them to the init marked as forwarded; the init
- * sends them to the command. Those the terminal sends (SI_KERNEL) reach the
- * command directly, as it shares hmm's process group, and are not sent
- * twice. A SIGTERM sent to the init by anyone else (hmm stop) ends every
- * process of the namespace.
+ * sends them to the command. The command never shares hmm's terminal or
+ * session (pty.c): Ctrl-C and the like reach it as bytes through its own
+ * pty; without a terminal those the terminal sends hmm (SI_KERNEL) are
+ * passed on by hmm, not twice by the waiter. Stops go to the command's
+ * process group (SIGTSTP, SIGCONT: pty.c). A SIGTERM sent to the init by
+ * anyone else (hmm stop) ends every process of the namespace.
  */
 #include "hmm-helper.h"
 
@@ -30,18 +32,27 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
-/* Marks a signal the waiter passes on, as opposed to one for the init. */
-#define FORWARDED 0x686d6d
-
 static const int PASSED_ON[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2};
 
 static pid_t init_pid;
 
-static void passed_on_set(sigset_t *set)
+static int passed_on(int sig)
+{
+	for (size_t i = 0; i < sizeof PASSED_ON / sizeof *PASSED_ON; i++)
+		if (PASSED_ON[i] == sig)
+			return 1;
+	return 0;
+}
+
+void waited_signals(sigset_t *set)
 {
 	sigemptyset(set);
 	for (size_t i = 0; i < sizeof PASSED_ON / sizeof *PASSED_ON; i++)
 		sigaddset(set, PASSED_ON[i]);
+	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGTSTP);
+	sigaddset(set, SIGCONT);
+	sigaddset(set, SIGWINCH);
 }
 
 static void write_file(pid_t pid, const char *name, const char *text)
@@ -105,37 +116,14 @@ static void map_ids(uid_t uid, gid_t gid, pid_t mapper, int tell)
 	write_file(self, "gid_map", map);
 }
 
-static void pass_on(int sig, siginfo_t *si, void *ctx)
-{
-	(void)ctx;
-	if (si->si_code == SI_KERNEL)
-		return; /* from the terminal: the command had its own */
-	int saved = errno;
-	union sigval v = {.sival_int = FORWARDED};
-	sigqueue(init_pid, sig, v);
-	errno = saved;
-}
-
-/* The waiter's life: pass signals on until the init says how the command
- * ended, then end the same way. If the init ends first (a set-up failure,
- * or killed), end as it did. */
+/* The waiter's life: relay and pass signals on until the init says how the
+ * command ended (pty.c), then end the same way. If the init ends first (a
+ * set-up failure, or killed), end as it did. */
 static void wait_for_command(int status_fd) __attribute__((noreturn));
 static void wait_for_command(int status_fd)
 {
-	struct sigaction sa = {.sa_sigaction = pass_on, .sa_flags = SA_SIGINFO | SA_RESTART};
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof PASSED_ON / sizeof *PASSED_ON; i++)
-		sigaction(PASSED_ON[i], &sa, NULL);
-	sigset_t set;
-	passed_on_set(&set);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-
-	int status;
-	ssize_t got;
-	do
-		got = read(status_fd, &status, sizeof status);
-	while (got < 0 && errno == EINTR);
-	if (got != sizeof status) {
+	int status = pty_waiter(status_fd, init_pid);
+	if (status == -1) {
 		pid_t r;
 		do
 			r = waitpid(init_pid, &status, 0);
@@ -181,11 +169,11 @@ void isolate_namespaces(const struct exec_opts *o)
 	if (pipe2(p, O_CLOEXEC) < 0)
 		setup_fail("namespaces: pipe: %s", strerror(errno));
 	net_prepare(o);
-	/* Blocked from here: the waiter installs its handlers, the init waits
-	 * for them with sigwaitinfo, the command unblocks them. */
+	pty_prepare();
+	/* Blocked from here: the waiter reads them from a signalfd, the init
+	 * waits for them with sigwaitinfo, the command unblocks them. */
 	sigset_t set;
-	passed_on_set(&set);
-	sigaddset(&set, SIGCHLD);
+	waited_signals(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	init_pid = fork();
 	if (init_pid < 0)
@@ -512,7 +500,7 @@ static void reap(pid_t *command, int lock, int end_with_command)
 {
 	for (;;) {
 		int status;
-		pid_t p = waitpid(-1, &status, WNOHANG);
+		pid_t p = waitpid(-1, &status, WNOHANG | (pty_reports_stops() ? WUNTRACED : 0));
 		if (p == 0)
 			return;
 		if (p < 0) {
@@ -520,12 +508,13 @@ static void reap(pid_t *command, int lock, int end_with_command)
 				continue;
 			_exit(0); /* nobody left: the workspace has stopped */
 		}
-		if (p == *command) {
+		if (p == *command && WIFSTOPPED(status)) {
+			/* Ctrl-Z in its pty: the waiter stops hmm with it. */
+			write_all(status_w, (const char *)&status, sizeof status);
+		} else if (p == *command) {
 			*command = -1;
 			if (end_with_command)
 				end_the_rest();
-			else
-				terminal_release(); /* before hmm returns the terminal to the user */
 			/* Nothing else left: the lock goes before hmm hears the
 			 * command ended, so hmm then sees the workspace stopped. */
 			pid_t more;
@@ -551,9 +540,10 @@ void isolate_init(pid_t command, int lock, int end_with_command)
 	close_other_fds(lock, status_w);
 	stdio_to_null();
 	prctl(PR_SET_DUMPABLE, 0);
+	/* Its own process group, also if the command has not made it yet. */
+	setpgid(command, command);
 	sigset_t set;
-	passed_on_set(&set);
-	sigaddset(&set, SIGCHLD);
+	waited_signals(&set);
 	for (;;) {
 		siginfo_t si;
 		int sig = sigwaitinfo(&set, &si);
@@ -561,12 +551,12 @@ void isolate_init(pid_t command, int lock, int end_with_command)
 			continue;
 		if (sig == SIGCHLD)
 			reap(&command, lock, end_with_command);
-		else if (si.si_code == SI_KERNEL)
-			; /* the terminal's: the command had its own */
 		else if (si.si_code == SI_QUEUE && si.si_value.sival_int == FORWARDED) {
 			if (command > 0)
-				kill(command, sig);
-		} else if (sig == SIGTERM)
+				kill(sig == SIGTSTP || sig == SIGCONT ? -command : command, sig);
+		} else if (si.si_code == SI_KERNEL || !passed_on(sig))
+			; /* its pty's hang-up, or none of the init's business */
+		else if (sig == SIGTERM)
 			kill(-1, SIGTERM); /* hmm stop: every process of the workspace */
 		else if (command > 0)
 			kill(command, sig);
@@ -576,8 +566,7 @@ void isolate_init(pid_t command, int lock, int end_with_command)
 void isolate_unblock(void)
 {
 	sigset_t set;
-	passed_on_set(&set);
-	sigaddset(&set, SIGCHLD);
+	waited_signals(&set);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 #endif /* __linux__ */

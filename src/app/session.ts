@@ -154,9 +154,11 @@ function statusOf(outcome: Outcome, command: string[]): number {
 
 /**
  * Signals hmm passes on to the command. Those a terminal sends (Ctrl-C,
- * Ctrl-\) reach the command directly when it shares the terminal, so they
- * are passed on only when hmm's stdin is not one; window resizes always
- * reach it directly and are not handled at all.
+ * Ctrl-\) reach the command without hmm when hmm's stdin is a terminal: as
+ * bytes through the command's own pseudo-terminal, which the helper relays
+ * (native-helpers/pty.c), or, opted out of the namespaces, from the terminal
+ * it shares; so they are passed on only when stdin is not one. Window
+ * resizes are the helper's (or reach the command directly) and not handled here.
  */
 export const FORWARDED: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2']
 const FROM_TERMINAL = new Set<NodeJS.Signals>(['SIGINT', 'SIGQUIT'])

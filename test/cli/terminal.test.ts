@@ -1,6 +1,8 @@
 // An interactive shell under `hmm run` on a real pseudo-terminal: the
 // terminal works as usual (job control, Ctrl-C, Ctrl-Z, resize, colours)
-// while the command cannot type into it (TIOCSTI fails).
+// while the command cannot type into it (TIOCSTI fails), and, on a terminal
+// of its own that the helper relays (native-helpers/pty.c), nothing of it
+// reads what the user types once hmm is stopped or has returned.
 import {execa} from 'execa'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it, onTestFinished} from 'vitest'
@@ -11,6 +13,7 @@ beforeAll(() => {
   world = new World('terminal')
   world.file('fg.py', FOREGROUND)
   world.file('hold.py', HOLDER)
+  world.file('steal.py', STEAL)
 })
 afterAll(() => world.dispose())
 
@@ -42,24 +45,40 @@ while True:
         held = holds
     time.sleep(0.05)
 `
-// A process the command leaves in the background, ready once it holds what
-// `how` says, then waiting for a file "go" (the token in its argv marks it for pgrep):
-//   inherited: in a session of its own, keeps the terminal it was given;
-//   reopened:  in a session of its own, opens the terminal again by name (attack-report's steal.py);
-//   quiet:     its output elsewhere (nohup), still in the terminal's session; given "go", tries /dev/tty;
-//   nested:    its output elsewhere, in a session and mount namespace of its own (where /dev/console
-//              stays mounted whatever the workspace's init unmounts).
+// A process the command leaves in the background, in a session of its own (the token in its argv
+// marks it for pgrep), ready once it holds what `how` says; given a file "go" (hmm has returned by
+// then), it tries to read the user's terminal that way and writes what came of it to how.result:
+//   inherited: the terminal it was given (its stdout), kept;
+//   reopened:  that terminal opened again by its name;
+//   quiet:     its output elsewhere (nohup), still in the terminal's session; opens /dev/tty;
+//   nested:    attack-report 3's F6: a child in a user and mount namespace of its own hands it an
+//              O_PATH descriptor of that namespace's /dev and one of the namespace (neither is a
+//              terminal), through which it opens "console", "tty" and the terminal's name.
 const HOLDER = `
-import ctypes, errno, os, sys, time
+import ctypes, errno, os, socket, sys, time
 how = sys.argv[1]
-if how != 'quiet':
-    name = os.ttyname(1)
-    os.setsid()
+name = os.ttyname(1)
+def attempt(open_it):
+    try:
+        fd = open_it()
+    except OSError as error:
+        return errno.errorcode[error.errno]
+    try:
+        return 'read:' + repr(os.read(fd, 1024))
+    except OSError as error:
+        return 'read-' + errno.errorcode[error.errno]
+if how == 'nested':
+    here, there = socket.socketpair()
+    if os.fork() == 0:
+        assert ctypes.CDLL(None).unshare(0x10000000 | 0x20000) == 0  # CLONE_NEWUSER | CLONE_NEWNS
+        dev = os.open('/dev', os.O_PATH | os.O_DIRECTORY)
+        socket.send_fds(there, [b'x'], [dev, os.open('/proc/self/ns/mnt', os.O_RDONLY)])
+        time.sleep(600)
+    _, (dev, ns), _, _ = socket.recv_fds(here, 1, 2)
 if how == 'reopened':
     held = os.open(name, os.O_RDWR | os.O_NOCTTY)
-if how == 'nested':
-    CLONE_NEWUSER, CLONE_NEWNS = 0x10000000, 0x20000
-    assert ctypes.CDLL(None).unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0
+if how != 'quiet':
+    os.setsid()
 if how != 'inherited':
     null = os.open('/dev/null', os.O_RDWR)
     for fd in (0, 1, 2):
@@ -67,13 +86,37 @@ if how != 'inherited':
 open(how + '.ready', 'w').close()
 while not os.path.exists('go'):
     time.sleep(0.05)
-try:
-    os.open('/dev/tty', os.O_RDWR)
-    result = 'opened'
-except OSError as error:
-    result = errno.errorcode[error.errno]
-open(how + '.result', 'w').write(result)
+if how == 'inherited':
+    result = [attempt(lambda: 1)]
+elif how == 'reopened':
+    result = [attempt(lambda: held)]
+elif how == 'quiet':
+    result = [attempt(lambda: os.open('/dev/tty', os.O_RDWR))]
+else:
+    result = [attempt(lambda: os.open(n, os.O_RDWR | os.O_NOCTTY, dir_fd=dev)) for n in ('console', 'tty', name[5:])]
+open(how + '.result', 'w').write(' '.join(result))
 time.sleep(600)
+`
+// Attack-report 3's F11: a process of the command in a process group of its own, ignoring the
+// stop signals (as editors do), that once given "go" makes itself its terminal's foreground and
+// reads what is typed there (steal.took: how that went; steal.read: what it read).
+const STEAL = `
+import errno, os, signal, time
+for s in (signal.SIGTSTP, signal.SIGTTOU, signal.SIGTTIN):
+    signal.signal(s, signal.SIG_IGN)
+tty = os.open('/dev/tty', os.O_RDWR)
+os.setpgid(0, 0)
+open('steal.ready', 'w').close()
+while not os.path.exists('go'):
+    time.sleep(0.05)
+try:
+    os.tcsetpgrp(tty, os.getpgrp())
+    took = 'took'
+except OSError as error:
+    took = errno.errorcode[error.errno]
+open('steal.took', 'w').write(took)
+data = os.read(tty, 1024)
+open('steal.read', 'w').write(repr(data))
 `
 const type = (line: string): Step[] => [{send: `${line}\r`}]
 
@@ -99,7 +142,27 @@ const JOB_CONTROL: Step[] = [
 ]
 // Marks the processes the background case leaves, for pgrep.
 const token = `hold-${process.pid}-${Date.now()}`
-const leave = `for h in inherited reopened quiet nested; do python3 hold.py $h ${token}-$h & done; until test -e inherited.ready -a -e reopened.ready -a -e quiet.ready -a -e nested.ready; do sleep 0.05; done; echo holders-"ready"`
+const kinds = ['inherited', 'reopened', 'quiet', 'nested']
+const leave = `for h in ${kinds.join(' ')}; do python3 hold.py $h ${token}-$h & done; until test ${kinds.map(h => `-e ${h}.ready`).join(' -a ')}; do sleep 0.05; done; echo holders-"ready"`
+/** A command that leaves steal.py (STEAL) running, then reads its terminal. */
+const stealing = `sh -c 'python3 steal.py & until test -e steal.ready; do sleep 0.05; done; echo steal-"ready"; exec cat'`
+/** Once hmm is stopped or in the background: the thief takes its terminal's foreground, the user's next line is still the shell's. */
+const NOT_STOLEN = (name: string): Step[] => [
+  ...type(`t=$(${hmm} path ${name}); touch "$t/go"; until test -e "$t/steal.took"; do sleep 0.05; done; echo "steal-$(cat "$t/steal.took")"`),
+  {expect: '\r\nsteal-took\r\n'}, // its own terminal's foreground
+  prompt,
+  ...type('echo typed-"secret"'),
+  {expect: '\r\ntyped-secret\r\n'},
+  prompt,
+  ...type(`cat "$t/steal.read" 2>/dev/null || echo nothing-"read"`),
+  {expect: '\r\nnothing-read\r\n'},
+  prompt,
+  // (its own terminal's foreground is the thief's now: the rest of the command would stop again reading it)
+  ...type('kill -KILL %1; while kill -0 %1 2>/dev/null; do sleep 0.05; done; echo hmm-"gone"'),
+  {expect: '\r\nhmm-gone\r\n'},
+  prompt,
+  ...type('exit 0'),
+]
 
 interface Case {
   argv: string[]
@@ -161,7 +224,7 @@ describe('a shell under hmm run on a terminal', () => {
       {
         argv: BASH,
         steps: [
-          // The command as the user's shell starts it: hmm, the helper, its init and the command share the terminal.
+          // The command as the user's shell starts it (on a terminal of its own that the helper relays).
           ...type(`${hmm} run -n ctrl-c sh -c 'echo ready-for-"ctrl-c"; exec sleep 600'`),
           // Not the echo of the line typed: the command's own output.
           {expect: 'ready-for-ctrl-c'},
@@ -206,20 +269,22 @@ describe('a shell under hmm run on a terminal', () => {
       },
     ],
     [
-      "keeps nothing it leaves in the background on the user's terminal once it exits; what let go of the terminal runs on",
+      "leaves nothing that reads the user's terminal once hmm has returned, however it kept the command's (attack-report 3, F6)",
       {
         argv: BASH,
         steps: [
           ...type(`${hmm} run -n bg sh -c '${leave}'`),
           {expect: 'holders-ready'},
           prompt,
-          // hmm has returned: nothing of the workspace holds the terminal any more.
-          ...type(`for h in inherited reopened quiet nested; do pgrep -f "${token}-$h" >/dev/null && echo "$h-alive" || echo "$h-gone"; done`),
-          {expect: '\r\ninherited-gone\r\nreopened-gone\r\nquiet-alive\r\nnested-gone\r\n'},
+          // hmm has returned; each tries to read the terminal it kept (a read of the user's would wait for the next line; one that is gone says so).
+          ...type(
+            `t=$(${hmm} path bg); touch "$t/go"; for h in ${kinds.join(' ')}; do until test -e "$t/$h.result" || ! pgrep -f "${token}-$h" >/dev/null; do sleep 0.05; done; echo "$h: $(cat "$t/$h.result" 2>/dev/null || echo gone)"; done`,
+          ),
+          {expect: "\r\ninherited: read:b''\r\nreopened: read:b''\r\nquiet: ENXIO\r\nnested: ENOENT ENXIO ENOENT\r\n"},
           prompt,
-          // The one left cannot open the terminal again either (it is still in the terminal's session).
-          ...type(`t=$(${hmm} path bg); touch "$t/go"; until test -s "$t/quiet.result"; do sleep 0.05; done; echo "quiet-tty-$(cat "$t/quiet.result")"`),
-          {expect: '\r\nquiet-tty-EROFS\r\n'}, // /dev/tty is the empty file the terminal's node was bound on
+          // The user's next line is the shell's.
+          ...type('echo typed-"secret"'),
+          {expect: '\r\ntyped-secret\r\n'},
           prompt,
           // (the helper's own argv holds the token followed by "$h")
           ...type(`${hmm} stop bg >/dev/null 2>&1; pgrep -f "${token}-[a-z]" >/dev/null || echo "all-stopped"`),
@@ -228,6 +293,58 @@ describe('a shell under hmm run on a terminal', () => {
           ...type('exit 0'),
         ],
         cleanup: async () => void (await world.hmm(['stop', 'bg'])),
+      },
+    ],
+    [
+      "Ctrl-Z stops hmm as a job of the shell (the terminal is the shell's again) and fg continues the command where it was",
+      {
+        argv: BASH,
+        steps: [
+          ...type(`${hmm} run -n suspend sh -c 'echo ready-to-"cat"; cat; echo cat-"ended"'`),
+          {expect: 'ready-to-cat'},
+          ...type('first'),
+          {expect: '\r\nfirst\r\nfirst\r\n'}, // the pty's echo, then cat's
+          {send: '\x1a'},
+          {expect: '\\[1\\]\\+\\s+Stopped\\s+'},
+          prompt,
+          ...type('echo at-the-"shell"'),
+          {expect: '\r\nat-the-shell\r\n'},
+          prompt,
+          ...type('fg'),
+          ...type('second'),
+          {expect: '\r\nsecond\r\nsecond\r\n'},
+          {send: '\x04'},
+          {expect: 'cat-ended\r\n'},
+          {expect: 'hmm: workspace [0-9a-z]{6} \\(suspend\\): '},
+          prompt,
+          ...type('echo "status-$?"'),
+          {expect: '\r\nstatus-0\r\n'},
+          prompt,
+          ...type('exit 0'),
+        ],
+      },
+    ],
+    [
+      "after Ctrl-Z nothing of the command takes the user's terminal from the shell (attack-report 3, F11)",
+      {
+        argv: BASH,
+        steps: [
+          ...type(`${hmm} run -n ctrl-z ${stealing}`),
+          {expect: 'steal-ready'},
+          {send: '\x1a'},
+          {expect: '\\[1\\]\\+\\s+Stopped\\s+'},
+          prompt,
+          ...NOT_STOLEN('ctrl-z'),
+        ],
+        cleanup: async () => void (await world.hmm(['stop', 'ctrl-z'])),
+      },
+    ],
+    [
+      "started in the background (hmm run ... &), nothing of the command takes the user's terminal from the shell (attack-report 3, F11)",
+      {
+        argv: BASH,
+        steps: [...type(`${hmm} run -n in-bg ${stealing} &`), {expect: 'steal-ready'}, ...NOT_STOLEN('in-bg')],
+        cleanup: async () => void (await world.hmm(['stop', 'in-bg'])),
       },
     ],
   ])(
@@ -240,4 +357,29 @@ describe('a shell under hmm run on a terminal', () => {
     },
     90_000, // the driver gives up on a step after 30 s
   )
+})
+
+describe('a program under hmm run on a terminal', () => {
+  it('sees a terminal it can make raw, and none of its output is lost when it exits at once', async () => {
+    const program = `
+import os, sys, termios, tty
+print('terminal', os.isatty(0), os.isatty(1), os.isatty(2), len(termios.tcgetattr(0)), flush=True)
+saved = termios.tcgetattr(0)
+tty.setraw(0)
+os.write(1, b'raw-ready\\r\\n')
+data = os.read(0, 3)
+termios.tcsetattr(0, termios.TCSADRAIN, saved)
+print('read', data.hex())
+sys.stdout.write('x' * 300000 + '\\nlast-line\\n')
+`
+    world.file('raw.py', program)
+    const seen = await onPty(
+      [{expect: 'raw-ready'}, {send: 'a\x03\x1a'}, {expect: '\r\nread 61031a\r\n'}, {expect: 'last-line'}],
+      [process.execPath, BIN, 'run', '--rm', 'python3', 'raw.py'],
+    )
+    expect(seen.failed, seen.transcript).toBe(null)
+    expect(seen.status, seen.transcript).toBe(0)
+    expect(seen.transcript).toContain('terminal True True True 7')
+    expect(seen.transcript).toContain(`\r\n${'x'.repeat(300000)}\r\nlast-line\r\n`)
+  }, 90_000)
 })

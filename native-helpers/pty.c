@@ -1,0 +1,393 @@
+/*
+ * pty: the command's terminal (attack-report 3, F6 and F11), and the
+ * waiter's life while the command runs. Runs in the waiter and the init
+ * (isolate.c) and in the command just before exec.c confines it.
+ *
+ * The command never gets the user's terminal. Given it, a process of the
+ * command could keep it past the command's end (a descriptor, or a way to
+ * open it again: an O_PATH /dev of a nested mount namespace) and read what
+ * the user types at the shell afterwards, or, once hmm is stopped (Ctrl-Z,
+ * or started with `&`), make its own process group the terminal's
+ * foreground and read the shell's input meanwhile. Instead, as sudo's
+ * use_pty does: where hmm's stdin, stdout or stderr is a terminal, the init
+ * makes a pseudo-terminal in the namespace's own devpts (so /dev/pts inside
+ * holds only it), becomes the leader of a new session with the pty as its
+ * controlling terminal, and gives the command the slave in place of each of
+ * those descriptors (the others, pipes and files, pass through unchanged),
+ * in a process group of its own that is the pty's foreground. The master
+ * goes to the waiter, outside the PID namespace, which relays bytes between
+ * it and the user's terminal: nothing the command does reaches the user's
+ * terminal but the bytes it writes, and once hmm is stopped or has returned
+ * nothing of the user's input reaches the command. Without any terminal
+ * the init still leaves hmm's session, so /dev/tty inside opens nothing.
+ *
+ * While the command runs, the user's terminal (stdin) is raw: Ctrl-C,
+ * Ctrl-Z and the rest are bytes the pty turns into the command's signals.
+ * Job control as sudo does it: when the command stops (Ctrl-Z stopped its
+ * process group in the pty), the init says so, the waiter puts the user's
+ * terminal back as it was and stops hmm's process group (node with it), so
+ * the shell shows it stopped; continued (fg, bg), it makes the terminal
+ * raw again if hmm is in the foreground (in the background it reads
+ * nothing and leaves the modes alone) and continues the command. The
+ * window size is copied at start, on SIGWINCH and when continued. Output
+ * the command wrote before it ended is read to the end before hmm exits;
+ * a hang-up of the user's terminal hangs the pty up.
+ */
+#include "hmm-helper.h"
+
+#ifdef __linux__
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <termios.h>
+
+#ifndef TIOCGPTPEER
+#define TIOCGPTPEER _IO('T', 0x41)
+#endif
+
+/* Which of stdin, stdout and stderr are terminals: bit fd each. */
+static int given;
+/* The master's way from the init to the waiter: each keeps its end. */
+static int channel[2] = {-1, -1};
+
+void pty_prepare(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (isatty(fd))
+			given |= 1 << fd;
+	if (given && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel) < 0)
+		setup_fail("terminal: socketpair: %s", strerror(errno));
+}
+
+int pty_reports_stops(void)
+{
+	return given & 1;
+}
+
+/* The first terminal of hmm's, whose modes and size the pty starts with. */
+static int user_terminal(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (given & (1 << fd))
+			return fd;
+	return -1;
+}
+
+static void send_fd(int sock, int fd)
+{
+	char byte = 'm';
+	struct iovec iov = {&byte, 1};
+	union {
+		struct cmsghdr h;
+		char space[CMSG_SPACE(sizeof(int))];
+	} u;
+	memset(&u, 0, sizeof u);
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.space,
+			     .msg_controllen = sizeof u.space};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof fd);
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != 1)
+		setup_fail("terminal: cannot hand the pty over: %s", strerror(errno));
+}
+
+static int receive_fd(int sock)
+{
+	char byte;
+	struct iovec iov = {&byte, 1};
+	union {
+		struct cmsghdr h;
+		char space[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.space,
+			     .msg_controllen = sizeof u.space};
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -1;
+	int fd;
+	memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	return fd;
+}
+
+int pty_session(void)
+{
+	if (channel[1] >= 0)
+		close(channel[1]);
+	if (setsid() < 0)
+		setup_fail("terminal: setsid: %s", strerror(errno));
+	if (!given)
+		return -1;
+	/* /dev/ptmx leads here too; the devpts of the namespace's own /dev. */
+	int master = open("/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0 || unlockpt(master) < 0)
+		setup_fail("terminal: cannot make a pty: %s", strerror(errno));
+	int slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (slave < 0)
+		setup_fail("terminal: cannot open the pty: %s", strerror(errno));
+	if (ioctl(slave, TIOCSCTTY, 0) < 0)
+		setup_fail("terminal: cannot make the pty the session's terminal: %s", strerror(errno));
+	int user = user_terminal();
+	struct termios modes;
+	struct winsize size;
+	if (tcgetattr(user, &modes) == 0)
+		tcsetattr(slave, TCSANOW, &modes);
+	if (ioctl(user, TIOCGWINSZ, &size) == 0)
+		ioctl(slave, TIOCSWINSZ, &size);
+	send_fd(channel[0], master);
+	close(master);
+	close(channel[0]);
+	return slave;
+}
+
+void pty_take(int slave)
+{
+	setpgid(0, 0);
+	if (slave < 0)
+		return;
+	/* From a process group not yet the foreground: SIGTTOU blocked, the
+	 * kernel lets it through. */
+	sigset_t ttou, old;
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	if (tcsetpgrp(slave, getpid()) < 0)
+		setup_fail("terminal: cannot give the command its pty: %s", strerror(errno));
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	for (int fd = 0; fd < 3; fd++)
+		if ((given & (1 << fd)) && dup2(slave, fd) < 0)
+			setup_fail("terminal: dup2: %s", strerror(errno));
+	close(slave);
+}
+
+/* ---- the waiter ---- */
+
+struct relay {
+	pid_t init;
+	int in;	    /* the user's terminal to read (stdin), or -1 */
+	int out;    /* where the command's output goes, or -1 */
+	int user;   /* the user's terminal whose size the pty takes */
+	int master; /* -1 until the init hands it over, or after a hang-up */
+	int peer;   /* the waiter's own slave: all the command's closed, the master reads nothing (not EIO) */
+	int raw;    /* the user's terminal's modes are ours: saved holds theirs */
+	struct termios saved;
+	char pending[4096]; /* read from the user, not yet taken by the pty */
+	size_t len, off;
+};
+
+static void tell_init(const struct relay *r, int sig)
+{
+	union sigval v = {.sival_int = FORWARDED};
+	sigqueue(r->init, sig, v);
+}
+
+static void copy_size(const struct relay *r)
+{
+	struct winsize size;
+	if (r->master >= 0 && r->user >= 0 && ioctl(r->user, TIOCGWINSZ, &size) == 0)
+		ioctl(r->master, TIOCSWINSZ, &size);
+}
+
+static void restore(struct relay *r)
+{
+	if (!r->raw)
+		return;
+	while (tcsetattr(r->in, TCSADRAIN, &r->saved) < 0 && errno == EINTR)
+		;
+	r->raw = 0;
+}
+
+/* Raw, if hmm holds its terminal's foreground: never from the background
+ * (the shell's modes are the shell's then, and SIGTTOU would stop us). */
+static void make_raw(struct relay *r)
+{
+	if (r->in < 0 || r->master < 0 || r->raw || tcgetpgrp(r->in) != getpgrp())
+		return;
+	if (tcgetattr(r->in, &r->saved) < 0)
+		return;
+	struct termios raw = r->saved;
+	cfmakeraw(&raw);
+	if (tcsetattr(r->in, TCSANOW, &raw) == 0)
+		r->raw = 1;
+}
+
+/* Continued: the terminal raw again if it is ours, the size it may have
+ * taken meanwhile, and the command goes on. */
+static void resume(struct relay *r)
+{
+	make_raw(r);
+	copy_size(r);
+	tell_init(r, SIGCONT);
+}
+
+/* The command stopped: the terminal as the user had it, and hmm's process
+ * group stopped (SIGTSTP, as the shell's own jobs stop), until continued.
+ * In an orphaned process group the kernel drops the stop: go on then. */
+static void suspend(struct relay *r)
+{
+	restore(r);
+	sigset_t tstp;
+	sigemptyset(&tstp);
+	sigaddset(&tstp, SIGTSTP);
+	kill(0, SIGTSTP);
+	sigprocmask(SIG_UNBLOCK, &tstp, NULL); /* ours is delivered: stopped here */
+	sigprocmask(SIG_BLOCK, &tstp, NULL);
+	sigset_t cont = tstp;
+	sigaddset(&cont, SIGCONT);
+	struct timespec now = {0, 0};
+	while (sigtimedwait(&cont, NULL, &now) > 0)
+		; /* the SIGCONT that woke us is handled here */
+	resume(r);
+}
+
+/* Writes all of it to the user's terminal; a terminal gone takes no more. */
+static void to_user(struct relay *r, const char *buf, size_t n)
+{
+	if (r->out >= 0 && write_all(r->out, buf, n) < 0)
+		r->out = -1;
+}
+
+/* What the command wrote before it ended, to the last byte: a read that
+ * finds nothing has waited for the kernel to pass on what was written. */
+static void drain(struct relay *r)
+{
+	if (r->master < 0)
+		return;
+	fcntl(r->master, F_SETFL, fcntl(r->master, F_GETFL) | O_NONBLOCK);
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(r->master, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			to_user(r, buf, (size_t)n);
+}
+
+/* The user's terminal hung up (or ended): so does the command's. */
+static void hang_up(struct relay *r)
+{
+	r->in = -1;
+	r->out = -1;
+	if (r->master >= 0)
+		close(r->master);
+	r->master = -1;
+	r->len = r->off = 0;
+}
+
+static void on_signal(struct relay *r, const struct signalfd_siginfo *si)
+{
+	int sig = (int)si->ssi_signo;
+	if (sig == SIGWINCH)
+		copy_size(r);
+	else if (sig == SIGCONT)
+		resume(r);
+	else if (sig == SIGTSTP) {
+		/* Not from our terminal (raw, it sends no signals): pass it on;
+		 * with stdin relayed the command's stop suspends hmm, otherwise
+		 * hmm stops with it at once. */
+		tell_init(r, SIGTSTP);
+		if (!pty_reports_stops())
+			suspend(r);
+	} else if (si->ssi_code != SI_KERNEL)
+		tell_init(r, sig); /* the terminal's own reached the command as bytes, or hmm passes them on */
+}
+
+static void from_user(struct relay *r)
+{
+	ssize_t n = read(r->in, r->pending, sizeof r->pending);
+	if (n > 0) {
+		r->len = (size_t)n;
+		r->off = 0;
+	} else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+		hang_up(r);
+}
+
+static void to_command(struct relay *r)
+{
+	ssize_t n = write(r->master, r->pending + r->off, r->len - r->off);
+	if (n > 0 && (r->off += (size_t)n) == r->len)
+		r->len = r->off = 0;
+	else if (n < 0 && errno != EINTR && errno != EAGAIN)
+		r->len = r->off = 0;
+}
+
+static void from_command(struct relay *r)
+{
+	char buf[65536];
+	ssize_t n = read(r->master, buf, sizeof buf);
+	if (n > 0)
+		to_user(r, buf, (size_t)n);
+	else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+		close(r->master);
+		r->master = -1;
+	}
+}
+
+int pty_waiter(int status_fd, pid_t init)
+{
+	struct relay r = {.init = init, .in = -1, .out = -1, .user = user_terminal(), .master = -1, .peer = -1};
+	if (given & 1)
+		r.in = 0;
+	r.out = (given & 2) ? 1 : (given & 4) ? 2 : r.in;
+	if (channel[1] >= 0)
+		close(channel[0]);
+	signal(SIGPIPE, SIG_IGN);
+	sigset_t set;
+	waited_signals(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	int sigs = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sigs < 0)
+		setup_fail("terminal: signalfd: %s", strerror(errno));
+	for (;;) {
+		struct pollfd p[5] = {
+			{sigs, POLLIN, 0},
+			{status_fd, POLLIN, 0},
+			{channel[1], POLLIN, 0},
+			{r.master, (short)(POLLIN | (r.len ? POLLOUT : 0)), 0},
+			{r.len == 0 && r.raw ? r.in : -1, POLLIN, 0}, /* raw: in the foreground */
+		};
+		if (poll(p, 5, -1) < 0)
+			continue;
+		if (p[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			if (read(sigs, &si, sizeof si) == sizeof si)
+				on_signal(&r, &si);
+			continue; /* the descriptors may have changed */
+		}
+		if (p[2].revents) {
+			r.master = receive_fd(channel[1]);
+			close(channel[1]);
+			channel[1] = -1;
+			if (r.master >= 0) {
+				fcntl(r.master, F_SETFL, fcntl(r.master, F_GETFL) | O_NONBLOCK);
+				r.peer = ioctl(r.master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+				make_raw(&r);
+			}
+			continue;
+		}
+		if (p[3].revents & POLLOUT)
+			to_command(&r);
+		if (p[3].revents & (POLLIN | POLLHUP | POLLERR))
+			from_command(&r);
+		if (p[4].revents)
+			from_user(&r);
+		if (p[1].revents) {
+			int status;
+			ssize_t got;
+			do
+				got = read(status_fd, &status, sizeof status);
+			while (got < 0 && errno == EINTR);
+			if (got == sizeof status && WIFSTOPPED(status)) {
+				suspend(&r);
+				continue;
+			}
+			drain(&r);
+			restore(&r);
+			return got == sizeof status ? status : -1;
+		}
+	}
+}
+#endif /* __linux__ */
