@@ -291,7 +291,7 @@ static void on_signal(struct relay *r, const struct signalfd_siginfo *si)
 		tell_init(r, SIGTSTP);
 		if (!pty_reports_stops())
 			suspend(r);
-	} else if (si->ssi_code != SI_KERNEL)
+	} else if (sig != SIGCHLD && si->ssi_code != SI_KERNEL)
 		tell_init(r, sig); /* the terminal's own reached the command as bytes, or hmm passes them on */
 }
 
