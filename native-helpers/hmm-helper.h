@@ -182,9 +182,8 @@ void pty_take(int slave);
 /* Does the init report the command's stops (its stdin is relayed)? */
 int pty_reports_stops(void);
 /* The waiter's life: relays, passes signals on, stops and goes on with the
- * command. Returns its status as waitpid gives it, or -1 if the init ended
- * without one. */
-int pty_waiter(int status_fd, pid_t init);
+ * command, and ends as it ended (or as the init did, if it ended first). */
+void pty_waiter(int status_fd, pid_t init) __attribute__((noreturn));
 #endif
 
 /* ---- cover-data.c ---- */

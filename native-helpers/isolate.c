@@ -7,9 +7,11 @@
  *   - the helper hmm started (the "waiter") makes a user namespace (the
  *     user's own uid and gid; root's whole range as root), a mount, PID and
  *     IPC namespace, forks the init, and waits for the command's status,
- *     which it exits with (or dies of), passing hmm's signals on;
+ *     which it exits with (or dies of), passing hmm's signals on and
+ *     relaying the command's terminal (pty.c);
  *   - the init, PID 1 of the new PID namespace, takes the workspace's lock,
- *     makes the mounts, forks the command and then only reaps: it holds the
+ *     makes the mounts, leads the session of the command's terminal, forks
+ *     the command and then only reaps: it holds the
  *     lock while any process of the workspace lives (the command never has
  *     the lock's descriptor, so nothing it does can drop it), and when it
  *     exits the kernel kills whatever is left in the namespace;
@@ -116,36 +118,6 @@ static void map_ids(uid_t uid, gid_t gid, pid_t mapper, int tell)
 	write_file(self, "gid_map", map);
 }
 
-/* The waiter's life: relay and pass signals on until the init says how the
- * command ended (pty.c), then end the same way. If the init ends first (a
- * set-up failure, or killed), end as it did. */
-static void wait_for_command(int status_fd) __attribute__((noreturn));
-static void wait_for_command(int status_fd)
-{
-	int status = pty_waiter(status_fd, init_pid);
-	if (status == -1) {
-		pid_t r;
-		do
-			r = waitpid(init_pid, &status, 0);
-		while (r < 0 && errno == EINTR);
-		if (r < 0)
-			_exit(EXIT_SETUP);
-	}
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
-		struct rlimit none = {0, 0};
-		setrlimit(RLIMIT_CORE, &none); /* the command dumped its own core */
-		signal(sig, SIG_DFL);
-		sigset_t only;
-		sigemptyset(&only);
-		sigaddset(&only, sig);
-		sigprocmask(SIG_UNBLOCK, &only, NULL);
-		kill(getpid(), sig);
-		_exit(128 + sig);
-	}
-	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_SETUP);
-}
-
 static int status_w = -1;
 
 void isolate_namespaces(const struct exec_opts *o)
@@ -187,7 +159,7 @@ void isolate_namespaces(const struct exec_opts *o)
 		if (o->wait_fd >= 0)
 			close(o->wait_fd);
 		net_waiter(o);
-		wait_for_command(p[0]);
+		pty_waiter(p[0], init_pid);
 	}
 	close(p[0]);
 	status_w = p[1];

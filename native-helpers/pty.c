@@ -326,7 +326,35 @@ static void from_command(struct relay *r)
 	}
 }
 
-int pty_waiter(int status_fd, pid_t init)
+/* The command has ended (or the init without saying how): the waiter ends
+ * the same way, so hmm sees the command's status or signal. */
+static void end_as(int status, pid_t init) __attribute__((noreturn));
+static void end_as(int status, pid_t init)
+{
+	if (status == -1) {
+		pid_t r;
+		do
+			r = waitpid(init, &status, 0);
+		while (r < 0 && errno == EINTR);
+		if (r < 0)
+			_exit(EXIT_SETUP);
+	}
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		struct rlimit none = {0, 0};
+		setrlimit(RLIMIT_CORE, &none); /* the command dumped its own core */
+		signal(sig, SIG_DFL);
+		sigset_t only;
+		sigemptyset(&only);
+		sigaddset(&only, sig);
+		sigprocmask(SIG_UNBLOCK, &only, NULL);
+		kill(getpid(), sig);
+		_exit(128 + sig);
+	}
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_SETUP);
+}
+
+void pty_waiter(int status_fd, pid_t init)
 {
 	struct relay r = {.init = init, .in = -1, .out = -1, .user = user_terminal(), .master = -1, .peer = -1};
 	if (given & 1)
@@ -386,7 +414,7 @@ int pty_waiter(int status_fd, pid_t init)
 			}
 			drain(&r);
 			restore(&r);
-			return got == sizeof status ? status : -1;
+			end_as(got == sizeof status ? status : -1, init);
 		}
 	}
 }
