@@ -23,6 +23,7 @@ import {checkFirstIndex} from './first-index.js'
 import {distrustRecentEntries, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS, objectFormatOf} from './index-trust.js'
 import {excludingForeign, restoreGitlinks, takeOutGitlinks} from './nested.js'
 import {ensureBaseBlobs} from './origin.js'
+import {oncePerWorkspace} from './per-workspace.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
 /*
@@ -66,22 +67,12 @@ async function indexFilesNow(workspace: Workspace): Promise<Record<string, strin
   return env
 }
 
-/**
- * What indexFilesNow gave each workspace in this hmm command: its files are
- * read once per command (diff, then recording its WORK; apply's tree, then
- * its WORK), each read costing a confined git or two.
- */
-const indexed = new Map<string, Promise<Record<string, string>>>()
+/** What indexFilesNow gave each workspace in this hmm command. */
+const indexed = oncePerWorkspace(indexFilesNow)
 
 /** indexFilesNow, once per workspace per command; a copy of its environment for the caller to add to. */
 async function filesNow(workspace: Workspace): Promise<Record<string, string>> {
-  let env = indexed.get(workspace.root)
-  if (!env) {
-    env = indexFilesNow(workspace)
-    indexed.set(workspace.root, env)
-    env.catch(() => indexed.delete(workspace.root))
-  }
-  return {...(await env)}
+  return {...(await indexed(workspace))}
 }
 
 /** Files larger than this are not read (unless the config's max_file_size says otherwise): an 8 GB sparse file costs no disk, but minutes of hashing on every diff. */

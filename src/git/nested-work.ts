@@ -25,6 +25,7 @@ import {git, gitScript} from './git.js'
 import {checkFirstIndex, trustFreshIndex} from './first-index.js'
 import {distrustRecentEntries} from './index-trust.js'
 import {gitlinksIn, type Gitlink} from './nested.js'
+import {oncePerWorkspace} from './per-workspace.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
 /** Each nested repository's state by its path in the tree: `<HEAD> <tree of its files>`; a tree `?` where it could not be read. */
@@ -126,19 +127,8 @@ export interface NestedChange {
   moved: boolean
 }
 
-/** What nestedChanges found for each workspace in this hmm command (its files are read once per command too). */
-const looked = new Map<string, Promise<NestedChange[]>>()
-
-/** The nested repositories that changed since the workspace was made, by path. */
-export function nestedChanges(workspace: Workspace): Promise<NestedChange[]> {
-  let changes = looked.get(workspace.root)
-  if (!changes) {
-    changes = changesSince(workspace)
-    looked.set(workspace.root, changes)
-    changes.catch(() => looked.delete(workspace.root))
-  }
-  return changes
-}
+/** The nested repositories that changed since the workspace was made, by path (found once per workspace per command). */
+export const nestedChanges = oncePerWorkspace(changesSince)
 
 async function changesSince(workspace: Workspace): Promise<NestedChange[]> {
   // The private index brought up to date with the files: its gitlinks are the nested repositories there now.
