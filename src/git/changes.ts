@@ -18,7 +18,7 @@ import {readerOf} from '../platform/confined.js'
 import {loadConfig} from '../sandbox/config.js'
 import {listPaths} from '../ui/format.js'
 import type {Workspace} from '../workspaces/workspace.js'
-import {git, gitBytes, gitLine, gitReason, gitScript, type GitOptions, type GitResult} from './git.js'
+import {git, gitBytes, gitLine, gitReason, gitScript, PLAIN_PATCH, type GitOptions, type GitResult} from './git.js'
 import {checkFirstIndex} from './first-index.js'
 import {distrustRecentEntries, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS, objectFormatOf} from './index-trust.js'
 import {excludingForeign, restoreGitlinks, takeOutGitlinks} from './nested.js'
@@ -187,10 +187,7 @@ function diffArgs(command: 'diff-tree' | 'diff-index', format: 'patch' | 'stat',
     '-M',
     ...(format === 'patch' ? ['-p', '--binary', '--full-index'] : ['--stat']),
     ...(colour ? ['--color=always'] : ['--no-color']),
-    '--no-ext-diff',
-    '--no-textconv',
-    '--src-prefix=a/',
-    '--dst-prefix=b/',
+    ...PLAIN_PATCH,
   ]
 }
 

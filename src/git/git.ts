@@ -40,6 +40,13 @@ export const PROTECTIVE_SETTINGS: Record<string, string> = {
 /** For the fetches and pushes hmm makes on purpose from a local path (a bundle, its private repository, a local remote). */
 export const ALLOW_LOCAL_TRANSPORT = ['-c', 'protocol.file.allow=always']
 
+/**
+ * For patches whose bytes no configuration changes: no external diff or
+ * textconv driver runs, and paths keep the a/ and b/ prefixes whatever
+ * diff.noprefix or diff.mnemonicPrefix say.
+ */
+export const PLAIN_PATCH = ['--no-ext-diff', '--no-textconv', '--src-prefix=a/', '--dst-prefix=b/']
+
 const shellQuoted = (text: string) => `'${text.replace(/'/g, "'\\''")}'`
 
 /** The protective settings as git reads them from its environment. */

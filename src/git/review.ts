@@ -18,7 +18,7 @@
 // fetched into it, objects of the origin borrowed).
 import type {Workspace} from '../workspaces/workspace.js'
 import {commitRange} from './bundle.js'
-import {git, gitBytes, gitLine} from './git.js'
+import {git, gitBytes, gitLine, PLAIN_PATCH} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
 function onPrivate(workspace: Workspace) {
@@ -84,10 +84,7 @@ export async function commitPatches(workspace: Workspace, tip: string): Promise<
     '--diff-merges=separate',
     '-M',
     '--no-color',
-    '--no-ext-diff',
-    '--no-textconv',
-    '--src-prefix=a/',
-    '--dst-prefix=b/',
+    ...PLAIN_PATCH,
     ...commitRange(workspace, tip),
     '--',
   ]
