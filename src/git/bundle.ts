@@ -150,7 +150,7 @@ export interface TakenCommits {
   uncommitted: boolean
 }
 
-/** Raw diff records between two trees: one string per changed path. */
+/** Raw diff records between two trees: one string per changed path (a rename is two: a deletion and an addition). */
 export async function rawChanges(workspace: Workspace, from: string, to: string): Promise<Set<string>> {
   const env = privateEnv(privateRepo(workspace.gitDir))
   const raw = await git(['diff-tree', '-r', '-z', '--no-renames', '--raw', from, to], {cwd: workspace.gitDir, env})
@@ -158,7 +158,26 @@ export async function rawChanges(workspace: Workspace, from: string, to: string)
 }
 
 /**
- * How many changes in the tree are not in the HEAD commit, less those the
+ * How many files the records (some of rawChanges(from, to)) change, as
+ * `git diff --stat -M` counts them (WORK, SPEC `hmm ls`): a file renamed,
+ * changed a little or not, is one, when both its deletion and its addition
+ * are among them. So the count is 0 exactly when the records are none.
+ */
+export async function filesChanged(workspace: Workspace, from: string, to: string, records: string[]): Promise<number> {
+  const statuses = new Set(records.map(record => record[record.indexOf('\0') - 1]))
+  if (!statuses.has('D') || !statuses.has('A')) return records.length
+  const paths = new Set(records.map(record => record.slice(record.indexOf('\0') + 1)))
+  const env = privateEnv(privateRepo(workspace.gitDir))
+  const raw = await git(['diff-tree', '-r', '-z', '-M', '--diff-filter=R', '--raw', from, to], {cwd: workspace.gitDir, env})
+  // Each rename: its record, then the path it had and the path it has.
+  const fields = raw.stdout.split('\0')
+  let renamed = 0
+  for (let index = 0; index + 2 < fields.length; index += 3) if (paths.has(fields[index + 1]) && paths.has(fields[index + 2])) renamed++
+  return records.length - renamed
+}
+
+/**
+ * How many files in the tree are changed from the HEAD commit, less those the
  * origin already had uncommitted when the workspace was made (the clone
  * holds them too, and they are the user's, not the command's).
  */
@@ -169,9 +188,8 @@ export async function ownUncommitted(workspace: Workspace, tipTree: string, nowT
     ? await gitLine(['rev-parse', '--verify', `${workspace.row.headCommit}^{tree}`], {cwd: workspace.gitDir, env})
     : await gitLine(['mktree'], {cwd: workspace.gitDir, env, input: ''})
   const inherited = await rawChanges(workspace, headTree, workspace.row.forkTree!)
-  let own = 0
-  for (const change of await rawChanges(workspace, tipTree, nowTree)) if (!inherited.has(change)) own++
-  return own
+  const own = [...(await rawChanges(workspace, tipTree, nowTree))].filter(change => !inherited.has(change))
+  return filesChanged(workspace, tipTree, nowTree, own)
 }
 
 /**

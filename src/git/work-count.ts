@@ -6,7 +6,7 @@
 // inside the sandbox, into hmm's private repository only (counting needs no
 // more); the files are compared as trees written by hmm (changes.ts).
 import type {Workspace} from '../workspaces/workspace.js'
-import {commitRange, INCOMING_REF, ownUncommitted, rawChanges, takeIntoPrivate} from './bundle.js'
+import {commitRange, filesChanged, INCOMING_REF, ownUncommitted, rawChanges, takeIntoPrivate} from './bundle.js'
 import {gitLine} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
@@ -15,9 +15,9 @@ export interface WorkCount {
   files: number
 }
 
-/** How many files differ between two trees recorded in the private repository. */
+/** How many files differ between two trees recorded in the private repository (a rename is one). */
 export async function changedFiles(workspace: Workspace, from: string, to: string): Promise<number> {
-  return (await rawChanges(workspace, from, to)).size
+  return filesChanged(workspace, from, to, [...(await rawChanges(workspace, from, to))])
 }
 
 /**

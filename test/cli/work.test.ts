@@ -60,6 +60,28 @@ describe('WORK', () => {
     expect(await listed(ws.id)).toMatchObject({commits: 2, files: 1, taken: null})
   })
 
+  it('counts a renamed file once, as git diff --stat -M does, committed or not, in a repository or not', async () => {
+    world = new World('work-renames')
+    await world.gitRepo()
+    world.file('long.txt', 'line\n'.repeat(40))
+    await world.git(['add', 'long.txt'])
+    await world.git(['commit', '-qm', 'long'])
+    const moved = await world.hmm(['run', '-n', 'p', 'sh', '-c', 'git mv src/main.c src/app.c && mv long.txt longer.txt && echo more >> longer.txt'])
+    expect(lastLine(moved.stderr)).toMatch(/ \(2 files\)$/)
+    const committed = await world.hmm(['exec', 'p', 'sh', '-c', 'git add -A src longer.txt long.txt && git commit -qm renames && git mv src/app.c src/main.c'])
+    expect(lastLine(committed.stderr)).toMatch(/ \(1 commit, 1 file\)$/)
+    expect(await workCell(workspaceLine(moved.stderr).id)).toBe('1 commit, 1 file')
+
+    const plain = new World('work-renames-plain')
+    try {
+      plain.file('a.txt', 'a\n')
+      const result = await plain.hmm(['run', 'mv', 'a.txt', 'b.txt'])
+      expect(lastLine(result.stderr)).toMatch(/ \(1 file\)$/)
+    } finally {
+      plain.dispose()
+    }
+  })
+
   it('is counted when the command exits with git confined once, and once more to take commits out', async () => {
     world = new World('work-confined')
     await world.gitRepo()
