@@ -40,7 +40,7 @@ export async function pushTarget(origin: string, recordedBranch: string | null):
   return {branch, remote, url, base}
 }
 
-/** Workspace names allow what git refuses in a branch (`a..b`, `x.lock`): checked before anything is pushed. */
+/** A workspace named by an older hmm may hold what git refuses in a branch (`a..b`, `x.lock`): checked before anything is pushed. */
 export async function checkBranchName(origin: string, branch: string): Promise<void> {
   const valid = await git(['check-ref-format', `refs/heads/${branch}`], {cwd: origin, okStatuses: [1]})
   if (valid.exitCode !== 0) throw new HmmError(`${branch} is not a valid branch name, so hmm pr cannot push to it`)

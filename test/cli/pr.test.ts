@@ -1,6 +1,7 @@
 // `hmm pr`, line by line of SPEC: a bare repository as the remote, made to
 // look like GitHub with url.<bare>.insteadOf, and a fake `gh` first on PATH
 // that records its arguments (`pr view` fails until `pr create` ran).
+import Database from 'better-sqlite3'
 import {execa} from 'execa'
 import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -226,11 +227,15 @@ describe('hmm pr', () => {
     expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
   })
 
-  it('says so when the workspace name cannot be a branch name, before pushing anything', async () => {
+  it('says so when the workspace name cannot be a branch name (given by an older hmm), before pushing anything', async () => {
     world = new World('pr-bad-name')
     installGh()
     const bare = await withRemote()
-    await made(world, COMMIT_TWO, 'x.lock')
+    const ws = await made(world, COMMIT_TWO, 'x')
+    // hmm run refuses such a name now; an older hmm took it.
+    const db = new Database(join(world.dataDir, 'registry.sqlite'))
+    db.prepare("UPDATE workspaces SET name = 'x.lock' WHERE id = ?").run(ws.id)
+    db.close()
     expect(await taking(world, ['pr'])).toEqual({exitCode: 1, stdout: '', stderr: 'hmm: hmm/x.lock is not a valid branch name, so hmm pr cannot push to it\n'})
     expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
     expect(await world.git(['for-each-ref', '--format=%(refname)'], bare)).toBe('refs/heads/main')
