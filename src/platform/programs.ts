@@ -132,11 +132,15 @@ function defaultPolicy(): {policy: SandboxPolicy; inPlace: string[]} {
   return {policy: policyFor(currentPlatform(), {tree: data, dataDir: data, writable: write}), inPlace: write}
 }
 
+/** defaultPolicy, built for the first program checked against it and kept for the others. */
+let defaults: ReturnType<typeof defaultPolicy> | undefined
+
 /** The absolute path of a program hmm runs outside the sandbox, or undefined where it is not installed. */
 export function programPath(name: Program): string | undefined {
   const path = found(name)
   if (path && !checked.has(name)) {
-    const {policy, inPlace} = defaultPolicy()
+    defaults ??= defaultPolicy()
+    const {policy, inPlace} = defaults
     checkOutOfReach(name, path, policy)
     checkNotShadowed(name, path, inPlace)
     checked.add(name)
