@@ -12,14 +12,15 @@
 // Node's HTTP parser with bounded headers and timeouts, its host judged in
 // canonical form only (hosts.ts), and every error ends that one connection,
 // never the proxy. hmm connects to the host by its name as the client gave
-// it (canonical), resolved once, connecting to the very address it checked:
+// it (canonical), resolved once (what was found is given again for 2 s),
+// connecting to the very address it checked at that use:
 // a name the user wrote out reaches whatever its DNS says, on the ports its
 // rule allows and no other; a name matched only by a `*.suffix` never
 // reaches this machine's own, link-local or private addresses (LOCAL).
 // Only allowed names are ever looked up, so a refused name leaks nothing
 // through DNS. Everything refused gets a 403 that says why, and its host is
 // counted for the line hmm prints at the end.
-import {lookup as dnsLookup, type LookupAddress} from 'node:dns'
+import {lookup as dnsLookup, type LookupAddress, type LookupOptions} from 'node:dns'
 import {createServer, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse} from 'node:http'
 import {BlockList, connect, type AddressInfo, type LookupFunction, type Socket} from 'node:net'
 import {networkInterfaces} from 'node:os'
@@ -112,11 +113,39 @@ function isLocal(address: LookupAddress): boolean {
 /** Why a connection was not made: the name resolves only to local addresses its rule may not reach. */
 const LOCAL_ONLY = 'EHMMLOCAL'
 
-/** Name resolution for one connection: with `local` false, local addresses are left out (none left: LOCAL_ONLY). */
-function guardedLookup(lookup: LookupFunction, local: boolean): LookupFunction {
+/** How long the addresses found for a name are given again, and for how many names at most. */
+const NAME_KEPT_MS = 2_000
+const NAMES_KEPT = 256
+
+/** Name resolution that gives every address found. */
+type LookupAll = (hostname: string, options: LookupOptions, callback: (error: NodeJS.ErrnoException | null, all: LookupAddress[]) => void) => void
+
+/**
+ * Name resolution that gives a name asked for again within NAME_KEPT_MS the addresses found the last time, as a
+ * resolver's cache would: a burst of connections to one host (a package manager's downloads, an agent's requests)
+ * costs one lookup through libuv's thread pool, not one each. Failures are not kept. What it gives is judged at
+ * each use all the same (guardedLookup).
+ */
+function keptLookup(lookup: LookupFunction): LookupAll {
+  const kept = new Map<string, {until: number; found: LookupAddress[]}>()
   return (hostname, options, callback) => {
+    const key = `${hostname} ${options.family ?? 0} ${options.hints ?? 0}`
+    const hit = kept.get(key)
+    if (hit && hit.until > performance.now()) return process.nextTick(callback, null, [...hit.found])
     lookup(hostname, {...options, all: true}, (error, found) => {
-      const all = error ? [] : (found as unknown as LookupAddress[])
+      if (error) return callback(error, [])
+      kept.delete(key)
+      kept.set(key, {until: performance.now() + NAME_KEPT_MS, found: found as LookupAddress[]})
+      if (kept.size > NAMES_KEPT) kept.delete(kept.keys().next().value!)
+      callback(null, [...(found as LookupAddress[])])
+    })
+  }
+}
+
+/** Name resolution for one connection: with `local` false, local addresses are left out (none left: LOCAL_ONLY). */
+function guardedLookup(lookup: LookupAll, local: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    lookup(hostname, options, (error, all) => {
       const usable = local ? all : all.filter(address => !isLocal(address))
       if (error || usable.length === 0) {
         const why = error ?? Object.assign(new Error(`${hostname} resolves to local addresses only`), {code: LOCAL_ONLY})
@@ -183,7 +212,7 @@ export interface ProxyOptions {
 
 /** Starts the proxy; resolves once it listens. */
 export async function startProxy(rules: HostRule[], where: Listen, options: ProxyOptions = {}): Promise<Proxy> {
-  const lookup = options.lookup ?? (dnsLookup as unknown as LookupFunction)
+  const lookup = keptLookup(options.lookup ?? (dnsLookup as unknown as LookupFunction))
   const connectTimeout = options.connectTimeout ?? CONNECT_TIMEOUT_MS
   const open = new Set<Duplex>()
   const refusedHosts = new Set<string>()

@@ -249,6 +249,24 @@ describe('the proxy', () => {
     expect(proxy.refused().count).toBe(0)
   })
 
+  it('looks a name up once for connections made together, and again after a failure', async () => {
+    const port = await upstream()
+    const asked: string[] = []
+    const lookup: LookupFunction = (hostname, _options, callback) => {
+      asked.push(hostname)
+      if (hostname === 'flaky.example' && asked.filter(name => name === hostname).length === 1)
+        return callback(Object.assign(new Error('not found'), {code: 'ENOTFOUND'}), '', 0)
+      ;(callback as unknown as (error: null, all: LookupAddress[]) => void)(null, [{address: '127.0.0.1', family: 4}])
+    }
+    proxy = await startProxy(parseRules([`a.example:${port}`, `flaky.example:${port}`]), {loopback: true}, {lookup})
+    const get = (host: string) => raw(`GET http://${host}:${port}/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)
+    expect(await get('a.example')).toContain(`up GET a.example:${port} /`)
+    expect(await get('a.example')).toContain(`up GET a.example:${port} /`)
+    expect(await get('flaky.example')).toMatch(/^HTTP\/1\.1 502 /)
+    expect(await get('flaky.example')).toContain(`up GET flaky.example:${port} /`)
+    expect(asked).toEqual(['a.example', 'flaky.example', 'flaky.example'])
+  })
+
   it('times only the connecting: a server may take longer than that to answer', async () => {
     const slow = createHttpServer((_req, res) => setTimeout(() => res.end('late'), 600))
     closers.push(() => slow.close())
