@@ -200,7 +200,6 @@ describe('taking work back safely', () => {
         'mkdir -p sub/.git/objects sub/.git/refs && mkfifo sub/.git/HEAD && echo x > x.txt && git add x.txt && git commit -qm x && rm .git/HEAD && mkfifo .git/HEAD',
       )
       const before = snapshot(world.origin)
-      const started = Date.now()
       const stuck = `hmm: could not read the files of workspace ${ws.label}: git was left waiting on a FIFO in it (a named pipe where git reads a file, such as a nested repository's HEAD)\n`
       for (const command of ['diff', 'apply']) {
         expect(await taking(world, [command, ws.id])).toEqual({exitCode: 1, stdout: '', stderr: stuck})
@@ -220,12 +219,10 @@ describe('taking work back safely', () => {
         stdout: '',
         stderr: `hmm: could not take the commits out of workspace ${blob.label}: git was left waiting on a FIFO in its repository\n`,
       })
-      expect(Date.now() - started).toBeLessThan(30_000)
       expect(snapshot(world.origin)).toEqual(before)
       // And they can still be removed.
       expect((await hmm(world, ['rm', '-f', ws.id, blob.id])).exitCode).toBe(0)
     },
-    60_000,
   )
 
   it('says so for a workspace whose tree was deleted by hand, and leaves the origin untouched', async () => {

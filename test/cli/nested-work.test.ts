@@ -90,7 +90,7 @@ describe('work in nested repositories', () => {
     expect(await work(ws)).toEqual({commits: 0, files: 2, taken: null})
     await kept(ws)
     expect((await hmm(world, ['rm', '-f', ws.id])).exitCode).toBe(0)
-  }, 120_000)
+  })
 
   it.each([
     ['a plain origin', false],
@@ -134,7 +134,7 @@ describe('work in nested repositories', () => {
     expect(await hmm(world, ['diff', 'edited'])).toEqual({exitCode: 0, stdout: '', stderr: `${diffLine(edited, ['vendor/lib'])}\n`})
     await kept(committed)
     await kept(edited)
-  }, 120_000)
+  })
 
   it("a submodule: merge takes the commit moving it and says that the submodule's own commit stays behind", async () => {
     world = new World('nested-work-submodule')
@@ -150,7 +150,7 @@ describe('work in nested repositories', () => {
     expect(await world.git(['log', '-1', '--format=%s'])).toBe('move lib')
     expect(await world.sh('cat lib/main.txt')).toBe('lib v1')
     await kept(ws)
-  }, 120_000)
+  })
 
   it('a nested repository whose config and hooks name programs: nothing runs, inside the sandbox or out, and its edits still count', async () => {
     world = new World('nested-work-armed')
@@ -183,5 +183,5 @@ echo edit >> lib/main.txt
     // The traps are real: the repository's own git springs them.
     await world.sh('git status </dev/null >/dev/null 2>&1; true', join(ws.tree, 'lib'))
     expect(readdirSync(world.home).filter(name => name.startsWith('marker-'))).toContain('marker-fsmonitor')
-  }, 120_000)
+  })
 })

@@ -101,7 +101,7 @@ describe('nested repositories', () => {
         'marker-fsmonitor-sub',
       ]),
     )
-  }, 120_000)
+  })
 
   it('keeps a submodule that is not checked out (an empty directory) as the origin recorded it', async () => {
     world = new World('nested-unpopulated')

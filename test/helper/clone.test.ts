@@ -323,7 +323,7 @@ describe('hmm-helper clone', () => {
     } finally {
       s.server.close()
     }
-  }, 60_000)
+  })
 
   it('makes the same tree with 1 thread and with 4', async () => {
     const s = await makeSource('clone-threads')
@@ -340,7 +340,7 @@ describe('hmm-helper clone', () => {
     } finally {
       s.server.close()
     }
-  }, 60_000)
+  })
 
   it('answers --stat-pairs as stat-pairs would right after, for files of one name; "missing" for the rest', async () => {
     const s = await makeSource('clone-stat-pairs')
@@ -371,7 +371,7 @@ describe('hmm-helper clone', () => {
     } finally {
       s.server.close()
     }
-  }, 60_000)
+  })
 
   it('reports progress on --progress-fd, ending with every file and byte', async () => {
     const s = await makeSource('clone-progress')
@@ -395,7 +395,7 @@ describe('hmm-helper clone', () => {
     } finally {
       s.server.close()
     }
-  }, 60_000)
+  })
 
   it('refuses a destination that exists, and leaves it alone', async () => {
     const w = world('clone-exists')
