@@ -212,6 +212,11 @@ static void make_raw(struct relay *r)
 		return;
 	struct termios raw = r->saved;
 	cfmakeraw(&raw);
+	/* In a pipeline (stdout not the terminal) others write to it too
+	 * (`hmm run cmd | tee log`): their newlines still need its output
+	 * processing, as sudo keeps it then. */
+	if (!(given & 2))
+		raw.c_oflag = r->saved.c_oflag;
 	if (tcsetattr(r->in, TCSANOW, &raw) == 0)
 		r->raw = 1;
 }

@@ -382,4 +382,13 @@ sys.stdout.write('x' * 300000 + '\\nlast-line\\n')
     expect(seen.transcript).toContain('terminal True True True 7')
     expect(seen.transcript).toContain(`\r\n${'x'.repeat(300000)}\r\nlast-line\r\n`)
   }, 90_000)
+
+  it('gets its own terminal only in place of those of its descriptors that are terminals; a pipe stays the pipe', async () => {
+    const seen = await onPty(
+      [{expect: '\r\n/dev/pts/0\r\npipe:\\[\\d+\\]\r\n/dev/pts/0\r\n'}],
+      ['sh', '-c', `${hmm} run --rm readlink /proc/self/fd/0 /proc/self/fd/1 /proc/self/fd/2 | cat`],
+    )
+    expect(seen.failed, seen.transcript).toBe(null)
+    expect(seen.status, seen.transcript).toBe(0)
+  }, 90_000)
 })
