@@ -27,13 +27,16 @@ const CREDENTIAL_NAMES = [
 /**
  * Credentials by the shape of their name, as CI systems mask them and
  * similar tools filter them (codex drops *KEY*, *SECRET*, *TOKEN*): a word
- * TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL(S), AUTH (npm's
- * `_auth`, `_authToken`), a name ending in _KEY or holding _KEY_ (API keys,
+ * TOKEN, SECRET, PASSWORD, PASSWD, PASS (DB_PASS), PASSPHRASE,
+ * CREDENTIAL(S), APIKEY, AUTH (REGISTRY_AUTH; npm's `_auth`, `_authToken`
+ * below), PAT (a personal access token: GITHUB_PAT, which R's gh and
+ * usethis read), JWT, COOKIE(S), WEBHOOK (a webhook's URL is its secret:
+ * SLACK_WEBHOOK_URL); a name ending in _KEY or holding _KEY_ (API keys,
  * AWS_ACCESS_KEY_ID), or ending in PASSWORD (PGPASSWORD); and whole
- * families (AZURE_*).
+ * families (AZURE_*). Whole words only: PATH, GIT_ASKPASS, XAUTHORITY stay.
  */
 const CREDENTIAL_PATTERNS = [
-  /(^|_)(TOKEN|TOKENS|SECRET|SECRETS|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|CREDENTIALS|APIKEY)(_|$)/i,
+  /(^|_)(TOKEN|TOKENS|SECRET|SECRETS|PASSWORD|PASSWD|PASS|PASSPHRASE|CREDENTIAL|CREDENTIALS|APIKEY|AUTH|PAT|JWT|COOKIE|COOKIES|WEBHOOK)(_|$)/i,
   /_KEY$|_KEY_|PASSWORD$/i,
   /^AZURE_/i,
   /^NPM_CONFIG_.*(_AUTH|AUTHTOKEN)/i,

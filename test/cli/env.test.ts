@@ -60,6 +60,15 @@ describe("the command's environment", () => {
       DATABASE_URL: 'postgres://app:LEAKED_pw@db:5432/app',
       PIP_INDEX_URL: 'https://__token__:LEAKED_pypi@pypi.example/simple',
       LOCAL_DB_URL: 'postgres://localhost/app',
+      // The attacker's third review, F8.
+      GITHUB_PAT: 'LEAKED_pat',
+      GH_PAT: 'LEAKED_pat2',
+      DOCKER_PASS: 'LEAKED_docker',
+      DB_PASS: 'LEAKED_db',
+      REGISTRY_AUTH: 'LEAKED_registry',
+      AUTH: 'LEAKED_auth',
+      SESSION_COOKIE: 'LEAKED_cookie',
+      SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T0/B0/LEAKED_webhook',
     }
     const result = await world.hmm(['run', '--rm', 'env'], {env})
     expect(result.exitCode).toBe(0)
@@ -86,6 +95,14 @@ describe("the command's environment", () => {
       'OP_SESSION_my',
       'DATABASE_URL',
       'PIP_INDEX_URL',
+      'GITHUB_PAT',
+      'GH_PAT',
+      'DOCKER_PASS',
+      'DB_PASS',
+      'REGISTRY_AUTH',
+      'AUTH',
+      'SESSION_COOKIE',
+      'SLACK_WEBHOOK_URL',
     ]) {
       expect(seen).not.toHaveProperty(name)
     }
