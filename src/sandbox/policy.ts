@@ -5,7 +5,7 @@
 // Everything may be read except the hidden paths; only the tree, temp
 // directories, devices, tool caches and -w paths may be written.
 import {lstatSync, readdirSync, type Dirent} from 'node:fs'
-import {isAbsolute, join, resolve} from 'node:path'
+import {basename, dirname, isAbsolute, join, resolve} from 'node:path'
 import {canonical, isWithin, unique} from './paths.js'
 import {socketsWithin} from './sockets.js'
 
@@ -174,8 +174,45 @@ export const SECRETS = [
   '.lesshst',
 ]
 
-/** The system's: password hashes (and their backups, which passwd and vipw leave). Root could read them. */
-export const SYSTEM_SECRETS = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-']
+/**
+ * The system's, which root could read: password hashes (and their backups,
+ * which passwd and vipw leave), TLS and VPN private keys, Wi-Fi and VPN
+ * passwords, a cluster's keys, Kerberos' keytab.
+ */
+export const SYSTEM_SECRETS = [
+  '/etc/shadow',
+  '/etc/shadow-',
+  '/etc/gshadow',
+  '/etc/gshadow-',
+  '/etc/ssl/private',
+  '/etc/pki/tls/private',
+  '/etc/letsencrypt',
+  '/etc/wireguard',
+  '/etc/ipsec.secrets',
+  '/etc/ppp/chap-secrets',
+  '/etc/ppp/pap-secrets',
+  '/etc/NetworkManager/system-connections',
+  '/etc/kubernetes',
+  '/etc/krb5.keytab',
+]
+
+/**
+ * Run as root, the other homes (root's, each under /home): their secrets
+ * are hidden too, those there when the policy is made (a secret that does
+ * not exist costs nothing only in the user's own home, where the path is
+ * walked anyway).
+ */
+function otherHomes(home: string): string[] {
+  if (process.getuid?.() !== 0) return []
+  let users: string[]
+  try {
+    users = readdirSync('/home').map(name => join('/home', name))
+  } catch {
+    users = []
+  }
+  const own = canonical(home)
+  return unique(['/root', ...users].filter(dir => lstatSync(dir, {throwIfNoEntry: false})?.isDirectory()).map(canonical)).filter(dir => dir !== own)
+}
 
 /** The ssh host keys (`/etc/ssh/*_key`), as they are when the policy is made: with them a machine can be impersonated. */
 export function hostKeys(dir = '/etc/ssh'): string[] {
@@ -244,6 +281,22 @@ export interface PolicyInput {
   readOnly?: string[]
 }
 
+/** The paths that exist, each directory they are in read once: many homes, few secrets in each. */
+function existing(paths: string[]): string[] {
+  const listed = new Map<string, Set<string> | undefined>()
+  const names = (dir: string) => {
+    if (!listed.has(dir)) {
+      try {
+        listed.set(dir, new Set(readdirSync(dir)))
+      } catch {
+        listed.set(dir, undefined)
+      }
+    }
+    return listed.get(dir)
+  }
+  return paths.filter(path => names(dirname(path))?.has(basename(path)))
+}
+
 /** A path and, if a symbolic link leads elsewhere, where it leads: both must be hidden. */
 function bothForms(path: string): string[] {
   return unique([resolve(path), canonical(path)])
@@ -284,7 +337,8 @@ type HiddenInput = Pick<PolicyInput, 'tree' | 'home' | 'dataDir' | 'hide' | 'unh
 /** The secrets, the config's additions, minus what it gives back, and where links in them lead; then hmm's own data, whatever the config says. */
 function hiddenPaths(input: HiddenInput): string[] {
   const unhidden = new Set((input.unhide ?? []).map(path => resolve(path)))
-  const secrets = [...SECRETS.map(rel => join(input.home, rel)), ...SYSTEM_SECRETS, ...hostKeys(), ...(input.hide ?? [])].filter(
+  const others = existing(otherHomes(input.home).flatMap(home => SECRETS.map(rel => join(home, rel))))
+  const secrets = [...SECRETS.map(rel => join(input.home, rel)), ...others, ...SYSTEM_SECRETS, ...hostKeys(), ...(input.hide ?? [])].filter(
     path => !unhidden.has(resolve(path)),
   )
   // A link to the home directory, the tree or above them is not a secret's place: hiding it would hide the work.
@@ -304,11 +358,11 @@ export function unreadable(input: HiddenInput, hidden = hiddenPaths(input)): str
   return input.platform === 'linux' ? [...hidden, '/dev'] : hidden
 }
 
-/** Where the user's session listens: its runtime directory, D-Bus, Docker and Podman, GNU screen. */
+/** Where the user's session listens: its runtime directory (as root every user's), D-Bus, Docker and Podman, GNU screen. */
 function sessionSockets(home: string): string[] {
   const uid = process.getuid?.() ?? 0
   return [
-    `/run/user/${uid}`,
+    uid === 0 ? '/run/user' : `/run/user/${uid}`,
     '/run/dbus',
     '/var/run/dbus',
     '/run/docker.sock',

@@ -1,7 +1,7 @@
 // The secrets hidden by default (SPEC "Sandbox", Reading) and the config
 // file's hide/unhide: the command cannot read any of them, as root or not.
 import {execaSync} from 'execa'
-import {mkdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {World} from '../world.js'
@@ -186,6 +186,34 @@ describe('the sandboxed command', () => {
     expect(await tryToRead(['/etc/passwd'])).toContain('READ /etc/passwd')
   })
 
+  it.skipIf(!isRoot)("run as root, cannot read other users' secrets nor the system's private keys (root only: a user cannot read them anyway)", async () => {
+    // Another user's home under /home, root's own (the world's HOME is elsewhere), system keys and connections.
+    const other = `/home/hmm-secrets-test-${process.pid}`
+    const secrets = [
+      join(other, '.ssh', 'id_ed25519'),
+      join(other, '.aws', 'credentials'),
+      join(other, '.claude.json'),
+      join('/root', '.ssh', `hmm-test-${process.pid}`),
+      `/etc/ssl/private/hmm-test-${process.pid}.key`,
+      `/etc/NetworkManager/system-connections/hmm-test-${process.pid}.nmconnection`,
+    ]
+    // What the test made, removed after: the first missing directory on the way, or the file.
+    const made = secrets.map(path => {
+      let first = path
+      for (let dir = join(path, '..'); !existsSync(dir); dir = join(dir, '..')) first = dir
+      return first
+    })
+    try {
+      for (const path of secrets) world.write(path, `secret of ${path}\n`)
+      world.write(join(other, 'notes'), 'readable notes\n')
+      const out = await tryToRead([...secrets, join(other, 'notes')])
+      expect(out).not.toContain('secret of')
+      expect(out).toContain('readable notes')
+    } finally {
+      for (const path of [other, ...made]) rmSync(path, {recursive: true, force: true})
+    }
+  })
+
   it('cannot read what the config file hides; reads what it unhides', async () => {
     world.write(configFile(), 'hide = ["~/work/.env"]\nunhide = ["~/.npmrc"]\n')
     try {
@@ -249,7 +277,7 @@ describe('hmm sandbox', () => {
       const hidden = result.stdout.split('may not read:\n')[1].split('may read:')[0]
       for (const path of ['.ssh', '.netrc', '.docker/config.json', '.bash_history', 'work/.env']) expect(hidden).toContain(`  ${join(world.home, path)}\n`)
       expect(hidden).toContain('  /etc/shadow\n')
-      expect(hidden).not.toContain('.npmrc')
+      expect(hidden).not.toContain(join(world.home, '.npmrc'))
     } finally {
       rmSync(configFile())
     }
