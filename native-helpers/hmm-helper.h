@@ -61,6 +61,14 @@ char *xstrdup(const char *s);
 char *path_join(const char *a, const char *b);
 char *rel_join(const char *rel, const char *name);
 
+#ifdef __linux__
+/* Opens a path hmm named, canonical, without following any symbolic link on
+ * the way, the last component's included (openat2 RESOLVE_NO_SYMLINKS): see
+ * util.c. The descriptor is close-on-exec; -1 with errno set (ELOOP where a
+ * link is met). */
+int open_no_links(const char *path, int flags);
+#endif
+
 /* Where set-up failures go: the report descriptor if hmm gave one, -1 for
  * stderr. */
 extern int report_fd;

@@ -176,13 +176,8 @@ void mount_or_fail(const char *step, const char *src, const char *target, const 
 			   strerror(errno));
 }
 
-static int is_dir(const char *path)
-{
-	struct stat st;
-	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* mkdir -p, for the workspace's own directories. */
+/* mkdir -p, for the workspace's own directories in hmm's data directory,
+ * which the command never writes. */
 static void make_dirs(const char *step, const char *path)
 {
 	char *p = xstrdup(path);
@@ -211,6 +206,37 @@ static int strictly_beneath(const char *p, const char *dir)
 	return beneath_or_at(p, dir) && strcmp(p, dir) != 0;
 }
 
+/* A mount's target by a descriptor (util.c open_no_links), so that no link
+ * on the way can move the mount elsewhere. */
+static char *fd_path(int fd)
+{
+	char *p = xmalloc(32);
+	snprintf(p, 32, "/proc/self/fd/%d", fd);
+	return p;
+}
+
+/* The directories of rel ("/a/b") made beneath the directory dir, which the
+ * command wrote in an earlier run: each made and entered relative to the
+ * last, none through a link. A link or file the command left on the way
+ * ends the making there: its $TMPDIR is then missing, its own doing. */
+static void make_dirs_beneath(int dir, const char *rel)
+{
+	char *p = xstrdup(rel);
+	int at = dup(dir);
+	if (at < 0)
+		setup_fail("tmp: cannot make %s: %s", rel, strerror(errno));
+	for (char *name = strtok(p, "/"); name && at >= 0; name = strtok(NULL, "/")) {
+		if (mkdirat(at, name, 0700) < 0 && errno != EEXIST)
+			setup_fail("tmp: cannot make %s: %s", rel, strerror(errno));
+		int next = openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(at);
+		at = next;
+	}
+	if (at >= 0)
+		close(at);
+	free(p);
+}
+
 /* The workspace's own /tmp and $TMPDIR: one directory, bound over each. A
  * temporary directory beneath one already covered is made in the
  * workspace's instead, so the command's TMPDIR exists. */
@@ -218,17 +244,54 @@ static void own_tmp(const struct exec_opts *o)
 {
 	char *tmp = path_join(o->isolate, "tmp");
 	make_dirs("tmp", tmp);
+	int own = open(tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (own < 0)
+		setup_fail("tmp: cannot open %s: %s", tmp, strerror(errno));
+	const char **bound = xmalloc(sizeof *bound * (o->ntmp_over + 1));
+	size_t nbound = 0;
 	for (size_t i = 0; i < o->ntmp_over; i++) {
 		const char *t = o->tmp_over[i];
-		int covered = 0;
-		for (size_t j = 0; j < i; j++)
-			covered |= beneath_or_at(t, o->tmp_over[j]) && is_dir(o->tmp_over[j]);
-		if (covered)
-			make_dirs("tmp", t);
-		else if (is_dir(t))
-			mount_or_fail("tmp", tmp, t, NULL, MS_BIND, NULL);
+		const char *over = NULL;
+		for (size_t j = 0; j < nbound && !over; j++)
+			if (beneath_or_at(t, bound[j]))
+				over = bound[j];
+		if (over) {
+			make_dirs_beneath(own, t + strlen(over));
+			continue;
+		}
+		int at = open_no_links(t, O_PATH | O_DIRECTORY);
+		if (at < 0)
+			continue; /* not a directory as hmm named it: nothing to cover */
+		char *target = fd_path(at);
+		if (mount(tmp, target, NULL, MS_BIND, NULL) < 0)
+			setup_fail("tmp: cannot mount %s on %s: %s", tmp, t, strerror(errno));
+		free(target);
+		close(at);
+		bound[nbound++] = t;
 	}
+	free(bound);
+	close(own);
 	free(tmp);
+}
+
+/* A directory hmm named, opened through no link; made first where missing,
+ * in its parent opened the same way. -1 where it is not there as named. */
+static int open_or_make_dir(const char *path)
+{
+	int fd = open_no_links(path, O_PATH | O_DIRECTORY);
+	if (fd >= 0 || errno != ENOENT)
+		return fd;
+	char *parent = xstrdup(path);
+	char *slash = strrchr(parent, '/');
+	*slash = '\0';
+	int at = open_no_links(slash == parent ? "/" : parent, O_PATH | O_DIRECTORY);
+	if (at >= 0) {
+		if (mkdirat(at, slash + 1, 0700) == 0 || errno == EEXIST)
+			fd = openat(at, slash + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(at);
+	}
+	free(parent);
+	return fd;
 }
 
 /* The caches whose layer whites out every hidden path beneath them. */
@@ -267,7 +330,7 @@ static int white_out(const char *cache, const char *upper, const char *hidden)
 {
 	char *rel = xstrdup(hidden + strlen(cache) + 1);
 	int dir = down(AT_FDCWD, upper);
-	int user = down(AT_FDCWD, cache);
+	int user = open_no_links(cache, O_RDONLY | O_DIRECTORY);
 	int ok = 0;
 	for (char *part = rel; dir >= 0;) {
 		char *slash = strchr(part, '/');
@@ -343,14 +406,15 @@ static void seal(const struct exec_opts *o, const char *c, const char *upper)
  * is made first, empty, as the tool would make it on first use: the command
  * cannot make it (the home is not writable), and an overlay needs a
  * directory to go on. Where it cannot be made (no home, a dangling link
- * there), there is no cache, as before. */
+ * there), there is no cache, as before; nor where a link is on the way:
+ * the namespaces may have put the command's own layer there already. */
 static void overlay_caches(const struct exec_opts *o)
 {
 	for (size_t i = 0; i < o->ncaches; i++) {
 		const char *c = o->caches[i];
-		if (mkdir(c, 0700) < 0 && errno != EEXIST)
-			continue;
-		if (!is_dir(c))
+		/* An agent's directory may lie in a cache mounted before it. */
+		int at = open_or_make_dir(c);
+		if (at < 0)
 			continue;
 		if (strpbrk(c, ",:\\"))
 			setup_fail("cache %s: a cache's path may not hold ',', ':' or '\\'", c);
@@ -364,12 +428,16 @@ static void overlay_caches(const struct exec_opts *o)
 		make_dirs("cache", upper);
 		make_dirs("cache", work);
 		seal(o, c, upper);
-		size_t len = strlen(c) + strlen(upper) + strlen(work) + 64;
+		/* The lower layer and the mount's place: the directory opened. */
+		char *lower = fd_path(at);
+		size_t len = strlen(lower) + strlen(upper) + strlen(work) + 64;
 		char *data = xmalloc(len);
-		snprintf(data, len, "lowerdir=%s,upperdir=%s,workdir=%s", c, upper, work);
-		if (mount("overlay", c, "overlay", MS_NOSUID | MS_NODEV, data) < 0)
+		snprintf(data, len, "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
+		if (mount("overlay", lower, "overlay", MS_NOSUID | MS_NODEV, data) < 0)
 			setup_fail("cache %s: cannot mount an overlay on it: %s", c, strerror(errno));
 		free(data);
+		free(lower);
+		close(at);
 		free(work);
 		free(upper);
 		free(mine);
@@ -390,8 +458,8 @@ static int *open_bind_sources(const struct exec_opts *o)
 {
 	int *fds = xmalloc(sizeof *fds * (o->nbind_src + 1));
 	for (size_t i = 0; i < o->nbind_src; i++) {
-		fds[i] = open(o->bind_src[i], O_PATH | O_CLOEXEC);
-		if (fds[i] < 0 && errno != ENOENT)
+		fds[i] = open_no_links(o->bind_src[i], O_PATH);
+		if (fds[i] < 0 && errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
 			setup_fail("bind: cannot open %s: %s", o->bind_src[i], strerror(errno));
 	}
 	return fds;
@@ -405,11 +473,21 @@ static void bind_files(const struct exec_opts *o, int *fds)
 			continue;
 		if (fstat(fds[i], &st) < 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
 			setup_fail("bind: %s is not a file or directory", o->bind_src[i]);
-		char src[64];
-		snprintf(src, sizeof src, "/proc/self/fd/%d", fds[i]);
-		if (mount(src, o->bind_dst[i], NULL, MS_BIND, NULL) < 0 && errno != ENOENT)
-			setup_fail("bind: cannot mount %s on %s: %s", o->bind_src[i],
-				   o->bind_dst[i], strerror(errno));
+		/* The target may lie in an agent's layer, which the command
+		 * wrote: one of the source's kind there, reached through no
+		 * link, or nothing. */
+		mode_t kind = st.st_mode & S_IFMT;
+		int dst = open_no_links(o->bind_dst[i], O_PATH);
+		if (dst >= 0 && fstat(dst, &st) == 0 && (st.st_mode & S_IFMT) == kind) {
+			char *src = fd_path(fds[i]), *target = fd_path(dst);
+			if (mount(src, target, NULL, MS_BIND, NULL) < 0)
+				setup_fail("bind: cannot mount %s on %s: %s", o->bind_src[i],
+					   o->bind_dst[i], strerror(errno));
+			free(src);
+			free(target);
+		}
+		if (dst >= 0)
+			close(dst);
 		close(fds[i]);
 	}
 	free(fds);
@@ -427,19 +505,28 @@ static void mask(const struct exec_opts *o)
 	int fd = open(empty, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		setup_fail("mask: cannot make %s: %s", empty, strerror(errno));
-	char from[64];
-	snprintf(from, sizeof from, "/proc/self/fd/%d", fd);
+	char *from = fd_path(fd);
 	for (size_t i = 0; i < o->nmasks; i++) {
+		/* A link is not covered (where it leads is, if hidden); a hidden
+		 * path in a cache's layer is reached through none the command
+		 * left there. */
 		const char *m = o->masks[i];
+		int at = open_no_links(m, O_PATH);
 		struct stat st;
-		if (lstat(m, &st) < 0 || S_ISLNK(st.st_mode))
+		if (at < 0)
 			continue;
-		if (S_ISDIR(st.st_mode))
-			mount_or_fail("mask", "tmpfs", m, "tmpfs",
-				      MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755");
-		else
-			mount_or_fail("mask", from, m, NULL, MS_BIND, NULL);
+		char *target = fd_path(at);
+		if (fstat(at, &st) < 0)
+			setup_fail("mask: cannot stat %s: %s", m, strerror(errno));
+		if (S_ISDIR(st.st_mode) &&
+		    mount("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755") < 0)
+			setup_fail("mask: cannot mount tmpfs on %s: %s", m, strerror(errno));
+		if (!S_ISDIR(st.st_mode) && mount(from, target, NULL, MS_BIND, NULL) < 0)
+			setup_fail("mask: cannot mount %s on %s: %s", from, m, strerror(errno));
+		free(target);
+		close(at);
 	}
+	free(from);
 	close(fd);
 	free(empty);
 }

@@ -248,6 +248,24 @@ static void walk_around(int dfd, const char *path, uint64_t rights, int cls, int
 	closedir(d);
 }
 
+/* A grant's path is opened after the namespaces' mounts, so that a rule on
+ * /tmp or a cache lands on the command's own (a rule on the directory
+ * beneath a mount does not reach what is mounted over it), and so through
+ * no link (util.c open_no_links): a grant inside such a place (a $TMPDIR
+ * under /tmp, -w ~/.cache/pip) names what the command left there in an
+ * earlier run. A path not there as named grants nothing: caches like
+ * ~/.cargo need not exist; a link met on the way (ELOOP) leads somewhere
+ * hmm never meant; a grant inside the command's own place adds nothing to
+ * the grant on the place itself. /dev/ptmx is one, a link to pts/ptmx in
+ * the command's /dev, which the grant on /dev/pts covers. */
+static int open_grant(const char *path, int flags)
+{
+	int fd = open_no_links(path, flags);
+	if (fd < 0 && errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
+		setup_fail("cannot open %s: %s", path, strerror(errno));
+	return fd;
+}
+
 static void grant(const struct grant *g)
 {
 	uint64_t rights = class_rights(g->cls);
@@ -256,23 +274,16 @@ static void grant(const struct grant *g)
 	 * made directly in it. */
 	int hides = !isolate_sealed(g->path);
 	if (!leaves_out_beneath(g->path, g->cls, hides)) {
-		int fd = open(g->path, O_PATH | O_CLOEXEC);
-		if (fd < 0) {
-			/* Caches like ~/.cargo need not exist. */
-			if (errno == ENOENT || errno == ENOTDIR)
-				return;
-			setup_fail("cannot open %s: %s", g->path, strerror(errno));
-		}
+		int fd = open_grant(g->path, O_PATH);
+		if (fd < 0)
+			return;
 		add_rule(fd, rights, g->path, 1);
 		close(fd);
 		return;
 	}
-	int fd = open(g->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return;
-		setup_fail("cannot open %s: %s", g->path, strerror(errno));
-	}
+	int fd = open_grant(g->path, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return;
 	walk_around(fd, g->path, rights, g->cls, hides);
 }
 

@@ -79,6 +79,36 @@ char *rel_join(const char *rel, const char *name)
 	return strcmp(rel, ".") == 0 ? xstrdup(name) : path_join(rel, name);
 }
 
+#ifdef __linux__
+#ifndef __NR_openat2
+#define __NR_openat2 437
+#endif
+#define HMM_RESOLVE_NO_SYMLINKS 0x04
+
+struct hmm_open_how {
+	uint64_t flags;
+	uint64_t mode;
+	uint64_t resolve;
+};
+
+/* hmm passes every path canonical, its links resolved when the policy was
+ * made. So a link met now on the way to one was put there since: by a
+ * process of a workspace racing the set-up, or by the command itself in a
+ * place the namespaces make its own and keep with the workspace (its /tmp,
+ * a cache's or an agent's layer), where the mounts put it back before the
+ * set-up looks. Followed, it would carry a grant, a mkdir or a mount
+ * wherever the command chose (the home, / as root). Not following any link
+ * keeps every such path where hmm named it: in the real places, or inside
+ * the command's own. openat2 is there on every kernel with Landlock ABI 2
+ * (5.19; openat2 came in 5.6). */
+int open_no_links(const char *path, int flags)
+{
+	struct hmm_open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC),
+				   .resolve = HMM_RESOLVE_NO_SYMLINKS};
+	return (int)syscall(__NR_openat2, AT_FDCWD, path, &how, sizeof how);
+}
+#endif
+
 /* Where set-up failures go: the report descriptor if hmm gave one (so it can
  * tell them from the command's own output and status), stderr otherwise. */
 int report_fd = -1;

@@ -16,7 +16,7 @@ import {canonical} from '../sandbox/paths.js'
 import type {Network, Platform, SandboxPolicy} from '../sandbox/policy.js'
 import {parseRules} from '../net/hosts.js'
 import {INSIDE_PORT} from './network.js'
-import {describeProfile, withNetFlag} from './session.js'
+import {checkNotInOwnTemp, describeProfile, withNetFlag} from './session.js'
 
 /** Shell-style quoting, only for display: the real argv is passed without a shell. */
 function quote(arg: string): string {
@@ -100,6 +100,8 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     namespaces: settings.isolation === 'full',
     ...agentPlaces(settings, platform, settings.isolation === 'full'),
   })
+  const asked = [...options.writable, ...settings.write].map(path => canonical(path))
+  if (settings.isolation === 'full') checkNotInOwnTemp(policy, asked)
   const agent = settings.agent ? describeProfile(settings.agent) : 'none'
   const layers = policy.isolation?.caches.filter(path => settings.agent?.layers.includes(path)) ?? []
   const lines = [

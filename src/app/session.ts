@@ -13,7 +13,7 @@ import {launch, type Launch, type Outcome} from '../platform/launch.js'
 import {checkSandboxAvailable, placedAt, policyFor} from '../platform/confine.js'
 import {checkProgramsOutOfReach} from '../platform/programs.js'
 import {commandEnv, unsignedGit} from '../sandbox/env.js'
-import {canonical} from '../sandbox/paths.js'
+import {canonical, isWithin} from '../sandbox/paths.js'
 import {withBinds, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError, say} from '../ui/errors.js'
 import {formatWork, tildify} from '../ui/format.js'
@@ -63,8 +63,22 @@ export function commandPolicy(context: Context, platform: Platform, tree: string
     namespaces,
     ...agentPlaces(settings, platform, namespaces),
   })
+  if (namespaces) checkNotInOwnTemp(policy, writable)
   checkProgramsOutOfReach(policy, writable)
   return policy
+}
+
+/**
+ * Refuses a path to write in a temporary directory the namespaces make the
+ * command's own (/tmp, $TMPDIR): the command sees its own there, so the
+ * user's cannot be shared with it, and the grant would only name what the
+ * command itself left at that path in an earlier run.
+ */
+export function checkNotInOwnTemp(policy: SandboxPolicy, writable: string[]): void {
+  for (const path of writable) {
+    const temp = policy.isolation?.temp.find(dir => isWithin(path, dir))
+    if (temp) throw new HmmError(`${path} cannot be shared: the sandboxed command has a ${temp} of its own; share a directory outside it`)
+  }
 }
 
 /**
