@@ -112,13 +112,16 @@ const AGENT_CODE: Record<string, string[]> = {
 /**
  * Where each agent keeps what it saw and was told in every project it ran
  * in: Claude Code's transcripts (projects/), backups of the files it edited
- * and the prompts typed (history.jsonl); Codex's sessions and prompts.
+ * and the prompts typed (history.jsonl), its todos, plans, debug logs, shell
+ * snapshots and session environments, and whole copies of ~/.claude.json
+ * with every project's MCP servers (backups/); Codex's sessions (archived
+ * too), prompts and log.
  * Users paste passwords there and tools print environments; the agent in a
  * workspace needs only the workspace's own (`--continue`, `resume`).
  */
 const AGENT_RECORDS: Record<string, string[]> = {
-  claude: ['projects', 'file-history', 'history.jsonl'],
-  codex: ['sessions', 'history.jsonl'],
+  claude: ['projects', 'file-history', 'history.jsonl', 'backups', 'todos', 'plans', 'debug', 'shell-snapshots', 'session-env'],
+  codex: ['sessions', 'archived_sessions', 'history.jsonl', 'log'],
 }
 
 /**

@@ -118,6 +118,7 @@ export const SECRETS = [
   // and editors' MCP servers and logins.
   '.claude',
   '.claude.json',
+  '.claude.json.backup',
   '.codex',
   '.gemini',
   '.config/Claude',

@@ -119,10 +119,15 @@ describe('the claude profile', () => {
     )
     world.write(join(world.home, '.codex', 'sessions', '2026', 's.jsonl'), 'bank codex transcript\n')
     world.write(join(world.home, '.codex', 'history.jsonl'), 'bank codex prompt\n')
+    // Whole copies of ~/.claude.json Claude Code keeps, and its other records of every project.
+    world.write(join(world.home, '.claude', 'backups', '.claude.json.backup.1764590000000'), 'bank backup token\n')
+    for (const dir of ['todos', 'plans', 'debug', 'shell-snapshots', 'session-env']) world.write(join(world.home, '.claude', dir, 'x'), `bank ${dir}\n`)
+    world.write(join(world.home, '.codex', 'archived_sessions', 's.jsonl'), 'bank codex archived\n')
+    world.write(join(world.home, '.codex', 'log', 'codex-tui.log'), 'bank codex log\n')
     const agent = join(world.root, 'reading')
     mkdirSync(agent)
     const read =
-      'cat ~/.claude/projects/*/* ~/.claude/file-history/*/* ~/.claude/history.jsonl ~/.claude.json ~/.codex/sessions/*/* ~/.codex/history.jsonl 2>/dev/null'
+      'cat ~/.claude/projects/*/* ~/.claude/file-history/*/* ~/.claude/history.jsonl ~/.claude.json ~/.claude/backups/.c* ~/.claude/*/x ~/.codex/sessions/*/* ~/.codex/history.jsonl ~/.codex/archived_sessions/* ~/.codex/log/* 2>/dev/null'
     const own = {
       claude: 'mkdir -p ~/.claude/projects/own && echo own >> ~/.claude/projects/own/s.jsonl && echo own-prompt >> ~/.claude/history.jsonl',
       codex: 'mkdir -p ~/.codex/sessions/own && echo own > ~/.codex/sessions/own/s.jsonl',

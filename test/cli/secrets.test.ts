@@ -94,6 +94,7 @@ const HOME_SECRETS = [
   '.lesshst',
   // Agents' MCP servers' tokens and transcripts (F15): each agent's own profile gives its own back (agents.test).
   '.claude.json',
+  '.claude.json.backup',
   '.claude/projects/-home-me-bank/s.jsonl',
   '.claude/history.jsonl',
   '.codex/config.toml',

@@ -153,7 +153,7 @@ keep = ["AIDER_KEY"]
       state: ['/home/me/.claude.json'],
       logins: ['/home/me/.claude/.credentials.json'],
       code: expect.arrayContaining(['/home/me/.claude/settings.json', '/home/me/.claude/CLAUDE.md', '/home/me/.claude/hooks', '/home/me/.claude/plugins']),
-      records: ['/home/me/.claude/projects', '/home/me/.claude/file-history', '/home/me/.claude/history.jsonl'],
+      records: expect.arrayContaining(['/home/me/.claude/projects', '/home/me/.claude/history.jsonl', '/home/me/.claude/backups']),
     })
     expect(settingsFor(none, ['codex'], {CODEX_HOME: '/x/codex'}).agent).toMatchObject({
       layers: ['/x/codex'],
