@@ -2,7 +2,7 @@
  * hmm-helper: what the modules of the helper share. One mode per file
  * (main.c dispatches): exec.c (lock, descriptors, capabilities, exec),
  * landlock.c, seccomp.c, layers.c, clone.c + clone-copy.c, statpairs.c,
- * remove.c, net.c, isolate.c + devices.c + pty.c; util.c holds the small utilities every mode uses.
+ * remove.c, net.c + bridge.c, isolate.c + mounts.c + devices.c + pty.c; util.c holds the small utilities every mode uses.
  */
 #ifndef HMM_HELPER_H
 #define HMM_HELPER_H
@@ -154,7 +154,7 @@ int seccomp_confine(int net);
 /* Namespaces: returns in the init (PID 1 of a new PID namespace); the
  * process that called it waits for the command and exits as it did. */
 void isolate_namespaces(const struct exec_opts *o);
-/* In the init: /proc, /dev (devices.c), caches, tmp, masks. */
+/* In the init (mounts.c): /proc, /dev (devices.c), caches, tmp, masks. */
 void isolate_mounts(const struct exec_opts *o);
 /* After isolate_mounts: whether path is a cache whose layer whites out
  * every hidden path beneath it, so that none is there (landlock.c grants
@@ -222,6 +222,11 @@ void net_prepare(const struct exec_opts *o);
 void net_isolate(const struct exec_opts *o);
 /* In the waiter, after the init is forked: the bridge to hmm's proxy. */
 void net_waiter(const struct exec_opts *o);
+/* bridge.c: the bridge's life, in the process net_waiter forks. */
+void net_bridge(int listener, const char *name) __attribute__((noreturn));
+/* The proxy's CONNECT socket is its socket's name with this after it
+ * (proxy.ts, CONNECT_SOCKET). */
+#define CONNECT_SUFFIX ".connect"
 #endif
 
 /* ---- stop.c ---- */

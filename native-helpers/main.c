@@ -18,9 +18,9 @@
  *   hmm-helper remove DIR
  *
  * Where it stands on security: `exec` is the sandbox (exec.c, landlock.c,
- * seccomp.c; isolate.c: namespaces, its own /tmp, caches, the init that
- * holds the lock; net.c: the network namespace and the bridge to hmm's
- * proxy); `stop` ends a workspace's processes (stop.c).
+ * seccomp.c; isolate.c: namespaces and the init that holds the lock;
+ * mounts.c: its own /tmp, caches, masks; net.c: the network namespace,
+ * bridge.c: the bridge to hmm's proxy); `stop` ends a workspace's processes (stop.c).
  * `clone` (clone.c, clone-copy.c) copies the origin into a workspace the way
  * `cp -a --reflink=auto` does, from several threads, reading the source only
  * through *at() calls relative to directory descriptors opened with

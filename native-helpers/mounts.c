@@ -1,0 +1,393 @@
+/*
+ * mounts: what the init mounts in the workspace's mount namespace before
+ * the command starts (DESIGN "Isolation on Linux"): its own /tmp and
+ * $TMPDIR, /dev (devices.c), the tool caches and agents' directories as
+ * layers kept with the workspace (with hidden places whited out), the
+ * agents' files bound over them, masks over hidden places, and the data
+ * directory covered (cover-data.c). Every path the command could have
+ * written in an earlier run is opened without following links
+ * (open_no_links) and acted on through its descriptor.
+ */
+#include "hmm-helper.h"
+
+#ifdef __linux__
+#include <sys/mount.h>
+#include <sys/sysmacros.h>
+
+void mount_or_fail(const char *step, const char *src, const char *target, const char *type,
+		   unsigned long flags, const char *data)
+{
+	if (mount(src, target, type, flags, data) < 0)
+		setup_fail("%s: cannot mount %s on %s: %s", step, type ? type : src, target,
+			   strerror(errno));
+}
+
+/* mkdir -p, for the workspace's own directories in hmm's data directory,
+ * which the command never writes. */
+static void make_dirs(const char *step, const char *path)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0700) < 0 && errno != EEXIST)
+			setup_fail("%s: cannot make %s: %s", step, p, strerror(errno));
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+}
+
+static int beneath_or_at(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+static int strictly_beneath(const char *p, const char *dir)
+{
+	return beneath_or_at(p, dir) && strcmp(p, dir) != 0;
+}
+
+/* A mount's target by a descriptor (util.c open_no_links), so that no link
+ * on the way can move the mount elsewhere. */
+static char *fd_path(int fd)
+{
+	char *p = xmalloc(32);
+	snprintf(p, 32, "/proc/self/fd/%d", fd);
+	return p;
+}
+
+/* The directories of rel ("/a/b") made beneath the directory dir, which the
+ * command wrote in an earlier run: each made and entered relative to the
+ * last, none through a link. A link or file the command left on the way
+ * ends the making there: its $TMPDIR is then missing, its own doing. */
+static void make_dirs_beneath(int dir, const char *rel)
+{
+	char *p = xstrdup(rel);
+	int at = dup(dir);
+	if (at < 0)
+		setup_fail("tmp: cannot make %s: %s", rel, strerror(errno));
+	for (char *name = strtok(p, "/"); name && at >= 0; name = strtok(NULL, "/")) {
+		if (mkdirat(at, name, 0700) < 0 && errno != EEXIST)
+			setup_fail("tmp: cannot make %s: %s", rel, strerror(errno));
+		int next = openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(at);
+		at = next;
+	}
+	if (at >= 0)
+		close(at);
+	free(p);
+}
+
+/* The workspace's own /tmp and $TMPDIR: one directory, bound over each. A
+ * temporary directory beneath one already covered is made in the
+ * workspace's instead, so the command's TMPDIR exists. */
+static void own_tmp(const struct exec_opts *o)
+{
+	char *tmp = path_join(o->isolate, "tmp");
+	make_dirs("tmp", tmp);
+	int own = open(tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (own < 0)
+		setup_fail("tmp: cannot open %s: %s", tmp, strerror(errno));
+	const char **bound = xmalloc(sizeof *bound * (o->ntmp_over + 1));
+	size_t nbound = 0;
+	for (size_t i = 0; i < o->ntmp_over; i++) {
+		const char *t = o->tmp_over[i];
+		const char *over = NULL;
+		for (size_t j = 0; j < nbound && !over; j++)
+			if (beneath_or_at(t, bound[j]))
+				over = bound[j];
+		if (over) {
+			make_dirs_beneath(own, t + strlen(over));
+			continue;
+		}
+		int at = open_no_links(t, O_PATH | O_DIRECTORY);
+		if (at < 0)
+			continue; /* not a directory as hmm named it: nothing to cover */
+		char *target = fd_path(at);
+		if (mount(tmp, target, NULL, MS_BIND, NULL) < 0)
+			setup_fail("tmp: cannot mount %s on %s: %s", tmp, t, strerror(errno));
+		free(target);
+		close(at);
+		bound[nbound++] = t;
+	}
+	free(bound);
+	close(own);
+	free(tmp);
+}
+
+/* A directory hmm named, opened through no link; made first where missing,
+ * in its parent opened the same way. -1 where it is not there as named. */
+static int open_or_make_dir(const char *path)
+{
+	int fd = open_no_links(path, O_PATH | O_DIRECTORY);
+	if (fd >= 0 || errno != ENOENT)
+		return fd;
+	char *parent = xstrdup(path);
+	char *slash = strrchr(parent, '/');
+	*slash = '\0';
+	int at = open_no_links(slash == parent ? "/" : parent, O_PATH | O_DIRECTORY);
+	if (at >= 0) {
+		if (mkdirat(at, slash + 1, 0700) == 0 || errno == EEXIST)
+			fd = openat(at, slash + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(at);
+	}
+	free(parent);
+	return fd;
+}
+
+/* The caches whose layer whites out every hidden path beneath them. */
+static const char **sealed;
+static size_t nsealed;
+
+int isolate_sealed(const char *path)
+{
+	for (size_t i = 0; i < nsealed; i++)
+		if (strcmp(sealed[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+/* The next directory on the way down, never through a link (-1: none). */
+static int down(int dir, const char *name)
+{
+	return dir == -1 ? -1 : openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* A hidden path beneath a cache (~/.cargo/credentials.toml) whited out in
+ * the cache's layer (a character device 0/0, which the kernel lets a user
+ * make): the overlay then shows nothing there, whatever the user's cache
+ * holds, now or later (a `cargo login` while the command runs), so Landlock
+ * can grant the whole cache and the command make new entries directly in it
+ * (registry/, git/). Granted around a hidden path, the cache itself would
+ * get no rule and nothing new could be made in it. The directories on the
+ * way are made in the layer, as the user's are (or 0700 where the user has
+ * none yet). Returns 0 where the layer cannot be vouched for, and Landlock
+ * then grants around the hidden path as before: a part of the way that is
+ * not a directory in the user's cache (the layer's directory would cover
+ * it), or a directory in the layer at the hidden path (it may let the
+ * user's show through). Relative to directories opened without following
+ * links: another command of the workspace may be changing the layer. */
+static int white_out(const char *cache, const char *upper, const char *hidden)
+{
+	char *rel = xstrdup(hidden + strlen(cache) + 1);
+	int dir = down(AT_FDCWD, upper);
+	int user = open_no_links(cache, O_RDONLY | O_DIRECTORY);
+	int ok = 0;
+	for (char *part = rel; dir >= 0;) {
+		char *slash = strchr(part, '/');
+		if (slash)
+			*slash = '\0';
+		struct stat st;
+		if (fstatat(dir, part, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (!S_ISDIR(st.st_mode)) {
+				ok = 1; /* a file of the layer's (or a whiteout): nothing beneath shows */
+				break;
+			}
+			if (!slash)
+				break;
+		} else if (errno != ENOENT) {
+			break;
+		} else if (!slash) {
+			ok = mknodat(dir, part, S_IFCHR, makedev(0, 0)) == 0;
+			break;
+		} else {
+			mode_t mode = 0700;
+			if (user >= 0 && fstatat(user, part, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+				if (!S_ISDIR(st.st_mode))
+					break;
+				mode = st.st_mode & 07777;
+			} else if (user >= 0 && errno != ENOENT) {
+				break;
+			}
+			if (mkdirat(dir, part, mode) < 0)
+				break;
+		}
+		int next = down(dir, part), user_next = down(user, part);
+		close(dir);
+		if (user >= 0)
+			close(user);
+		dir = next;
+		user = user_next;
+		part = slash + 1;
+	}
+	if (dir >= 0)
+		close(dir);
+	if (user >= 0)
+		close(user);
+	free(rel);
+	return ok;
+}
+
+/* Whites out the hidden paths beneath cache c in its layer (those not
+ * beneath another), and notes c sealed where every one is. */
+static void seal(const struct exec_opts *o, const char *c, const char *upper)
+{
+	int whole = 1;
+	for (size_t i = 0; i < o->nhides; i++) {
+		const char *h = o->hides[i];
+		if (!strictly_beneath(h, c))
+			continue;
+		int inner = 0;
+		for (size_t j = 0; j < o->nhides; j++)
+			inner |= strictly_beneath(o->hides[j], c) && strictly_beneath(h, o->hides[j]);
+		if (!inner && !white_out(c, upper, h))
+			whole = 0;
+	}
+	if (!whole)
+		return;
+	sealed = realloc(sealed, sizeof *sealed * (nsealed + 1));
+	if (!sealed)
+		oom();
+	sealed[nsealed++] = c;
+}
+
+/* Each tool cache: an overlay whose lower layer is the real cache and whose
+ * upper layer is the workspace's, so the command reads the warm cache and
+ * what it writes stays with the workspace. A cache the user has not got yet
+ * is made first, empty, as the tool would make it on first use: the command
+ * cannot make it (the home is not writable), and an overlay needs a
+ * directory to go on. Where it cannot be made (no home, a dangling link
+ * there), there is no cache, as before; nor where a link is on the way:
+ * the namespaces may have put the command's own layer there already. */
+static void overlay_caches(const struct exec_opts *o)
+{
+	for (size_t i = 0; i < o->ncaches; i++) {
+		const char *c = o->caches[i];
+		/* An agent's directory may lie in a cache mounted before it. */
+		int at = open_or_make_dir(c);
+		if (at < 0)
+			continue;
+		if (strpbrk(c, ",:\\"))
+			setup_fail("cache %s: a cache's path may not hold ',', ':' or '\\'", c);
+		const char *base = strrchr(c, '/') + 1;
+		if (*base == '.')
+			base++;
+		char *dir = path_join(o->isolate, "caches");
+		char *mine = path_join(dir, base);
+		char *upper = path_join(mine, "upper");
+		char *work = path_join(mine, "work");
+		make_dirs("cache", upper);
+		make_dirs("cache", work);
+		seal(o, c, upper);
+		/* The lower layer and the mount's place: the directory opened. */
+		char *lower = fd_path(at);
+		size_t len = strlen(lower) + strlen(upper) + strlen(work) + 64;
+		char *data = xmalloc(len);
+		snprintf(data, len, "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
+		if (mount("overlay", lower, "overlay", MS_NOSUID | MS_NODEV, data) < 0)
+			setup_fail("cache %s: cannot mount an overlay on it: %s", c, strerror(errno));
+		free(data);
+		free(lower);
+		close(at);
+		free(work);
+		free(upper);
+		free(mine);
+		free(dir);
+	}
+}
+
+/* Files bound over others once the caches are mounted: an agent's login,
+ * bound over the copy its layer would show so that a token it refreshes
+ * reaches the user's (source and target are the same path), and the
+ * workspace's copy of an agent's state, bound over the user's so that the
+ * user's stays as it was; and directories: the workspace's own records of
+ * an agent (transcripts), bound over the user's, which hold every other
+ * project's. Each source is opened before the layers are mounted over it.
+ * A source or target that is not there (no login; removed in the
+ * workspace's layer) is left out: the agent then runs without it. */
+static int *open_bind_sources(const struct exec_opts *o)
+{
+	int *fds = xmalloc(sizeof *fds * (o->nbind_src + 1));
+	for (size_t i = 0; i < o->nbind_src; i++) {
+		fds[i] = open_no_links(o->bind_src[i], O_PATH);
+		if (fds[i] < 0 && errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
+			setup_fail("bind: cannot open %s: %s", o->bind_src[i], strerror(errno));
+	}
+	return fds;
+}
+
+static void bind_files(const struct exec_opts *o, int *fds)
+{
+	for (size_t i = 0; i < o->nbind_src; i++) {
+		struct stat st;
+		if (fds[i] < 0)
+			continue;
+		if (fstat(fds[i], &st) < 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+			setup_fail("bind: %s is not a file or directory", o->bind_src[i]);
+		/* The target may lie in an agent's layer, which the command
+		 * wrote: one of the source's kind there, reached through no
+		 * link, or nothing. */
+		mode_t kind = st.st_mode & S_IFMT;
+		int dst = open_no_links(o->bind_dst[i], O_PATH);
+		if (dst >= 0 && fstat(dst, &st) == 0 && (st.st_mode & S_IFMT) == kind) {
+			char *src = fd_path(fds[i]), *target = fd_path(dst);
+			if (mount(src, target, NULL, MS_BIND, NULL) < 0)
+				setup_fail("bind: cannot mount %s on %s: %s", o->bind_src[i],
+					   o->bind_dst[i], strerror(errno));
+			free(src);
+			free(target);
+		}
+		if (dst >= 0)
+			close(dst);
+		close(fds[i]);
+	}
+	free(fds);
+}
+
+/* The user's sockets and session directories, the hidden paths: an empty
+ * read-only tmpfs over a directory, an empty file over anything else. */
+static void mask(const struct exec_opts *o)
+{
+	/* What covers a file or socket: an empty file of the workspace's, in
+	 * hmm's data directory, which Landlock grants nothing on. Not
+	 * /dev/null: the command may read and write that, and Landlock
+	 * judges a bound file by its own inode. */
+	char *empty = path_join(o->isolate, "masked");
+	int fd = open(empty, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		setup_fail("mask: cannot make %s: %s", empty, strerror(errno));
+	char *from = fd_path(fd);
+	for (size_t i = 0; i < o->nmasks; i++) {
+		/* A link is not covered (where it leads is, if hidden); a hidden
+		 * path in a cache's layer is reached through none the command
+		 * left there. */
+		const char *m = o->masks[i];
+		int at = open_no_links(m, O_PATH);
+		struct stat st;
+		if (at < 0)
+			continue;
+		char *target = fd_path(at);
+		if (fstat(at, &st) < 0)
+			setup_fail("mask: cannot stat %s: %s", m, strerror(errno));
+		if (S_ISDIR(st.st_mode) &&
+		    mount("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755") < 0)
+			setup_fail("mask: cannot mount tmpfs on %s: %s", m, strerror(errno));
+		if (!S_ISDIR(st.st_mode) && mount(from, target, NULL, MS_BIND, NULL) < 0)
+			setup_fail("mask: cannot mount %s on %s: %s", from, m, strerror(errno));
+		free(target);
+		close(at);
+	}
+	free(from);
+	close(fd);
+	free(empty);
+}
+
+void isolate_mounts(const struct exec_opts *o)
+{
+	/* Processes of this namespace only; needs the init to mount it. */
+	mount_or_fail("proc", "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	/* A /dev of its own (devices.c). */
+	isolate_dev();
+	int *sources = open_bind_sources(o);
+	overlay_caches(o);
+	bind_files(o, sources);
+	own_tmp(o);
+	mask(o);
+	cover_data(o);
+}
+#endif /* __linux__ */
