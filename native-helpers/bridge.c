@@ -31,7 +31,12 @@ struct flow {
  *            (what follows waits here for the host);
  *   VERDICT  the head went alone to the proxy's CONNECT socket, whose
  *            answer is read to its end;
- *   DIALING  connecting to the addresses the proxy gave, in turn;
+ *   DIALING  connecting to the addresses the proxy gave: each in turn,
+ *            the next one started when one fails or has not answered
+ *            in ATTEMPT_MS, those started still waited for (Happy
+ *            Eyeballs, RFC 8305: a host whose first address, often its
+ *            IPv6 one, is unreachable costs ATTEMPT_MS, not the whole
+ *            deadline); the first to connect is taken;
  *   RELAY    bytes both ways, with the proxy (anything but a CONNECT that
  *            opens the connection: the proxy relays it itself) or with the
  *            host (a tunnel), or the proxy's answer on its way to the
@@ -48,9 +53,12 @@ struct pair {
 	struct flow f[2];	  /* f[0]: from the command; f[1]: to it */
 	size_t scanned;		  /* HEAD: the bytes of f[0] searched for the head's end */
 	long long deadline;	  /* FIRST, HEAD, DIALING: when the stage fails (ms, monotonic); 0: none */
+	long long next_at;	  /* DIALING: when the next address is started; 0: none is left */
 	struct sockaddr_storage to[MAX_ADDRESSES];
 	socklen_t to_len[MAX_ADDRESSES];
-	int count, next; /* DIALING: the addresses, and the one tried */
+	int trying[MAX_ADDRESSES]; /* DIALING: the socket connecting to each address started (-1: failed) */
+	int count, next;	   /* DIALING: the addresses, and the next to start */
+	const char *host;	   /* DIALING: the host's name, in the proxy's verdict (f[1]), for debug lines */
 };
 
 /* At most this many connections at once (the proxy takes 512); more wait in
@@ -61,10 +69,21 @@ struct pair {
  * connection: the proxy's own bounds (proxy.ts). */
 #define HEAD_TIMEOUT_MS 30000
 #define DIAL_TIMEOUT_MS 30000
+/* How long an address is waited for alone before the next is started
+ * beside it: Node's autoSelectFamilyAttemptTimeout, which hmm's proxy
+ * used before the bridge dialed. */
+#define ATTEMPT_MS 250
+
+/* Poll's entries for one pair: two, or one per address while DIALING. */
+#define MAX_POLLED (MAX_ADDRESSES > 2 ? MAX_ADDRESSES : 2)
 
 static const char CONNECT_METHOD[] = "CONNECT ";
 static const char ESTABLISHED[] = "HTTP/1.1 200 Connection Established\r\n\r\n";
-static const short NO_NEWS[2] = {0, 0};
+static const struct pollfd NO_NEWS[2];
+
+/* Whether to say on stderr why a host's address could not be connected
+ * (exec's --proxy-debug: hmm's HMM_DEBUG). */
+static int debugging;
 #define READABLE (POLLIN | POLLHUP | POLLERR)
 
 static long long now_ms(void)
@@ -74,20 +93,25 @@ static long long now_ms(void)
 	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
 }
 
-/* The events a pair waits for on each side. Before it relays: the one its
- * stage needs. Relaying: a flow with nothing buffered reads its source, one
- * with bytes buffered writes its destination. A side nothing waits on is
- * left out of poll, or its hang-up would wake it over and over. */
-static void want(const struct pair *p, struct pollfd out[2])
+/* The events a pair waits for, as poll's entries from `out` on; how many.
+ * DIALING: each address started, to be connected (writable). Else one
+ * entry per side: before it relays, the one its stage needs; relaying, a
+ * flow with nothing buffered reads its source, one with bytes buffered
+ * writes its destination. A side nothing waits on is left out of poll, or
+ * its hang-up would wake it over and over. */
+static size_t want(const struct pair *p, struct pollfd *out)
 {
+	if (p->stage == DIALING) {
+		for (int i = 0; i < p->next; i++)
+			out[i] = (struct pollfd){.fd = p->trying[i], .events = POLLOUT};
+		return (size_t)p->next;
+	}
 	out[0] = (struct pollfd){.fd = p->fd[0]};
 	out[1] = (struct pollfd){.fd = p->fd[1]};
 	if (p->stage == FIRST || p->stage == HEAD)
 		out[0].events = POLLIN;
 	else if (p->stage == VERDICT)
 		out[1].events = POLLIN;
-	else if (p->stage == DIALING)
-		out[1].events = POLLOUT;
 	else
 		for (int i = 0; i < 2; i++)
 			if (!p->f[i].done)
@@ -95,20 +119,21 @@ static void want(const struct pair *p, struct pollfd out[2])
 	for (int k = 0; k < 2; k++)
 		if (!out[k].events)
 			out[k].fd = -1;
+	return 2;
 }
 
 /* RELAY: moves what can be moved without blocking; a flow reads only when
- * poll said its source is readable (`ready`: the revents of fd[0], fd[1]).
+ * poll said its source is readable (`ready`: the entries of fd[0], fd[1]).
  * 1 while the pair lives; 0 once both directions have ended (each end
  * passed on as a half-close) or a side is gone. */
-static int pump(struct pair *p, const short ready[2])
+static int pump(struct pair *p, const struct pollfd ready[2])
 {
 	for (int i = 0; i < 2; i++) {
 		struct flow *x = &p->f[i];
 		if (x->done)
 			continue;
 		if (x->len == 0) {
-			if (x->from >= 0 && !(ready[i] & READABLE))
+			if (x->from >= 0 && !(ready[i].revents & READABLE))
 				continue;
 			ssize_t n = x->from < 0 ? 0 : read(x->from, x->buf, sizeof x->buf);
 			if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -172,7 +197,7 @@ static int relay(struct pair *p, int back)
 	p->f[0].to = p->fd[1];
 	p->f[1].from = back;
 	p->stage = RELAY;
-	p->deadline = 0;
+	p->deadline = p->next_at = 0;
 	return pump(p, NO_NEWS);
 }
 
@@ -194,52 +219,116 @@ static int tunnel(struct pair *p)
 	return relay(p, p->fd[1]);
 }
 
-/* DIALING: the next address, until one takes the connection; none did: the
- * command gets the proxy's answer for that (in f[1]). */
+/* Under --proxy-debug, why address i of the host was not connected: the
+ * line hmm's proxy gives when it connects itself. */
+static void say_failed(const struct pair *p, int i, int error)
+{
+	if (!debugging)
+		return;
+	char text[INET6_ADDRSTRLEN] = "?";
+	const struct sockaddr_storage *a = &p->to[i];
+	const void *bytes = a->ss_family == AF_INET ? (const void *)&((const struct sockaddr_in *)a)->sin_addr
+						    : (const void *)&((const struct sockaddr_in6 *)a)->sin6_addr;
+	inet_ntop(a->ss_family, bytes, text, sizeof text);
+	int port = ntohs(((const struct sockaddr_in *)a)->sin_port); /* where both families keep it */
+	const char *v6 = a->ss_family == AF_INET6 ? "[" : "";
+	fprintf(stderr, "hmm: debug: proxy: %s:%d: connect %s%s%s:%d: %s\n", p->host, port, v6, text, *v6 ? "]" : "", port,
+		strerror(error));
+}
+
+/* Address i failed (`error`): its socket is closed. */
+static void drop(struct pair *p, int i, int error)
+{
+	say_failed(p, i, error);
+	close(p->trying[i]);
+	p->trying[i] = -1;
+}
+
+/* Address i took the connection: the others started are given up. */
+static int won(struct pair *p, int i)
+{
+	p->fd[1] = p->trying[i];
+	for (int k = 0; k < p->next; k++)
+		if (k != i && p->trying[k] >= 0)
+			close(p->trying[k]);
+	return tunnel(p);
+}
+
+/* DIALING: starts the next address (the ones started before still wait);
+ * none left and none waited for: the command gets the proxy's answer for
+ * that (in f[1]). */
 static int dial(struct pair *p)
 {
-	for (; p->next < p->count; p->next++) {
-		int s = socket(p->to[p->next].ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (s < 0)
+	while (p->next < p->count) {
+		int i = p->next++;
+		int s = socket(p->to[i].ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		p->trying[i] = s;
+		if (s < 0) {
+			say_failed(p, i, errno);
 			continue;
+		}
 		/* Small writes go at once: a TLS handshake is all small writes. */
 		int one = 1;
 		setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-		p->fd[1] = s;
-		if (connect(s, (struct sockaddr *)&p->to[p->next], p->to_len[p->next]) == 0)
-			return tunnel(p);
+		if (connect(s, (struct sockaddr *)&p->to[i], p->to_len[i]) == 0)
+			return won(p, i);
 		if (errno == EINPROGRESS) {
 			p->stage = DIALING;
+			p->next_at = now_ms() + ATTEMPT_MS;
 			return 1;
 		}
-		close(s);
-		p->fd[1] = -1;
+		drop(p, i, errno);
 	}
+	p->next_at = 0;
+	for (int i = 0; i < p->next; i++)
+		if (p->trying[i] >= 0)
+			return 1;
 	return answer(p);
 }
 
-/* DIALING, the socket writable or the time up: connected, or on to the
- * next address (none when the time is up). */
-static int dialed(struct pair *p, int late)
+/* DIALING, poll's news of the addresses started (`polled`, one entry
+ * each): the first connected is taken; one that failed has the next
+ * started at once. */
+static int dialed(struct pair *p, const struct pollfd *polled)
 {
-	int error = 0;
-	socklen_t size = sizeof error;
-	if (!late && getsockopt(p->fd[1], SOL_SOCKET, SO_ERROR, &error, &size) == 0 && error == 0)
-		return tunnel(p);
-	close(p->fd[1]);
-	p->fd[1] = -1;
-	p->next = late ? p->count : p->next + 1;
+	int failed = 0;
+	for (int i = 0; i < p->next; i++) {
+		if (p->trying[i] < 0 || !polled[i].revents)
+			continue;
+		int error = 0;
+		socklen_t size = sizeof error;
+		if (getsockopt(p->trying[i], SOL_SOCKET, SO_ERROR, &error, &size) < 0)
+			error = errno;
+		if (error == 0)
+			return won(p, i);
+		drop(p, i, error);
+		failed = 1;
+	}
+	return failed ? dial(p) : 1;
+}
+
+/* DIALING, the time up: the next address started beside the others, or
+ * (the whole deadline gone) every one given up. */
+static int dial_late(struct pair *p, long long now)
+{
+	if (now < p->deadline)
+		return dial(p);
+	for (int i = 0; i < p->next; i++)
+		if (p->trying[i] >= 0)
+			drop(p, i, ETIMEDOUT);
+	p->next = p->count;
 	return dial(p);
 }
 
-/* "hmm-tunnel LENGTH PORT ADDRESS..." into the addresses to dial (those
- * that are not plain IPv4 or IPv6 addresses are left out); 0 if it is not
- * that. */
+/* "hmm-tunnel LENGTH HOST PORT ADDRESS..." into the host's name and the
+ * addresses to dial (those that are not plain IPv4 or IPv6 addresses are
+ * left out); 0 if it is not that. */
 static int parse_tunnel(struct pair *p, char *line)
 {
 	char *rest;
 	char *word = strtok_r(line, " ", &rest);
-	if (!word || strcmp(word, "hmm-tunnel") != 0 || !strtok_r(NULL, " ", &rest) || !(word = strtok_r(NULL, " ", &rest)))
+	if (!word || strcmp(word, "hmm-tunnel") != 0 || !strtok_r(NULL, " ", &rest) || !(p->host = strtok_r(NULL, " ", &rest)) ||
+	    !(word = strtok_r(NULL, " ", &rest)))
 		return 0;
 	long port = parse_num(word, 1, 65535);
 	if (port < 0)
@@ -249,6 +338,7 @@ static int parse_tunnel(struct pair *p, char *line)
 		struct sockaddr_in *v4 = (struct sockaddr_in *)a;
 		struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)a;
 		memset(a, 0, sizeof *a);
+		p->trying[p->count] = -1;
 		if (inet_pton(AF_INET, word, &v4->sin_addr) == 1) {
 			v4->sin_family = AF_INET;
 			v4->sin_port = htons((uint16_t)port);
@@ -265,7 +355,7 @@ static int parse_tunnel(struct pair *p, char *line)
 /* VERDICT: the proxy's answer, acted on once it is whole (not at the
  * proxy's close, which may come a wake-up later): its first line says what
  * to do and how many bytes follow, "hmm-answer LENGTH" or "hmm-tunnel
- * LENGTH PORT ADDRESS..."; the bytes that follow are what the command gets
+ * LENGTH HOST PORT ADDRESS..."; the bytes that follow are what the command gets
  * should there be no tunnel. */
 static int read_verdict(struct pair *p)
 {
@@ -340,8 +430,9 @@ static int read_first(struct pair *p, const char *name)
 	return 1;
 }
 
-/* Takes a pair as far as poll's news (`ready`) let it go; 0 once it is over. */
-static int step(struct pair *p, const short ready[2], const char *name)
+/* Takes a pair as far as poll's news (`polled`: its entries, as want()
+ * made them) let it go; 0 once it is over. */
+static int step(struct pair *p, const struct pollfd *polled, const char *name)
 {
 	switch (p->stage) {
 	case FIRST:
@@ -350,9 +441,9 @@ static int step(struct pair *p, const short ready[2], const char *name)
 	case VERDICT:
 		return read_verdict(p);
 	case DIALING:
-		return dialed(p, 0);
+		return dialed(p, polled);
 	case RELAY:
-		return pump(p, ready);
+		return pump(p, polled);
 	}
 	return 0;
 }
@@ -362,13 +453,15 @@ static int step(struct pair *p, const short ready[2], const char *name)
  * port with poll. A CONNECT that opens a connection is judged by the proxy
  * but relayed here, straight to the host: its bytes pass through one
  * process instead of two. */
-void net_bridge(int listener, const char *name)
+void net_bridge(int listener, const char *name, int debug)
 {
 	setsid();
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_DUMPABLE, 0);
 	close_other_fds(listener, -1);
-	stdio_to_null();
+	/* Debugging, its lines go where hmm's go. */
+	debugging = debug;
+	stdio_to_null(debug);
 	sigset_t all;
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
@@ -377,32 +470,41 @@ void net_bridge(int listener, const char *name)
 	fcntl(listener, F_SETFL, O_NONBLOCK);
 
 	static struct pair *pairs[MAX_PAIRS];
-	static struct pollfd fds[1 + 2 * MAX_PAIRS];
+	/* Poll's entries: the listener's, then each pair's from at[k] on. */
+	static struct pollfd fds[1 + MAX_POLLED * MAX_PAIRS];
+	static size_t at[MAX_PAIRS + 1];
 	size_t n = 0;
 	for (;;) {
 		fds[0] = (struct pollfd){.fd = n < MAX_PAIRS ? listener : -1, .events = POLLIN};
 		long long soonest = 0;
+		at[0] = 1;
 		for (size_t k = 0; k < n; k++) {
-			want(pairs[k], &fds[1 + 2 * k]);
-			if (pairs[k]->deadline && (!soonest || pairs[k]->deadline < soonest))
-				soonest = pairs[k]->deadline;
+			const struct pair *p = pairs[k];
+			at[k + 1] = at[k] + want(p, &fds[at[k]]);
+			long long when = p->next_at && p->next_at < p->deadline ? p->next_at : p->deadline;
+			if (when && (!soonest || when < soonest))
+				soonest = when;
 		}
 		int timeout = -1;
 		if (soonest) {
 			long long left = soonest - now_ms();
 			timeout = left < 0 ? 0 : (int)left;
 		}
-		if (poll(fds, 1 + 2 * n, timeout) < 0 && errno != EINTR)
+		if (poll(fds, at[n], timeout) < 0 && errno != EINTR)
 			_exit(0);
 		long long now = soonest ? now_ms() : 0;
 		for (size_t k = n; k-- > 0;) {
 			struct pair *p = pairs[k];
-			const short ready[2] = {fds[1 + 2 * k].revents, fds[2 + 2 * k].revents};
+			int news = 0;
+			for (size_t e = at[k]; e < at[k + 1]; e++)
+				news |= fds[e].revents;
 			int alive;
-			if (ready[0] || ready[1])
-				alive = step(p, ready, name);
+			if (news)
+				alive = step(p, &fds[at[k]], name);
+			else if (p->stage == DIALING && (now >= p->deadline || (p->next_at && now >= p->next_at)))
+				alive = dial_late(p, now);
 			else if (p->deadline && now >= p->deadline)
-				alive = p->stage == DIALING && dialed(p, 1); /* the head, or the host, took too long */
+				alive = 0; /* the head took too long */
 			else
 				continue;
 			if (alive)
@@ -439,6 +541,7 @@ void net_bridge(int listener, const char *name)
 		p->scanned = 0;
 		p->deadline = now_ms() + HEAD_TIMEOUT_MS;
 		p->count = p->next = 0;
+		p->next_at = 0;
 		pairs[n++] = p;
 	}
 }

@@ -71,7 +71,7 @@ int cmd_locked(int argc, char **argv)
 	"usage: hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] " \
 	"[--read PATH]... [--write PATH]... " \
 	"[--dev PATH]... [--hide PATH]... [--read-only PATH]... [--isolate DIR [--tmp-over PATH]... " \
-	"[--cache PATH]... [--mask PATH]... [--cover-data DIR] [--bind-src PATH --bind-dst PATH]... [--net none|proxy [--proxy-port N --proxy-socket NAME]] [--end-with-command]] " \
+	"[--cache PATH]... [--mask PATH]... [--cover-data DIR] [--bind-src PATH --bind-dst PATH]... [--net none|proxy [--proxy-port N --proxy-socket NAME [--proxy-debug]]] [--end-with-command]] " \
 	"-- CMD [ARG...]"
 
 /* Paths must come absolute and canonical (the TS side resolves them), because
@@ -143,6 +143,10 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 			o->end_with_command = 1;
 			continue;
 		}
+		if (strcmp(a, "--proxy-debug") == 0) {
+			o->proxy_debug = 1;
+			continue;
+		}
 		if (i + 1 >= argc)
 			setup_fail("%s", EXEC_USAGE);
 		const char *v = argv[++i];
@@ -207,14 +211,15 @@ static int close_fds_range(unsigned lo, unsigned hi)
 	return -1;
 }
 
-void stdio_to_null(void)
+void stdio_to_null(int keep_stderr)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null < 0)
 		return;
 	dup2(null, 0);
 	dup2(null, 1);
-	dup2(null, 2);
+	if (!keep_stderr)
+		dup2(null, 2);
 	close(null);
 }
 

@@ -112,14 +112,15 @@ struct exec_opts {
 	int net;		  /* NET_HOST, NET_NONE or NET_PROXY */
 	int proxy_port;		  /* NET_PROXY: the loopback port inside */
 	const char *proxy_socket; /* NET_PROXY: the abstract socket outside */
+	int proxy_debug;	  /* NET_PROXY: the bridge says why it could not connect (hmm's HMM_DEBUG) */
 	char **cmd;
 };
 
 int is_locked(const char *path);
 /* Closes every descriptor above 2 but k1 and k2 (-1: none). */
 void close_other_fds(int k1, int k2);
-/* Points stdin, stdout and stderr at /dev/null (a process that must hold nothing of the terminal). */
-void stdio_to_null(void);
+/* Points stdin, stdout and stderr (unless kept) at /dev/null (a process that must hold nothing of the terminal). */
+void stdio_to_null(int keep_stderr);
 int cmd_locked(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 
@@ -211,7 +212,7 @@ void isolate_dev(void);
 /* ---- net.c ---- */
 
 #ifdef __linux__
-/* exec's --net, --proxy-port, --proxy-socket: 1 if `flag` was one of them. */
+/* exec's --net, --proxy-port, --proxy-socket (and exec.c's --proxy-debug): 1 if `flag` was one of them. */
 int net_option(struct exec_opts *o, const char *flag, const char *value);
 /* Refuses a network option that cannot work as given. */
 void net_check(const struct exec_opts *o);
@@ -222,8 +223,9 @@ void net_prepare(const struct exec_opts *o);
 void net_isolate(const struct exec_opts *o);
 /* In the waiter, after the init is forked: the bridge to hmm's proxy. */
 void net_waiter(const struct exec_opts *o);
-/* bridge.c: the bridge's life, in the process net_waiter forks. */
-void net_bridge(int listener, const char *name) __attribute__((noreturn));
+/* bridge.c: the bridge's life, in the process net_waiter forks; with
+ * `debug`, it keeps stderr for its debug lines. */
+void net_bridge(int listener, const char *name, int debug) __attribute__((noreturn));
 /* The proxy's CONNECT socket is its socket's name with this after it
  * (proxy.ts, CONNECT_SOCKET). */
 #define CONNECT_SUFFIX ".connect"

@@ -219,7 +219,7 @@ void isolate_init(pid_t command, int lock, int end_with_command)
 	 * it was given. Not dumpable: no process of the namespace may look into
 	 * it (Landlock already forbids tracing it), its lock least of all. */
 	close_other_fds(lock, status_w);
-	stdio_to_null();
+	stdio_to_null(0);
 	prctl(PR_SET_DUMPABLE, 0);
 	/* Its own process group, also if the command has not made it yet. */
 	setpgid(command, command);

@@ -9,7 +9,7 @@
  *                   [--hide PATH]... [--read-only PATH]... [--isolate DIR [--tmp-over PATH]...
  *                   [--cache PATH]... [--mask PATH]... [--cover-data DIR]
  *                   [--bind-src PATH --bind-dst PATH]... [--end-with-command]
- *                   [--net none|proxy [--proxy-port N --proxy-socket NAME]]]
+ *                   [--net none|proxy [--proxy-port N --proxy-socket NAME [--proxy-debug]]]]
  *                   -- CMD [ARG...]
  *   hmm-helper stop LOCK...
  *   hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST
@@ -48,7 +48,7 @@ static void usage(void)
 	      "                       [--hide PATH]... [--read-only PATH]... [--isolate DIR [--tmp-over PATH]...\n"
 	      "                       [--cache PATH]... [--mask PATH]... [--cover-data DIR]\n"
 	      "                       [--bind-src PATH --bind-dst PATH]... [--end-with-command]\n"
-	      "                       [--net none|proxy [--proxy-port N --proxy-socket NAME]]]\n"
+	      "                       [--net none|proxy [--proxy-port N --proxy-socket NAME [--proxy-debug]]]]\n"
 	      "                       -- CMD [ARG...]\n"
 	      "       hmm-helper stop LOCK...\n"
 	      "       hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST\n"

@@ -5,9 +5,11 @@
  *                 no route leads anywhere, so every connection out fails at
  *                 once (DNS too: the resolver's server is unreachable, or
  *                 refuses on the loopback, with no timeout to wait for).
- *   --net proxy --proxy-port N --proxy-socket NAME
+ *   --net proxy --proxy-port N --proxy-socket NAME [--proxy-debug]
  *                 the same, and 127.0.0.1:N inside is bridged to hmm's proxy,
- *                 listening outside on the abstract unix socket NAME.
+ *                 listening outside on the abstract unix socket NAME (with
+ *                 --proxy-debug the bridge says on stderr why it could not
+ *                 connect to a host, as the proxy does under HMM_DEBUG).
  *
  * Where it stands on security: the namespace is the barrier (seccomp adds,
  * in these modes, that only unix, IPv4 and IPv6 sockets are made, none raw).
@@ -79,8 +81,8 @@ int net_option(struct exec_opts *o, const char *flag, const char *value)
 
 void net_check(const struct exec_opts *o)
 {
-	if (o->net == NET_HOST && (o->proxy_port || o->proxy_socket))
-		setup_fail("--proxy-port and --proxy-socket go with --net proxy");
+	if (o->net != NET_PROXY && (o->proxy_port || o->proxy_socket || o->proxy_debug))
+		setup_fail("--proxy-port, --proxy-socket and --proxy-debug go with --net proxy");
 	if (o->net == NET_HOST)
 		return;
 	if (!o->isolate)
@@ -182,7 +184,7 @@ void net_waiter(const struct exec_opts *o)
 		return; /* the init failed before; it has reported why */
 	pid_t pid = fork();
 	if (pid == 0)
-		net_bridge(listener, o->proxy_socket);
+		net_bridge(listener, o->proxy_socket, o->proxy_debug);
 	if (pid < 0)
 		fprintf(stderr, "hmm-helper: cannot start the network bridge: %s\n", strerror(errno));
 	close(listener);

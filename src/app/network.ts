@@ -6,7 +6,7 @@ import {randomBytes} from 'node:crypto'
 import {parseRules} from '../net/hosts.js'
 import {startProxy, type Proxy} from '../net/proxy.js'
 import type {Network, Platform} from '../sandbox/policy.js'
-import {say} from '../ui/errors.js'
+import {debugEnabled, say} from '../ui/errors.js'
 
 /**
  * The port the proxy is reached on inside the command's own network
@@ -20,8 +20,8 @@ export const INSIDE_PORT = 3128
 const NAMED_AT_MOST = 20
 
 export interface CommandNetwork {
-  /** For the helper: the port the command reaches the proxy on, and (Linux) the proxy's abstract socket. */
-  proxy?: {port: number; socket?: string}
+  /** For the helper: the port the command reaches the proxy on, (Linux) the proxy's abstract socket, and HMM_DEBUG. */
+  proxy?: {port: number; socket?: string; debug?: boolean}
   /** What the command is told: the proxy variables. */
   env: Record<string, string>
   /** Stops the proxy (ending its connections) and names the hosts it refused. */
@@ -63,7 +63,7 @@ export async function startNetwork(platform: Platform, network: Network | undefi
     // Abstract: no file to leave behind, and out of reach of every other network namespace.
     const socket = `hmm-proxy-${id}-${randomBytes(8).toString('hex')}`
     proxy = await startProxy(rules, {socket})
-    reach = {port: INSIDE_PORT, socket}
+    reach = {port: INSIDE_PORT, socket, debug: debugEnabled()}
   } else {
     // macOS has no network namespace: the proxy listens on the loopback, and Seatbelt lets the command reach that port only.
     proxy = await startProxy(rules, {loopback: true})

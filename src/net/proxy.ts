@@ -194,8 +194,9 @@ export type Listen = {socket: string} | {loopback: true}
  * The CONNECT socket's name is the proxy's socket's with this after it (the helper's bridge, net.c, knows it too).
  * The bridge sends there, alone, the head of a CONNECT that opens a connection, and relays the tunnel itself,
  * straight to the host: its bytes then pass through one process instead of two (the bridge and this one). The
- * answer's first line is for the bridge: `hmm-tunnel LENGTH PORT ADDRESS...` (the addresses checked, to dial in
- * turn; then LENGTH bytes the client gets should none take the connection), or `hmm-answer LENGTH` (then LENGTH bytes
+ * answer's first line is for the bridge: `hmm-tunnel LENGTH HOST PORT ADDRESS...` (the host's canonical name, for its
+ * debug lines, and the addresses checked, to dial in turn; then LENGTH bytes the client gets should none take the
+ * connection), or `hmm-answer LENGTH` (then LENGTH bytes
  * the client gets). The bridge acts on it once it is whole, not at its close, which can come a wake-up later.
  */
 export const CONNECT_SOCKET = '.connect'
@@ -391,8 +392,8 @@ export async function startProxy(rules: HostRule[], where: Listen, options: Prox
       if (typeof verdict !== 'function' || !target) return tell(toBridge('answer', rawAnswer(verdict === 'bad' ? 400 : 403, target)))
       verdict(target.host, {all: true}, (error, found) => {
         if (error) return tell(toBridge('answer', rawAnswer(failed(target, error), target)))
-        const addresses = (found as LookupAddress[]).map(address => address.address)
-        tell(toBridge('tunnel', rawAnswer(502, target), `${target.port} ${addresses.join(' ')}`))
+        const addresses = familiesInTurn(found as LookupAddress[]).map(address => address.address)
+        tell(toBridge('tunnel', rawAnswer(502, target), `${target.host} ${target.port} ${addresses.join(' ')}`))
       })
     })
     return asked
@@ -506,6 +507,16 @@ function why(answer: Answer, target: ProxyTarget | undefined): string {
 function statusOf(answer: Answer): 400 | 403 | 502 {
   if (answer === 'local') return 403
   return answer === 'upgrade-body' ? 400 : answer
+}
+
+/**
+ * The addresses in the order to dial them: the families in turn, from the first one's (RFC 8305 4, as Node's
+ * autoSelectFamily does), so a family that does not answer costs one attempt's wait, not one per address.
+ */
+function familiesInTurn(found: LookupAddress[]): LookupAddress[] {
+  const first = found.filter(address => address.family === found[0]?.family)
+  const other = found.filter(address => address.family !== found[0]?.family)
+  return first.flatMap((address, index) => (index < other.length ? [address, other[index]] : [address])).concat(other.slice(first.length))
 }
 
 /** A verdict for the bridge (see CONNECT_SOCKET): its line, then the answer for the client. */

@@ -13,8 +13,11 @@ export interface HelperControl {
   chdir: string
   /** The workspace's directory, for its own /tmp and cache layers; without it, no namespaces. */
   workspace?: string
-  /** With the proxy network: the port the command reaches it on, and (Linux) hmm's proxy's abstract socket. */
-  proxy?: {port: number; socket?: string}
+  /**
+   * With the proxy network: the port the command reaches it on, (Linux) hmm's proxy's abstract socket, and whether
+   * the helper's bridge says why it could not connect to a host (HMM_DEBUG: it dials for the proxy).
+   */
+  proxy?: {port: number; socket?: string; debug?: boolean}
   /** In namespaces: whatever the command leaves running is ended with it (hmm's own confined programs). */
   endWithCommand?: boolean
 }
@@ -57,7 +60,7 @@ export function networkArgs(policy: SandboxPolicy, proxy: HelperControl['proxy']
   if (!network) return []
   if (network.kind === 'none') return ['--net', 'none']
   if (!proxy?.socket) throw new Error('the proxy network needs the proxy')
-  return ['--net', 'proxy', '--proxy-port', String(proxy.port), '--proxy-socket', proxy.socket]
+  return ['--net', 'proxy', '--proxy-port', String(proxy.port), '--proxy-socket', proxy.socket, ...(proxy.debug ? ['--proxy-debug'] : [])]
 }
 
 /** `hmm-helper exec` with its control flags, then the confinement rules, then the command. */

@@ -238,6 +238,18 @@ describe('--net HOST,...', () => {
     expect(result.stderr).toContain('hmm: refused connections to 3 hosts: evil.example, 10.0.0.7, localhost\n')
   })
 
+  it('says under HMM_DEBUG why a host given could not be connected, also for HTTPS, which the helper dials', async () => {
+    world = new World('net-hosts-debug')
+    // A port nothing listens on: the server that had it is closed.
+    const closed = await httpServer()
+    servers.pop()!.close()
+    world.env.HMM_DEBUG = '1'
+    const curl = `${viaProxy} https://localhost:${closed.port}/ 2>/dev/null || echo no-tunnel`
+    const result = await world.hmm(['run', '--rm', '--net', `localhost:${closed.port}`, 'sh', '-c', curl])
+    expect(result.stdout).toBe('no-tunnel\n')
+    expect(result.stderr).toContain(`hmm: debug: proxy: localhost:${closed.port}: connect 127.0.0.1:${closed.port}: Connection refused\n`)
+  })
+
   it('sends a plain HTTP request to the host its URL names, with that Host header, whatever Host the client sent', async () => {
     world = new World('net-host-header')
     const plain = await httpServer()

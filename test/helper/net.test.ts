@@ -5,6 +5,7 @@
 // only way out is the loopback port the helper bridges to hmm's proxy (here
 // a stand-in on an abstract unix socket). In both modes seccomp leaves only
 // unix, IPv4 and IPv6 sockets, none raw.
+import {spawn} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
 import {createSocket} from 'node:dgram'
 import {mkdirSync} from 'node:fs'
@@ -187,7 +188,7 @@ const one = target => new Promise(resolve => {
     const {ws, lock} = workspace('net-proxy-tunnel')
     const {name} = await standIn()
     const host = await echoHost()
-    const heads = await askedAt(name, () => verdictOf('tunnel', 'HTTP/1.1 502 Bad Gateway\r\n\r\n', `${host} 127.0.0.1`))
+    const heads = await askedAt(name, () => verdictOf('tunnel', 'HTTP/1.1 502 Bad Gateway\r\n\r\n', `a.example ${host} 127.0.0.1`))
     const port = 39000 + Math.floor(Math.random() * 1000)
     const net = ['--net', 'proxy', '--proxy-port', String(port), '--proxy-socket', name]
     const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, ...net], [process.execPath, '-e', connectClient(port, ['a.example:443'])]))
@@ -196,18 +197,23 @@ const one = target => new Promise(resolve => {
     expect(heads).toEqual(['CONNECT a.example:443 HTTP/1.1\r\nHost: a.example:443\r\n\r\n'])
   })
 
+  /** A port nothing listens on: the server that had it is closed. */
+  async function closedPort(): Promise<number> {
+    const closed = createServer()
+    await new Promise<void>(resolve => closed.listen(0, '127.0.0.1', resolve))
+    const port = (closed.address() as AddressInfo).port
+    await new Promise(resolve => closed.close(resolve))
+    return port
+  }
+
   it("gives the command the proxy's answer when it refuses, or when none of the addresses it names takes the connection", async () => {
     const {ws, lock} = workspace('net-proxy-answer')
     const {name} = await standIn()
-    // A port nothing listens on: the server that had it is closed.
-    const closed = createServer()
-    await new Promise<void>(resolve => closed.listen(0, '127.0.0.1', resolve))
-    const down = (closed.address() as AddressInfo).port
-    await new Promise(resolve => closed.close(resolve))
+    const down = await closedPort()
     await askedAt(name, head =>
       head.includes('refused.example')
         ? verdictOf('answer', 'HTTP/1.1 403 Forbidden\r\n\r\nrefused\n')
-        : verdictOf('tunnel', 'HTTP/1.1 502 Bad Gateway\r\n\r\nunreachable\n', `${down} 127.0.0.1 ::1`),
+        : verdictOf('tunnel', 'HTTP/1.1 502 Bad Gateway\r\n\r\nunreachable\n', `down.example ${down} 127.0.0.1 ::1`),
     )
     const port = 39000 + Math.floor(Math.random() * 1000)
     const net = ['--net', 'proxy', '--proxy-port', String(port), '--proxy-socket', name]
@@ -215,6 +221,53 @@ const one = target => new Promise(resolve => {
     const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, ...net], [process.execPath, '-e', client]))
     expect(r.report).toBe('')
     expect(r.stdout).toBe(`${JSON.stringify('HTTP/1.1 403 Forbidden\r\n\r\nrefused\n')}\n${JSON.stringify('HTTP/1.1 502 Bad Gateway\r\n\r\nunreachable\n')}\n`)
+    expect(r.stderr).toBe('')
+  })
+
+  it("says on stderr, with --proxy-debug, why each address of a host was not connected (as hmm's proxy does under HMM_DEBUG)", async () => {
+    const {ws, lock} = workspace('net-proxy-debug')
+    const {name} = await standIn()
+    const down = await closedPort()
+    await askedAt(name, () => verdictOf('tunnel', 'HTTP/1.1 502 Bad Gateway\r\n\r\n', `down.example ${down} 127.0.0.1`))
+    const port = 39000 + Math.floor(Math.random() * 1000)
+    const net = ['--net', 'proxy', '--proxy-port', String(port), '--proxy-socket', name, '--proxy-debug']
+    const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, ...net], [process.execPath, '-e', connectClient(port, ['down.example:443'])]))
+    expect(r.report).toBe('')
+    expect(r.stdout).toBe(`${JSON.stringify('HTTP/1.1 502 Bad Gateway\r\n\r\n')}\n`)
+    expect(r.stderr).toBe(`hmm: debug: proxy: down.example:${down}: connect 127.0.0.1:${down}: Connection refused\n`)
+  })
+
+  /**
+   * An address that takes no connection on `port` and refuses none (as a host behind a broken route): 127.0.0.2 with
+   * a listener whose queue of one is filled and never accepted, so the kernel drops every further SYN.
+   */
+  async function unanswered(port: number): Promise<string> {
+    const script = `use Socket; use IO::Handle;
+my $at = pack_sockaddr_in(${port}, inet_aton("127.0.0.2"));
+my ($l, $c);
+socket($l, PF_INET, SOCK_STREAM, 0) && bind($l, $at) && listen($l, 0) or die "listen: $!";
+socket($c, PF_INET, SOCK_STREAM, 0) && connect($c, $at) or die "fill: $!";
+STDOUT->autoflush(1); print "ready\\n"; sleep 600;`
+    const child = spawn('perl', ['-e', script], {stdio: ['ignore', 'pipe', 'inherit']})
+    servers.push({close: () => child.kill()})
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.once('data', () => resolve())
+      child.once('exit', code => reject(new Error(`the unanswered address did not start (${code})`)))
+    })
+    return '127.0.0.2'
+  }
+
+  it('goes on to the next address the proxy names while one does not answer (Happy Eyeballs), within the one deadline', async () => {
+    const {ws, lock} = workspace('net-proxy-eyeballs')
+    const {name} = await standIn()
+    const host = await echoHost()
+    const silent = await unanswered(host)
+    await askedAt(name, () => verdictOf('tunnel', 'HTTP/1.1 502 Bad Gateway\r\n\r\n', `two.example ${host} ${silent} 127.0.0.1`))
+    const port = 39000 + Math.floor(Math.random() * 1000)
+    const net = ['--net', 'proxy', '--proxy-port', String(port), '--proxy-socket', name]
+    const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, ...net], [process.execPath, '-e', connectClient(port, ['two.example:443'])]))
+    expect(r.report).toBe('')
+    expect(r.stdout).toBe(`${JSON.stringify('HTTP/1.1 200 Connection Established\r\n\r\nhost:earlylate')}\n`)
   })
 
   it('refuses a proxy without its port and socket', async () => {

@@ -279,7 +279,7 @@ describe('the proxy', () => {
   it("answers the helper's bridge on its CONNECT socket as it would answer the client: where to tunnel, or what to say", async () => {
     const name = `hmm-test-${randomBytes(6).toString('hex')}`
     const lookup: LookupFunction = (hostname, options, callback) => {
-      const all = hostname === 'two.example' ? ['192.0.2.1', '2001:db8::1'] : ['127.0.0.1']
+      const all = hostname === 'two.example' ? ['2001:db8::1', '2001:db8::2', '192.0.2.1', '192.0.2.2'] : ['127.0.0.1']
       ;(callback as unknown as (error: null, all: LookupAddress[]) => void)(
         null,
         all.map(address => ({address, family: address.includes(':') ? 6 : 4})),
@@ -296,12 +296,15 @@ describe('the proxy', () => {
           .on('close', () => resolve(got))
           .on('error', reject)
       })
-    // Every address checked, to be dialled in turn; then what the client gets should none take the connection.
+    // The host, and every address checked, to be dialled in turn, the families alternating (RFC 8305: a family that
+    // does not answer costs one attempt's wait, not one per address); then what the client gets should none connect.
     const unreachable =
       'HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\nContent-Length: 42\r\nConnection: close\r\n\r\nhmm: two.example:443 could not be reached\n'
-    expect(await ask('CONNECT TWO.example.:443 HTTP/1.1\r\nHost: x\r\n\r\n')).toBe(`hmm-tunnel ${unreachable.length} 443 192.0.2.1 2001:db8::1\n${unreachable}`)
+    expect(await ask('CONNECT TWO.example.:443 HTTP/1.1\r\nHost: x\r\n\r\n')).toBe(
+      `hmm-tunnel ${unreachable.length} two.example 443 2001:db8::1 192.0.2.1 2001:db8::2 192.0.2.2\n${unreachable}`,
+    )
     // An exact name may lead to the machine itself; a *.suffix may not; other hosts and ports are refused.
-    expect(await ask('CONNECT local.example:8443 HTTP/1.1\r\n\r\n')).toMatch(/^hmm-tunnel \d+ 8443 127\.0\.0\.1\nHTTP\/1\.1 502 /)
+    expect(await ask('CONNECT local.example:8443 HTTP/1.1\r\n\r\n')).toMatch(/^hmm-tunnel \d+ local\.example 8443 127\.0\.0\.1\nHTTP\/1\.1 502 /)
     expect(await ask('CONNECT sub.attacker.example:443 HTTP/1.1\r\n\r\n')).toMatch(
       /^hmm-answer \d+\nHTTP\/1\.1 403 Forbidden\r\n[^]*resolves to this machine's/,
     )
