@@ -12,7 +12,7 @@ import type {Workspace} from '../workspaces/workspace.js'
 import {takeIntoOrigin, takeIntoPrivate, workspaceCommits, type TakenCommits} from '../git/bundle.js'
 import {treeNow} from '../git/changes.js'
 import {checkoutConversions} from '../git/conversions.js'
-import {commitLines, unshownChanges} from '../git/review.js'
+import {commitRecords, identitiesOf, unshownChanges, type CommitRecord} from '../git/review.js'
 import {listPaths, printable} from '../ui/format.js'
 import {gitOriginOf} from '../git/origin.js'
 import {checkTakeable} from './taking.js'
@@ -23,9 +23,44 @@ export async function commitsOutOf(context: Context, workspace: Workspace): Prom
   return commits && takeIntoPrivate(workspace, context.data, commits)
 }
 
-/** The one line per commit that names it, newest first: the user's terminal never gets the command's control characters. */
-export async function namedCommits(workspace: Workspace, tip: string): Promise<string[]> {
-  return (await commitLines(workspace, tip)).map(printable)
+/**
+ * A commit as hmm shows it: its line as git log --oneline prints it, and,
+ * indented below, the rest of what a push of it publishes that the user
+ * cannot know: an author or committer other than the user, headers other
+ * than git's own (a signature, an encoding, anything), and the message's
+ * body. `kinds` names which of those it has. All of it printable: the
+ * user's terminal never gets the command's control characters.
+ */
+export interface ShownCommit {
+  id: string
+  line: string
+  more: string[]
+  kinds: string[]
+}
+
+function shown(record: CommitRecord, you: {author?: string; committer?: string}): ShownCommit {
+  const more: string[] = []
+  const kinds: string[] = []
+  const add = (kind: string, lines: string[]) => {
+    if (!kinds.includes(kind)) kinds.push(kind)
+    more.push(...lines)
+  }
+  if (record.author !== you.author) add('author', [`Author: ${record.author}`])
+  if (record.committer !== you.committer) add('committer', [`Committer: ${record.committer}`])
+  for (const header of record.headers) add(header.startsWith(' ') ? kinds.at(-1)! : header.split(' ', 1)[0], [header])
+  if (record.body) add('body', ['', ...record.body.split('\n')])
+  return {
+    id: record.id,
+    line: printable(`${record.short} ${record.subject}`),
+    more: more.map(line => (line === '' ? '' : `    ${printable(line)}`)),
+    kinds: kinds.map(printable),
+  }
+}
+
+/** The commits up to `tip`, newest first, as hmm shows them. */
+export async function shownCommits(workspace: Workspace, tip: string): Promise<ShownCommit[]> {
+  const [records, you] = await Promise.all([commitRecords(workspace, tip), identitiesOf(workspace.row.origin)])
+  return records.map(record => shown(record, you))
 }
 
 /**
@@ -50,7 +85,9 @@ export async function takeForGit(
   await options.before?.(origin)
   const tip = await commitsOutOf(context, workspace)
   if (!tip) throw new HmmError(options.noCommits)
-  for (const line of await namedCommits(workspace, tip)) say(`taking ${line}`)
+  for (const commit of await shownCommits(workspace, tip)) {
+    say(`taking ${commit.line}${commit.kinds.length > 0 ? ` (more in hmm log: ${commit.kinds.join(', ')})` : ''}`)
+  }
   const nowTree = await treeNow(workspace)
   const unshown = options.force ? [] : await unshownChanges(workspace, tip, nowTree)
   if (unshown.length > 0) {

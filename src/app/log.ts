@@ -3,14 +3,37 @@
 // the sandbox, fetched into hmm's private repository; the origin is not
 // touched). Allowed while the command runs: it only reads.
 //
-// Security: the listing's subjects are the command's text, made printable
+// Each commit is shown with all that a push publishes of it beyond its
+// tree (app/commits.ts): its body, an author or committer other than the
+// user, headers git's formats never show; `hmm pr` would publish them.
+//
+// Security: the commits' text is the command's, made printable
 // (ui/format.ts); the patches are bytes no configuration changes, as with
 // hmm diff (git/review.ts).
 import {colourSettings, show, showPatch} from '../git/pager.js'
-import {commitPatches} from '../git/review.js'
+import {commitPatches, PATCH_COMMIT} from '../git/review.js'
 import {Context} from '../workspaces/context.js'
-import {commitsOutOf, namedCommits} from './commits.js'
+import {commitsOutOf, shownCommits, type ShownCommit} from './commits.js'
 import {checkOrigin, checkUsable} from './taking.js'
+
+/** A commit's lines as hmm log prints them. */
+const commitText = (commit: ShownCommit) => [commit.line, ...commit.more].map(line => `${line}\n`).join('')
+
+/** The patches with each commit's line (git/review.ts's PATCH_COMMIT) replaced by the commit as hmm shows it. */
+function withCommitsShown(patches: Buffer, commits: ShownCommit[]): Buffer {
+  const byId = new Map(commits.map(commit => [commit.id, commit]))
+  const parts: Buffer[] = []
+  let from = 0
+  while (from < patches.length) {
+    const newline = patches.indexOf(10, from)
+    const end = newline < 0 ? patches.length : newline + 1
+    const id = patches[from] === 0 ? PATCH_COMMIT.exec(patches.subarray(from, newline < 0 ? end : newline).toString('latin1'))?.[1] : undefined
+    const commit = id === undefined ? undefined : byId.get(id)
+    parts.push(commit ? Buffer.from(commitText(commit)) : patches.subarray(from, end))
+    from = end
+  }
+  return Buffer.concat(parts)
+}
 
 export async function logWorkspace(key: string | undefined, options: {patch: boolean}): Promise<void> {
   const context = new Context()
@@ -22,8 +45,9 @@ export async function logWorkspace(key: string | undefined, options: {patch: boo
     if (workspace.row.originKind !== 'git') return
     const tip = await commitsOutOf(context, workspace)
     if (!tip) return
-    if (options.patch) await showPatch(await commitPatches(workspace, tip), origin, await colourSettings(origin))
-    else await show(Buffer.from((await namedCommits(workspace, tip)).map(line => `${line}\n`).join('')), origin)
+    const commits = await shownCommits(workspace, tip)
+    if (options.patch) await showPatch(withCommitsShown(await commitPatches(workspace, tip), commits), origin, await colourSettings(origin))
+    else await show(Buffer.from(commits.map(commitText).join('')), origin)
   } finally {
     context.close()
   }

@@ -62,15 +62,92 @@ export async function unshownChanges(workspace: Workspace, tip: string, nowTree:
   return [...taken].filter(path => originUncommitted.has(path) || !net.has(path) || changedSince.has(path)).sort()
 }
 
-/** The commits, newest first, one `<abbreviated id> <subject>` line each (as git log --oneline). */
-export async function commitLines(workspace: Workspace, tip: string): Promise<string[]> {
-  const log = await git(['log', '-z', '--no-show-signature', '--format=%h %s', ...commitRange(workspace, tip), '--'], onPrivate(workspace))
-  return log.stdout.split('\0').filter(Boolean)
+/** What a push of a commit publishes beyond its tree, as its object holds it. */
+export interface CommitRecord {
+  /** The full id and the abbreviated one, as git log --oneline shows it. */
+  id: string
+  short: string
+  /** git's subject: the message's first paragraph, on one line. */
+  subject: string
+  /** The rest of the message, blank lines at either end left out; '' for none. */
+  body: string
+  /** `Name <email>`, the date left out. */
+  author: string
+  committer: string
+  /** Header lines other than tree, parent, author and committer (gpgsig, encoding, mergetag, any other), continuation lines included. */
+  headers: string[]
 }
+
+/** `Name <email>` of an identity as git writes it (`Name <email> 1700000000 +0100`). */
+const withoutDate = (ident: string) => ident.replace(/ -?\d+ [+-]\d{4}$/, '')
+
+/** A commit object's headers and message (git's object format: headers, a blank line, the message). */
+function parseCommit(text: string): {fields: Map<string, string>; headers: string[]; message: string} {
+  const end = text.indexOf('\n\n')
+  const head = end < 0 ? text : text.slice(0, end)
+  const fields = new Map<string, string>()
+  const headers: string[] = []
+  let kept = false
+  for (const line of head.split('\n')) {
+    // A line starting with a space continues the header before it (a signature's lines).
+    const key = line.startsWith(' ') ? undefined : line.split(' ', 1)[0]
+    if (key !== undefined) kept = !['tree', 'parent', 'author', 'committer'].includes(key)
+    if (key !== undefined && !kept && !fields.has(key)) fields.set(key, line.slice(key.length + 1))
+    if (kept) headers.push(line)
+  }
+  return {fields, headers, message: end < 0 ? '' : text.slice(end + 2)}
+}
+
+/** The message without its subject paragraph (git's: leading blank lines, then lines up to a blank one), blank lines at either end left out. */
+function bodyOf(message: string): string {
+  const lines = message.split('\n')
+  const blank = (line: string) => line.trim() === ''
+  let at = 0
+  while (at < lines.length && blank(lines[at])) at++
+  while (at < lines.length && !blank(lines[at])) at++
+  const rest = lines.slice(at)
+  while (rest.length > 0 && blank(rest[0])) rest.shift()
+  while (rest.length > 0 && blank(rest.at(-1)!)) rest.pop()
+  return rest.join('\n')
+}
+
+/** The commits up to `tip`, newest first, with all that their objects hold beyond their trees and parents. */
+export async function commitRecords(workspace: Workspace, tip: string): Promise<CommitRecord[]> {
+  const listed = await git(['log', '-z', '--no-show-signature', '--format=%H%x00%h%x00%s', ...commitRange(workspace, tip), '--'], onPrivate(workspace))
+  const fields = listed.stdout.split('\0')
+  const commits: Array<Pick<CommitRecord, 'id' | 'short' | 'subject'>> = []
+  for (let at = 0; at + 2 < fields.length; at += 3) commits.push({id: fields[at], short: fields[at + 1], subject: fields[at + 2]})
+  if (commits.length === 0) return []
+  // `<id> commit <size>\n<object>\n` for each id asked.
+  const objects = (await gitBytes(['cat-file', '--batch'], {...onPrivate(workspace), input: commits.map(commit => `${commit.id}\n`).join('')})).stdout
+  let offset = 0
+  return commits.map(commit => {
+    const newline = objects.indexOf(10, offset)
+    const size = Number(objects.subarray(offset, newline).toString('latin1').split(' ')[2])
+    const text = objects.subarray(newline + 1, newline + 1 + size).toString('utf8')
+    offset = newline + 1 + size + 1
+    const {fields, headers, message} = parseCommit(text)
+    return {...commit, body: bodyOf(message), author: withoutDate(fields.get('author') ?? ''), committer: withoutDate(fields.get('committer') ?? ''), headers}
+  })
+}
+
+/** The user's identities (`Name <email>`) as git in the origin would write them; undefined where git has none. */
+export async function identitiesOf(origin: string): Promise<{author?: string; committer?: string}> {
+  const ask = async (variable: string) => {
+    const asked = await git(['var', variable], {cwd: origin, okStatuses: [128]})
+    return asked.exitCode === 0 ? withoutDate(asked.stdout.replace(/\n$/, '')) : undefined
+  }
+  const [author, committer] = await Promise.all([ask('GIT_AUTHOR_IDENT'), ask('GIT_COMMITTER_IDENT')])
+  return {author, committer}
+}
+
+/** A line that starts each commit in commitPatches' output: NUL and its id (no line of a patch starts with NUL). */
+export const PATCH_COMMIT = /^\0([0-9a-f]+)$/
 
 /**
  * The commits with their patches, newest first, as bytes no configuration
- * changes (as changes.ts's patches). A merge commit shows its change against
+ * changes (as changes.ts's patches), each commit's patches after a line
+ * PATCH_COMMIT matches. A merge commit shows its change against
  * each parent it has: against the first alone (or none, git's default) it
  * could hide what it takes back of the origin's own commits (a merge with
  * `-s ours`).
@@ -79,7 +156,7 @@ export async function commitPatches(workspace: Workspace, tip: string): Promise<
   const args = [
     'log',
     '--no-show-signature',
-    '--format=%h %s',
+    '--format=%x00%H',
     '-p',
     '--diff-merges=separate',
     '-M',

@@ -259,6 +259,43 @@ describe('review: what merge and pr take', () => {
     expect((await hmm(world, ['merge'])).stderr).toMatch(/^hmm: taking [0-9a-f]{7,} fix <U\+202E>txt\.exe<U\+200B> ok\n/)
   })
 
+  it('shows all that pr publishes of a commit: hmm log its body, an author and committer not the user, other headers; the taking lines say there is more', async () => {
+    // The attacker's review 3, finding F9: under --net none the command hides another project's .env in a commit's
+    // body (and its author's name), which hmm log showed no line of and hmm pr pushed.
+    const bare = await withRemote('review-body')
+    const env = world.write(join(world.home, 'work', 'other', '.env'), 'STRIPE_LIVE=sk_live_123\n')
+    const ws = await made(
+      world,
+      'echo fix > fix.txt && git add fix.txt && ' +
+        `git -c user.name="$(cat ${env})" commit -q --author="Mallory <m@evil.example>" -m "Fix typo" -m "$(printf "\\n\\n\\033[2K%s" "$(cat ${env})")" && ` +
+        'echo two > two.txt && git add two.txt && git commit -qm plain && ' +
+        // A header git log's formats never show, in a commit made by hand.
+        'git cat-file commit HEAD | sed "s/^committer .*/&\\nx-data sk_live_456/" > c && git reset -q --soft $(git hash-object -t commit -w c) && rm c',
+    )
+    const log = await hmm(world, ['log', ws.id])
+    expect(log).toMatchObject({exitCode: 0, stderr: ''})
+    const [plainLine, bodyLine] = log.stdout.split('\n').filter(line => /^[0-9a-f]/.test(line))
+    expect(log.stdout).toBe(
+      `${plainLine}\n    x-data sk_live_456\n` +
+        `${bodyLine}\n    Author: Mallory <m@evil.example>\n    Committer: STRIPE_LIVE=sk_live_123 <world@example.com>\n\n    ?[2KSTRIPE_LIVE=sk_live_123\n`,
+    )
+    expect(plainLine).toMatch(/^[0-9a-f]{7,} plain$/)
+    expect(bodyLine).toMatch(/^[0-9a-f]{7,} Fix typo$/)
+    const patch = await hmm(world, ['log', '-p', ws.id])
+    expect(patch.stdout).toContain(
+      `${bodyLine}\n    Author: Mallory <m@evil.example>\n    Committer: STRIPE_LIVE=sk_live_123 <world@example.com>\n\n    ?[2KSTRIPE_LIVE=sk_live_123\n\ndiff --git a/fix.txt b/fix.txt\n`,
+    )
+    expect(patch.stdout).toContain(`${plainLine}\n    x-data sk_live_456\n\ndiff --git a/two.txt b/two.txt\n`)
+
+    const pr = await hmm(world, ['pr', ws.id])
+    expect(pr.stderr).toMatch(
+      new RegExp(
+        `^hmm: taking ${plainLine} \\(more in hmm log: x-data\\)\nhmm: taking ${bodyLine} \\(more in hmm log: author, committer, body\\)\nhmm: pushed `,
+      ),
+    )
+    expect(await world.git(['log', '-1', '--format=%b', `hmm/${ws.id}~1`], bare)).toContain('STRIPE_LIVE=sk_live_123')
+  })
+
   it('hmm log: nothing for a workspace without commits or not made from a repository', async () => {
     world = new World('review-log-none')
     await world.gitRepo()
