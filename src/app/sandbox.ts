@@ -9,14 +9,15 @@ import {loadConfig, networkOf, settingsFor, type Isolation} from '../sandbox/con
 import {removedVariables} from '../sandbox/env.js'
 import {sandboxLayers} from '../native/helper.js'
 import {SANDBOX_EXEC, seatbelt} from '../platform/darwin.js'
-import {enableNamespaces, optOut, policyFor} from '../platform/confine.js'
+import {enableNamespaces, optOut, policyFor, userTmpdir} from '../platform/confine.js'
 import {agentPlaces} from './agent-places.js'
 import {launchArgv} from '../platform/launch.js'
 import {canonical} from '../sandbox/paths.js'
 import type {Network, Platform, SandboxPolicy} from '../sandbox/policy.js'
 import {parseRules} from '../net/hosts.js'
 import {INSIDE_PORT} from './network.js'
-import {checkNotInOwnTemp, describeProfile, withNetFlag} from './session.js'
+import {checkNoLinkOnTheWay, checkNotInOwnTemp} from './grants.js'
+import {describeProfile, withNetFlag} from './session.js'
 
 /** Shell-style quoting, only for display: the real argv is passed without a shell. */
 function quote(arg: string): string {
@@ -89,19 +90,25 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
   const origin = workingOrigin()
   const data = canonical(dataDir(process.env, platform))
   const tree = treePath(data, '<id>', origin)
+  const namespaces = settings.isolation === 'full'
+  const asked = [...options.writable, ...settings.write]
   // On macOS /tmp, /var and /etc resolve into /private: the paths are shown as a Mac sees them.
   const policy = policyFor(platform, {
     tree,
     dataDir: data,
-    writable: [...options.writable, ...settings.write],
+    writable: asked,
     hide: settings.hide,
     unhide: settings.unhide,
     network,
-    namespaces: settings.isolation === 'full',
-    ...agentPlaces(settings, platform, settings.isolation === 'full'),
+    namespaces,
+    ...agentPlaces(settings, platform, namespaces),
   })
-  const asked = [...options.writable, ...settings.write].map(path => canonical(path))
-  if (settings.isolation === 'full') checkNotInOwnTemp(policy, asked)
+  checkNoLinkOnTheWay(policy, namespaces, {write: asked, tmpdir: userTmpdir()})
+  if (namespaces)
+    checkNotInOwnTemp(
+      policy,
+      asked.map(path => canonical(path)),
+    )
   const agent = settings.agent ? describeProfile(settings.agent) : 'none'
   const layers = policy.isolation?.caches.filter(path => settings.agent?.layers.includes(path)) ?? []
   const lines = [

@@ -3,17 +3,19 @@
 // path for `hmm run` and `hmm exec`, so a command continued with exec runs
 // under exactly the sandbox run gives it.
 import {existsSync} from 'node:fs'
+import {resolve} from 'node:path'
 import {constants} from 'node:os'
 import {lockedFiles} from '../native/helper.js'
 import {netFromFlag, networkOf, type Effective} from '../sandbox/config.js'
 import {parseRules} from '../net/hosts.js'
 import {agentBinds, agentPlaces} from './agent-places.js'
+import {checkNoLinkOnTheWay, checkNotInOwnTemp} from './grants.js'
 import {startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
-import {checkSandboxAvailable, placedAt, policyFor} from '../platform/confine.js'
+import {checkSandboxAvailable, placedAt, policyFor, userTmpdir} from '../platform/confine.js'
 import {checkProgramsOutOfReach} from '../platform/programs.js'
 import {commandEnv, unsignedGit} from '../sandbox/env.js'
-import {canonical, isWithin} from '../sandbox/paths.js'
+import {canonical} from '../sandbox/paths.js'
 import {withBinds, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError, say} from '../ui/errors.js'
 import {formatWork, tildify} from '../ui/format.js'
@@ -26,11 +28,11 @@ export function commandOrShell(command: string[]): string[] {
   return command.length > 0 ? command : [process.env.SHELL || '/bin/sh']
 }
 
-/** The -w paths given on the command line, checked to exist, canonical. */
+/** The -w paths given on the command line, checked to exist, absolute (their links are judged with the policy: grants.ts). */
 export function givenWritable(paths: string[]): string[] {
   return paths.map(path => {
     if (!existsSync(path)) throw new HmmError(`${path} does not exist`)
-    return canonical(path)
+    return resolve(path)
   })
 }
 
@@ -47,7 +49,8 @@ export function withNetFlag(settings: Effective, net: string | undefined): Effec
  * or the command could reach hmm's own files.
  */
 export function commandPolicy(context: Context, platform: Platform, tree: string, given: string[], settings: Effective): SandboxPolicy {
-  const writable = [...given, ...settings.write.map(canonical)]
+  const asked = [...given, ...settings.write]
+  const writable = asked.map(canonical)
   const network = networkOf(settings)
   // Bad hosts are refused before anything is made.
   if (network?.kind === 'proxy') parseRules(network.hosts)
@@ -63,22 +66,10 @@ export function commandPolicy(context: Context, platform: Platform, tree: string
     namespaces,
     ...agentPlaces(settings, platform, namespaces),
   })
+  checkNoLinkOnTheWay(policy, namespaces, {write: asked, tmpdir: userTmpdir()})
   if (namespaces) checkNotInOwnTemp(policy, writable)
   checkProgramsOutOfReach(policy, writable)
   return policy
-}
-
-/**
- * Refuses a path to write in a temporary directory the namespaces make the
- * command's own (/tmp, $TMPDIR): the command sees its own there, so the
- * user's cannot be shared with it, and the grant would only name what the
- * command itself left at that path in an earlier run.
- */
-export function checkNotInOwnTemp(policy: SandboxPolicy, writable: string[]): void {
-  for (const path of writable) {
-    const temp = policy.isolation?.temp.find(dir => isWithin(path, dir))
-    if (temp) throw new HmmError(`${path} cannot be shared: the sandboxed command has a ${temp} of its own; share a directory outside it`)
-  }
 }
 
 /**

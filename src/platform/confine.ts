@@ -83,6 +83,11 @@ export function sandboxedArgv(platform: Platform, policy: SandboxPolicy, control
     : helperExecArgv(control, [...landlockArgs(policy), ...isolationArgs(policy, control), ...networkArgs(policy, control.proxy)], command)
 }
 
+/** The user's temporary directory, as the command would be given it. */
+export function userTmpdir(): string {
+  return process.env.TMPDIR || tmpdir()
+}
+
 /** The policy for a command in `tree`, from this process's environment (HOME, TMPDIR). */
 export function policyFor(
   platform: Platform,
@@ -98,7 +103,7 @@ export function policyFor(
     extraWritable: options.writable,
     hide: options.hide,
     unhide: options.unhide,
-    tmpdir: process.env.TMPDIR || tmpdir(),
+    tmpdir: userTmpdir(),
     platform,
     network: options.network,
     namespaces: options.namespaces,

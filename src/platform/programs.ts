@@ -9,11 +9,11 @@
 // code outside the sandbox, as the user (issue 10: ~/.cargo/bin/git, the hmm
 // link in ~/.local/bin with -w ~/.local). So hmm refuses, naming the path,
 // rather than run it.
-import {accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync} from 'node:fs'
-import {basename, delimiter, dirname, isAbsolute, join, resolve} from 'node:path'
+import {accessSync, constants, realpathSync, statSync} from 'node:fs'
+import {delimiter, dirname, isAbsolute, join} from 'node:path'
 import {HELPER_PATH} from '../native/helper.js'
 import {everyWrite, loadConfig} from '../sandbox/config.js'
-import {canonical, isWithin} from '../sandbox/paths.js'
+import {canonical, isWithin, linksOnTheWay} from '../sandbox/paths.js'
 import {writableHolding, type SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError} from '../ui/errors.js'
 import {policyFor} from './confine.js'
@@ -33,37 +33,6 @@ export function findOnPath(name: string, path = process.env.PATH ?? ''): string 
     } catch {}
   }
   return undefined
-}
-
-/** At most this many symbolic links are followed, as the kernel does (ELOOP). */
-const MAX_LINKS = 40
-
-/**
- * Where each step on the way to `path` really lies: the path itself (its
- * directories resolved), then each symbolic link's target in turn, down to
- * the file. Any of them rewritten redirects what runs.
- */
-export function linksOnTheWay(path: string): string[] {
-  const way: string[] = []
-  let current = resolve(path)
-  for (let step = 0; step <= MAX_LINKS; step++) {
-    let location: string
-    try {
-      location = join(realpathSync(dirname(current)), basename(current))
-    } catch {
-      return way
-    }
-    way.push(location)
-    let link: string
-    try {
-      if (!lstatSync(location).isSymbolicLink()) return way
-      link = readlinkSync(location)
-    } catch {
-      return way
-    }
-    current = resolve(dirname(location), link)
-  }
-  return way
 }
 
 /** Refuses when the program, or a link on the way to it, lies where the sandboxed command could write. */

@@ -1,7 +1,7 @@
-// Paths as the sandbox compares them: canonical (links resolved), and
-// whether one lies within another.
-import {realpathSync} from 'node:fs'
-import {join, resolve} from 'node:path'
+// Paths as the sandbox compares them: canonical (links resolved), the
+// links on the way to one, and whether one lies within another.
+import {lstatSync, readlinkSync, realpathSync} from 'node:fs'
+import {dirname, join, resolve} from 'node:path'
 
 /**
  * The canonical form of a path: symbolic links resolved (Landlock and
@@ -27,4 +27,42 @@ export function isWithin(path: string, dir: string): boolean {
 /** The paths without repeats, in their first order. */
 export function unique(paths: string[]): string[] {
   return [...new Set(paths)]
+}
+
+/** At most this many symbolic links are followed, as the kernel does (ELOOP). */
+const MAX_LINKS = 40
+
+/**
+ * Where each symbolic link met on the way to `path` lies (a directory's on
+ * the way as well as the path's own), in the order the kernel follows them,
+ * then where the way ends. A link rewritten redirects the path: whoever can
+ * write where one lies decides where it leads. A part that does not exist
+ * ends the way there, the rest of it as named.
+ */
+export function linksOnTheWay(path: string): string[] {
+  const way: string[] = []
+  let rest = resolve(path).split('/').filter(Boolean)
+  let at = '/'
+  while (rest.length > 0) {
+    const [name, ...after] = rest
+    rest = after
+    if (name === '.') continue
+    if (name === '..') {
+      at = dirname(at)
+      continue
+    }
+    const location = join(at, name)
+    const stat = lstatSync(location, {throwIfNoEntry: false})
+    if (!stat) return [...way, join(location, ...rest)]
+    if (!stat.isSymbolicLink()) {
+      at = location
+      continue
+    }
+    way.push(location)
+    if (way.length > MAX_LINKS) return way
+    const target = readlinkSync(location)
+    if (target.startsWith('/')) at = '/'
+    rest = [...target.split('/').filter(Boolean), ...rest]
+  }
+  return [...way, at]
 }

@@ -6,7 +6,7 @@
 // carry a write grant, or a mkdir, to wherever it leads (the home, / as
 // root). Each test plants the link in one run and tries to use it in the
 // next, run as root and as a plain user.
-import {existsSync, mkdirSync, readdirSync, rmSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync} from 'node:fs'
 import {randomBytes} from 'node:crypto'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -25,6 +25,15 @@ function inUserTmp(): string {
   made.push(dir)
   return dir
 }
+
+/** hmm's refusal of a path to write reached through a link the command could have made. */
+const refusal = (what: string, link: string, target: string, place: string) =>
+  `hmm: ${what} is reached through the symbolic link ${link} (to ${target}) in ${place}, which the sandboxed command could write: a command may have made it; remove the link, or give the path it should lead to\n`
+const workspaces = () => (existsSync(world.dataDir) ? readdirSync(world.dataDir).filter(name => /^[0-9a-z]{6}$/.test(name)) : [])
+/** A file of the user's that a grant of the home would let the command change. */
+const plantRc = () => world.write(join(world.home, '.bashrc'), '# rc\n')
+const rcUnchanged = () => expect(readFileSync(join(world.home, '.bashrc'), 'utf8')).toBe('# rc\n')
+const appendRc = ['sh', '-c', '(echo pwned >> "$HOME/.bashrc") 2>/dev/null; true']
 
 describe('a link the command left in its own places', () => {
   it('at its $TMPDIR under /tmp (pam_tmpdir, TMPDIR=/tmp/me) does not let the next command write the home', async () => {
@@ -79,6 +88,23 @@ describe('a link the command left in its own places', () => {
   })
 })
 
+describe('with the namespaces, a link the command left in a path it writes in place', () => {
+  it('inside a -w path, which the command writes in place (-w ~/work, write = ["~/work/out"]), is refused', async () => {
+    world = new World('ns-nested-grant-link')
+    const work = join(world.home, 'work')
+    const out = join(work, 'out')
+    mkdirSync(out, {recursive: true})
+    plantRc()
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'write = ["~/work/out"]\n')
+    const plant = await world.hmm(['run', '--rm', '-w', work, 'sh', '-c', 'rm -r ~/work/out && ln -s "$HOME" ~/work/out'])
+    expect(plant.exitCode, plant.stderr).toBe(0)
+    const next = await world.hmm(['run', '-w', work, ...appendRc])
+    expect(next).toMatchObject({exitCode: 1, stderr: refusal(out, out, world.home, work)})
+    rcUnchanged()
+    expect(workspaces()).toEqual([])
+  })
+})
+
 describe('-w under /tmp', () => {
   it("is refused where the command's /tmp is its own: the user's directory there cannot be shared", async () => {
     world = new World('w-under-tmp')
@@ -90,5 +116,71 @@ describe('-w under /tmp', () => {
       stderr: `hmm: ${shared} cannot be shared: the sandboxed command has a /tmp of its own; share a directory outside it\n`,
     })
     expect(existsSync(world.dataDir) ? readdirSync(world.dataDir).filter(name => /^[0-9a-z]{6}$/.test(name)) : []).toEqual([])
+  })
+})
+
+/**
+ * Opted out of the namespaces (and on macOS) the command writes the caches,
+ * /tmp and the -w paths in place: a link it leaves on the way to a path the
+ * next command is granted would carry the grant wherever it leads, since
+ * hmm resolves the grants' links when it makes the policy. hmm refuses
+ * instead, before anything is made, naming the path and the link.
+ */
+describe('opted out of the namespaces (isolation = "landlock-only"), a link the command left', () => {
+  const optOut = (extra = '') => world.write(join(world.home, '.config', 'hmm', 'config.toml'), `isolation = "landlock-only"\n${extra}`)
+
+  it("at the config file's write path in a cache (~/.cache/pip) is refused, and the next command cannot write the home", async () => {
+    world = new World('lo-config-grant-link')
+    const pip = join(world.home, '.cache', 'pip')
+    mkdirSync(pip, {recursive: true})
+    plantRc()
+    optOut('write = ["~/.cache/pip"]\n')
+    const plant = await world.hmm(['run', '--rm', 'sh', '-c', 'rm -r ~/.cache/pip && ln -s "$HOME" ~/.cache/pip'])
+    expect(plant.exitCode, plant.stderr).toBe(0)
+    const next = await world.hmm(['run', ...appendRc])
+    expect(next).toMatchObject({exitCode: 1, stderr: refusal(pip, pip, world.home, join(world.home, '.cache'))})
+    rcUnchanged()
+    expect(workspaces()).toEqual([])
+  })
+
+  it('on the way to a -w path kept for hmm exec (a directory above it in a cache) is refused', async () => {
+    world = new World('lo-w-grant-link')
+    const pip = join(world.home, '.cache', 'pip')
+    const wheels = join(pip, 'wheels')
+    mkdirSync(wheels, {recursive: true})
+    mkdirSync(join(world.home, 'wheels'))
+    optOut()
+    const plant = await world.hmm(['run', '-n', 'a', '-w', wheels, 'sh', '-c', 'rm -r ~/.cache/pip && ln -s "$HOME" ~/.cache/pip'])
+    expect(plant.exitCode, plant.stderr).toBe(0)
+    const next = await world.hmm(['exec', 'a', 'sh', '-c', '(echo pwned > "$HOME/wheels/pwned") 2>/dev/null; true'])
+    expect(next).toMatchObject({exitCode: 1, stderr: refusal(wheels, pip, world.home, join(world.home, '.cache'))})
+    expect(readdirSync(join(world.home, 'wheels'))).toEqual([])
+  })
+
+  it('at its $TMPDIR in the real /tmp is refused, and the next command cannot write where it leads', async () => {
+    world = new World('lo-tmpdir-link')
+    const tmpdir = inUserTmp()
+    mkdirSync(tmpdir)
+    const bin = join(world.home, '.local', 'bin')
+    mkdirSync(bin, {recursive: true})
+    optOut()
+    const env = {...world.env, TMPDIR: tmpdir}
+    const plant = await world.hmm(['run', '--rm', 'sh', '-c', `rmdir "$TMPDIR" && ln -s '${bin}' "$TMPDIR"`], {env})
+    expect(plant.exitCode, plant.stderr).toBe(0)
+    const next = await world.hmm(['run', 'sh', '-c', `(echo evil > '${bin}/git') 2>/dev/null; true`], {env})
+    expect(next).toMatchObject({exitCode: 1, stderr: refusal(`$TMPDIR ${tmpdir}`, tmpdir, bin, '/tmp')})
+    expect(readdirSync(bin)).toEqual([])
+    expect(workspaces()).toEqual([])
+  })
+
+  it("is refused by hmm sandbox for macOS's Seatbelt profile too (it takes the grants from the same policy)", async () => {
+    world = new World('lo-darwin-grant-link')
+    const pip = join(world.home, '.cache', 'pip')
+    mkdirSync(join(world.home, '.cache'), {recursive: true})
+    symlinkSync(world.home, pip)
+    optOut('write = ["~/.cache/pip"]\n')
+    const result = await world.hmm(['sandbox', '--platform', 'darwin'])
+    expect(result).toMatchObject({exitCode: 1, stderr: refusal(pip, pip, world.home, join(world.home, '.cache'))})
+    expect(result.stdout).toBe('')
   })
 })
