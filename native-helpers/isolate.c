@@ -24,7 +24,8 @@
  * pty; without a terminal those the terminal sends hmm (SI_KERNEL) are
  * passed on by hmm, not twice by the waiter. Stops go to the command's
  * process group (SIGTSTP, SIGCONT: pty.c). A SIGTERM sent to the init by
- * anyone else (hmm stop) ends every process of the namespace.
+ * anyone else (hmm stop) ends every process of the namespace, stopped ones
+ * continued to act on it.
  */
 #include "hmm-helper.h"
 
@@ -237,8 +238,13 @@ void isolate_init(pid_t command, int lock, int end_with_command)
 				kill(sig == SIGTSTP || sig == SIGCONT ? -command : command, sig);
 		} else if (si.si_code == SI_KERNEL || !passed_on(sig))
 			; /* its pty's hang-up, or none of the init's business */
-		else if (sig == SIGTERM)
-			kill(-1, SIGTERM); /* hmm stop: every process of the workspace */
+		else if (sig == SIGTERM) {
+			/* hmm stop: every process of the workspace. A stopped one
+			 * (Ctrl-Z, SIGSTOP) acts on SIGTERM only once continued;
+			 * left stopped it would wait out the grace for SIGKILL. */
+			kill(-1, SIGTERM);
+			kill(-1, SIGCONT);
+		}
 		else if (command > 0)
 			kill(command, sig);
 	}

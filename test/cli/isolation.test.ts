@@ -344,6 +344,23 @@ describe('hmm stop', () => {
     expect(again.stderr).toBe(`hmm: workspace ${id} (busy) is not running\n`)
   })
 
+  it('ends a process that is stopped (Ctrl-Z, SIGSTOP) with SIGTERM too: it is continued, so it acts on it', async () => {
+    world = new World('stop-stopped')
+    const token = `hmm-stopped-${randomBytes(4).toString('hex')}`
+    // Left behind and stopped; on SIGTERM it leaves a mark in the tree. SIGKILL (after the grace) would leave none.
+    const daemon = `# ${token}\nuse POSIX; exit 0 if fork; POSIX::setsid(); POSIX::_exit(0) if fork; POSIX::close($_) for 0..1023; $SIG{TERM} = sub { open my $f, '>', 'got-term'; close $f; POSIX::_exit(0) }; kill 'STOP', $$; sleep 600;`
+    const result = await world.hmm(['run', '-n', 'halted', 'perl', '-e', daemon])
+    const {id, tree} = workspaceLine(result.stderr)
+    // Stopped before hmm stop comes (a daemon still running would act on SIGTERM anyway).
+    const stopped = async () =>
+      (await execa('sh', ['-c', `ps -o stat= -p "$(pgrep -d, -f '${token}')"`], {reject: false})).stdout.split('\n').some(stat => stat.startsWith('T'))
+    while (!(await stopped())) await new Promise(resolve => setTimeout(resolve, 50))
+    const stop = await world.hmm(['stop', 'halted'])
+    expect(stop).toMatchObject({exitCode: 0, stderr: `hmm: stopped workspace ${id} (halted)\n`})
+    expect(existsSync(join(tree, 'got-term'))).toBe(true)
+    expect(await stateOf(id)).toBe('done')
+  })
+
   it('is what hmm run --rm does before it removes the workspace', async () => {
     world = new World('run-rm-stop')
     const token = `hmm-rm-${randomBytes(4).toString('hex')}`
