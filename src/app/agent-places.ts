@@ -2,7 +2,7 @@
 // AgentKeeping): on Linux with the namespaces, its directory is a layer of
 // the workspace, its login written through, its state file a copy kept
 // with the workspace and its records of other projects out of sight;
-// elsewhere what configures code at its start is read-only.
+// elsewhere only its sessions, records and login are written.
 import {existsSync, mkdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {basename, join} from 'node:path'
 import type {Effective} from '../sandbox/config.js'
@@ -11,13 +11,16 @@ import type {Bind, Platform} from '../sandbox/policy.js'
 import {debug} from '../ui/errors.js'
 
 /**
- * The agent's directories as layers where the namespaces can have them,
- * else what in them configures code as read-only.
+ * What the command may write of the settings' paths: the agent's
+ * directories whole, as layers, where the namespaces can have them; else,
+ * of each, only the places it keeps its sessions, records and login in
+ * (the rest, its settings, hooks and own installation, read-only).
  */
-export function agentPlaces(settings: Effective, platform: Platform, namespaces: boolean): {layers?: string[]; readOnly?: string[]} {
+export function agentPlaces(settings: Effective, platform: Platform, namespaces: boolean): {writable: string[]; layers?: string[]} {
   const agent = settings.agent
-  if (!agent) return {}
-  return platform === 'linux' && namespaces ? {layers: agent.layers} : {readOnly: agent.code}
+  if (!agent) return {writable: settings.write}
+  if (platform === 'linux' && namespaces) return {writable: settings.write, layers: agent.layers}
+  return {writable: [...settings.write.filter(path => !agent.layers.includes(path)), ...agent.inPlace]}
 }
 
 /**

@@ -91,17 +91,18 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
   const data = canonical(dataDir(process.env, platform))
   const tree = treePath(data, '<id>', origin)
   const namespaces = settings.isolation === 'full'
-  const asked = [...options.writable, ...settings.write]
+  const places = agentPlaces(settings, platform, namespaces)
+  const asked = [...options.writable, ...places.writable]
   // On macOS /tmp, /var and /etc resolve into /private: the paths are shown as a Mac sees them.
   const policy = policyFor(platform, {
     tree,
     dataDir: data,
-    writable: asked,
     hide: settings.hide,
     unhide: settings.unhide,
     network,
     namespaces,
-    ...agentPlaces(settings, platform, namespaces),
+    ...places,
+    writable: asked,
   })
   checkNoLinkOnTheWay(policy, namespaces, {write: asked, tmpdir: userTmpdir()})
   if (namespaces)

@@ -49,22 +49,23 @@ export function withNetFlag(settings: Effective, net: string | undefined): Effec
  * or the command could reach hmm's own files.
  */
 export function commandPolicy(context: Context, platform: Platform, tree: string, given: string[], settings: Effective): SandboxPolicy {
-  const asked = [...given, ...settings.write]
-  const writable = asked.map(canonical)
   const network = networkOf(settings)
   // Bad hosts are refused before anything is made.
   if (network?.kind === 'proxy') parseRules(network.hosts)
   checkSandboxAvailable(platform, settings.isolation, network)
   const namespaces = settings.isolation === 'full'
+  const places = agentPlaces(settings, platform, namespaces)
+  const asked = [...given, ...places.writable]
+  const writable = asked.map(canonical)
   const policy = policyFor(platform, {
     tree,
     dataDir: context.data,
-    writable,
     hide: settings.hide,
     unhide: settings.unhide,
     network,
     namespaces,
-    ...agentPlaces(settings, platform, namespaces),
+    ...places,
+    writable,
   })
   checkNoLinkOnTheWay(policy, namespaces, {write: asked, tmpdir: userTmpdir()})
   if (namespaces) checkNotInOwnTemp(policy, writable)

@@ -93,7 +93,7 @@ export function policyFor(
   platform: Platform,
   options: {tree: string; dataDir: string; writable: string[]; hide?: string[]; unhide?: string[]; network?: Network; namespaces?: boolean} & Pick<
     PolicyInput,
-    'layers' | 'readOnly'
+    'layers'
   >,
 ): SandboxPolicy {
   const policy = buildPolicy({
@@ -108,7 +108,6 @@ export function policyFor(
     network: options.network,
     namespaces: options.namespaces,
     layers: options.layers,
-    readOnly: options.readOnly,
   })
   return platformPolicy(platform, policy)
 }

@@ -12,6 +12,7 @@ import {basename, isAbsolute, join} from 'node:path'
 import {parse, TomlError} from 'smol-toml'
 import {debug, HmmError} from '../ui/errors.js'
 import {tildify} from '../ui/format.js'
+import {unique} from './paths.js'
 import {SECRETS, type Network} from './policy.js'
 
 /** "full": namespaces, mounts and seccomp with Landlock; "landlock-only": the user's opt-out where namespaces cannot be had. */
@@ -88,7 +89,10 @@ function builtInAgents(env: NodeJS.ProcessEnv, home: string): Record<string, Set
  * is a layer kept with the workspace (as the tool caches are), its login
  * written through to the user's, and its state file outside the directory
  * (~/.claude.json, which also holds MCP servers) a copy kept with the
- * workspace; elsewhere (macOS, landlock-only) `code` is read-only instead.
+ * workspace; elsewhere (macOS, landlock-only) only `inPlace` of its
+ * directory is written, everything else there is read-only: a list of what
+ * runs would always miss something (Claude Code's own local install in
+ * ~/.claude/local, the scripts users keep beside their settings).
  */
 export interface AgentKeeping {
   /** Directories overlaid with the workspace's layer. */
@@ -97,16 +101,10 @@ export interface AgentKeeping {
   state: string[]
   /** Files written through the layer to the user's: the login, which a token refresh rewrites. */
   logins: string[]
-  /** What runs or instructs the agent at start, read-only where there is no layer. */
-  code: string[]
+  /** Where there is no layer, the only places of its directory it writes: its sessions, records and login. */
+  inPlace: string[]
   /** Its records of every project (transcripts, prompts, file backups): in a layer, the workspace's own only. */
   records: string[]
-}
-
-/** Claude Code's (2.1.x) and Codex's files that configure what runs, as they read them at start. */
-const AGENT_CODE: Record<string, string[]> = {
-  claude: ['settings.json', 'settings.local.json', 'CLAUDE.md', 'commands', 'agents', 'hooks', 'plugins', 'skills', 'output-styles'],
-  codex: ['config.toml', 'AGENTS.md', 'AGENTS.override.md', 'prompts', 'rules', 'skills'],
 }
 
 /**
@@ -126,8 +124,9 @@ const AGENT_RECORDS: Record<string, string[]> = {
 
 /**
  * The directories each agent keeps its sessions in, made before it starts:
- * where its directory is written in place around read-only `code`
- * (landlock-only), nothing new can be made directly in it.
+ * where its directory is written in place (landlock-only, macOS) only these,
+ * its records and its login are writable, and nothing new can be made
+ * directly in it.
  */
 const AGENT_SESSIONS: Record<string, string[]> = {
   claude: ['projects', 'todos', 'shell-snapshots', 'statsig', 'session-env', 'file-history', 'debug', 'plans', 'ide', 'backups'],
@@ -136,18 +135,20 @@ const AGENT_SESSIONS: Record<string, string[]> = {
 
 function agentKeeping(name: string, env: NodeJS.ProcessEnv, home: string): AgentKeeping {
   const dir = name === 'claude' ? env.CLAUDE_CONFIG_DIR || join(home, '.claude') : env.CODEX_HOME || join(home, '.codex')
+  const records = AGENT_RECORDS[name].map(rel => join(dir, rel))
+  const logins = agentLogins(env, home)[name]
   return {
     layers: [dir],
     state: name === 'claude' && !env.CLAUDE_CONFIG_DIR ? [join(home, '.claude.json')] : [],
-    logins: agentLogins(env, home)[name],
-    code: AGENT_CODE[name].map(rel => join(dir, rel)),
-    records: AGENT_RECORDS[name].map(rel => join(dir, rel)),
+    logins,
+    inPlace: unique([...AGENT_SESSIONS[name].map(rel => join(dir, rel)), ...records, ...logins]),
+    records,
   }
 }
 
 /** What of the built-in keeping applies, as far as the profile in effect still writes the agent's places. */
 function keepingFor(name: string, write: string[], env: NodeJS.ProcessEnv, home: string): AgentKeeping {
-  if (!Object.hasOwn(AGENT_CODE, name)) return {layers: [], state: [], logins: [], code: [], records: []}
+  if (!Object.hasOwn(AGENT_RECORDS, name)) return {layers: [], state: [], logins: [], inPlace: [], records: []}
   const keeping = agentKeeping(name, env, home)
   const layers = keeping.layers.filter(dir => write.includes(dir))
   const under = (path: string) => layers.some(dir => path.startsWith(`${dir}/`))
@@ -155,7 +156,7 @@ function keepingFor(name: string, write: string[], env: NodeJS.ProcessEnv, home:
     layers,
     state: keeping.state.filter(file => write.includes(file)),
     logins: keeping.logins.filter(under),
-    code: keeping.code.filter(under),
+    inPlace: keeping.inPlace.filter(under),
     records: keeping.records.filter(under),
   }
 }

@@ -278,8 +278,6 @@ export interface PolicyInput {
   namespaces?: boolean
   /** Agents' directories overlaid with the workspace's layer, as the caches are (Linux, namespaces). */
   layers?: string[]
-  /** More paths inside writable ones that stay read-only: an agent's code where no layer keeps it. */
-  readOnly?: string[]
 }
 
 /** The paths that exist, each directory they are in read once: many homes, few secrets in each. */
@@ -436,10 +434,7 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
     writable,
     // Written in place, the caches' program parts, but those a -w path names or lies inside: asked for by name.
     // Under the namespaces every writable cache is an overlay, and they are written there as the rest.
-    // And an agent's code where no layer keeps it (config.ts AgentKeeping).
-    readOnly: unique([...(overlaid ? [] : CACHE_PROGRAMS.map(home)), ...(input.readOnly ?? [])].map(canonical)).filter(
-      path => !extra.some(dir => isWithin(dir, path)),
-    ),
+    readOnly: unique((overlaid ? [] : CACHE_PROGRAMS.map(home)).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path))),
     devices: DEVICES[input.platform],
     hidden: unreadable(input, hidden),
     ...(input.platform === 'linux' ? {isolation: isolationFor(input, tree, temp, [...caches, ...layers], writable, hidden)} : {}),

@@ -88,6 +88,30 @@ describe('the claude profile', () => {
     expect(readFileSync(join(world.home, '.claude', 'projects', 'p', 's.jsonl'), 'utf8')).toBe('session\n')
   })
 
+  it("without the namespaces (landlock-only), writes only its sessions, records and login: not the agent's own installation, nor a script kept there", async () => {
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'isolation = "landlock-only"\n')
+    // Claude Code's local install (the launcher `alias claude=~/.claude/local/claude` runs), a status line script, codex's notify script.
+    const kept = ['.claude/local/claude', '.claude/local/node_modules/x.js', '.claude/statusline.sh', '.codex/notify.sh'].map(rel =>
+      world.write(join(world.home, rel), 'mine\n'),
+    )
+    world.write(join(world.home, '.claude', 'history.jsonl'), 'prompt\n')
+    const agent = join(world.root, 'replacing')
+    mkdirSync(agent)
+    for (const [name, sessions] of [
+      ['claude', '.claude/projects'],
+      ['codex', '.codex/sessions'],
+    ]) {
+      const tries = kept.map(file => `(echo pwned > ${file}) 2>/dev/null && echo "wrote ${file}"`).join('; ')
+      const own = name === 'claude' ? 'echo own >> ~/.claude/history.jsonl && ' : ''
+      world.write(join(agent, name), `#!/bin/sh\n${tries}; ${own}mkdir -p ~/${sessions}/p && echo session > ~/${sessions}/p/s && echo kept\n`)
+      chmodSync(join(agent, name), 0o755)
+      const result = await world.hmm(['run', '--rm', name], {env: {...env(), PATH: `${agent}:${env().PATH}`}})
+      expect(result.stdout, result.stderr).toBe('kept\n')
+    }
+    for (const file of kept) expect(readFileSync(file, 'utf8')).toBe('mine\n')
+    expect(readFileSync(join(world.home, '.claude', 'history.jsonl'), 'utf8')).toBe('prompt\nown\n')
+  })
+
   it("reads and refreshes claude's own login, which no other command can read", async () => {
     const claudeLogin = world.write(join(world.home, '.claude', '.credentials.json'), 'claude token\n')
     world.write(join(world.home, '.codex', 'auth.json'), 'codex token\n')

@@ -86,7 +86,7 @@ keep = ["AIDER_KEY"]
       layers: [],
       state: [],
       logins: [],
-      code: [],
+      inPlace: [],
       records: [],
     })
     const other = settingsFor(config, ['make'], {})
@@ -146,27 +146,27 @@ keep = ["AIDER_KEY"]
     expect(settingsFor(none, ['make'], {}).agent).toBeUndefined()
   })
 
-  it("keeps each built-in agent's directory apart, its login through, its state a copy, and knows what in it configures code", () => {
+  it("keeps each built-in agent's directory apart, its login through, its state a copy, and knows the only places it writes without a layer", () => {
     const none = parse('')
     expect(settingsFor(none, ['claude'], {}).agent).toMatchObject({
       layers: ['/home/me/.claude'],
       state: ['/home/me/.claude.json'],
       logins: ['/home/me/.claude/.credentials.json'],
-      code: expect.arrayContaining(['/home/me/.claude/settings.json', '/home/me/.claude/CLAUDE.md', '/home/me/.claude/hooks', '/home/me/.claude/plugins']),
+      inPlace: expect.arrayContaining(['/home/me/.claude/projects', '/home/me/.claude/history.jsonl', '/home/me/.claude/.credentials.json']),
       records: expect.arrayContaining(['/home/me/.claude/projects', '/home/me/.claude/history.jsonl', '/home/me/.claude/backups']),
     })
     expect(settingsFor(none, ['codex'], {CODEX_HOME: '/x/codex'}).agent).toMatchObject({
       layers: ['/x/codex'],
       state: [],
       logins: ['/x/codex/auth.json'],
-      code: expect.arrayContaining(['/x/codex/config.toml', '/x/codex/AGENTS.md']),
+      inPlace: ['/x/codex/sessions', '/x/codex/log', '/x/codex/archived_sessions', '/x/codex/history.jsonl', '/x/codex/auth.json'],
     })
     // A profile the config file changed to write elsewhere keeps nothing of the built-in places.
     expect(settingsFor(parse('[agent.claude]\nwrite = ["~/.other"]\n'), ['claude'], {}).agent).toMatchObject({
       layers: [],
       state: [],
       logins: [],
-      code: [],
+      inPlace: [],
       records: [],
     })
   })

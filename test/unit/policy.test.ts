@@ -98,25 +98,28 @@ describe('the sandbox policy', () => {
     expect(buildPolicy({...input, platform: 'darwin', namespaces: true}).readOnly).toEqual(programs)
   })
 
-  it("makes an agent's code read-only on macOS and without namespaces; with them, keeps its directory and state apart", () => {
+  it("writes only an agent's sessions, records and login on macOS and without namespaces; with them, keeps its directory and state apart", () => {
     const home = scratch()
     const root = join(home, 'data', 'ab')
     const settings = settingsFor(parseConfig('', join(home, 'config.toml'), home), ['claude'], {})
-    const input = {tree: join(root, 'tree', 'p'), home, dataDir: join(home, 'data'), extraWritable: settings.write}
+    const input = {tree: join(root, 'tree', 'p'), home, dataDir: join(home, 'data')}
     for (const [platform, workspace] of [
       ['darwin', root],
       ['linux', undefined],
     ] as const) {
-      const policy = buildPolicy({...input, platform, ...agentPlaces(settings, platform, workspace !== undefined)})
-      expect(policy.readOnly).toEqual(expect.arrayContaining(['settings.json', 'CLAUDE.md', 'hooks', 'plugins'].map(rel => join(home, '.claude', rel))))
+      const {writable, ...places} = agentPlaces(settings, platform, workspace !== undefined)
+      const policy = buildPolicy({...input, platform, extraWritable: writable, ...places})
+      const own = ['projects', 'history.jsonl', '.credentials.json'].map(rel => join(home, '.claude', rel))
+      expect(policy.writable).toEqual(expect.arrayContaining([...own, join(home, '.claude.json')]))
+      expect(policy.writable).not.toContain(join(home, '.claude'))
       if (platform === 'darwin') {
-        const value = join(home, '.claude', 'settings.json')
-        expect(seatbelt(policy).parameters.find(parameter => parameter.value === value)?.name).toMatch(/^READ_ONLY_/)
+        const value = join(home, '.claude', 'projects')
+        expect(seatbelt(policy).parameters.find(parameter => parameter.value === value)?.name).toMatch(/^WRITABLE_/)
       }
     }
     writeFileSync(join(home, '.claude.json'), '{"n":1}\n')
-    const isolated = withBinds(buildPolicy({...input, platform: 'linux', ...agentPlaces(settings, 'linux', true)}), agentBinds(settings, root, input.tree))
-    expect(isolated.readOnly).not.toContain(join(home, '.claude', 'settings.json'))
+    const {writable, ...places} = agentPlaces(settings, 'linux', true)
+    const isolated = withBinds(buildPolicy({...input, platform: 'linux', extraWritable: writable, ...places}), agentBinds(settings, root, input.tree))
     expect(isolated.isolation?.caches).toContain(join(home, '.claude'))
     expect(isolated.isolation?.binds).toEqual([{source: join(root, 'agent-state', '.claude.json'), target: join(home, '.claude.json')}])
     expect(JSON.parse(readFileSync(join(root, 'agent-state', '.claude.json'), 'utf8'))).toEqual({n: 1})
