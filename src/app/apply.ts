@@ -24,7 +24,7 @@ import {git, gitMessages} from '../git/git.js'
 import {relabelConflicts, unmergedPaths} from '../git/conflicts.js'
 import {forkTreeWithCommits, mergedTip} from '../git/merged.js'
 import {privateEnv, privateRepo} from '../git/private-repo.js'
-import {checkTakeable, warnNested} from './taking.js'
+import {checkShown, checkTakeable, warnNested} from './taking.js'
 import type {Workspace} from '../workspaces/workspace.js'
 
 function applyEnv(workspace: Workspace, origin: string): Record<string, string> {
@@ -107,6 +107,7 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
     const workspace = context.workspace(key)
     const {forkTree, origin} = checkTakeable(workspace)
     const now = await treeNow(workspace)
+    checkShown(workspace, now)
     // Said first: whatever follows is about the rest.
     const nested = await warnNested(workspace)
     if (now === forkTree) {

@@ -15,7 +15,7 @@ import {checkoutConversions} from '../git/conversions.js'
 import {commitRecords, identitiesOf, unshownChanges, type CommitRecord} from '../git/review.js'
 import {listPaths, printable} from '../ui/format.js'
 import {gitOriginOf} from '../git/origin.js'
-import {checkTakeable} from './taking.js'
+import {checkShown, checkTakeable} from './taking.js'
 
 /** The workspace's commits, fetched into its private repository (not the origin); undefined when there are none. */
 export async function commitsOutOf(context: Context, workspace: Workspace): Promise<string | undefined> {
@@ -89,6 +89,7 @@ export async function takeForGit(
     say(`taking ${commit.line}${commit.kinds.length > 0 ? ` (more in hmm log: ${commit.kinds.join(', ')})` : ''}`)
   }
   const nowTree = await treeNow(workspace)
+  checkShown(workspace, nowTree)
   const unshown = options.force ? [] : await unshownChanges(workspace, tip, nowTree)
   if (unshown.length > 0) {
     throw new HmmError(

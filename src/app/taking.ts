@@ -37,6 +37,20 @@ export function checkOrigin(workspace: Workspace): string {
   return origin
 }
 
+/**
+ * The files to take (`now`, their tree) are those hmm diff last showed
+ * while a process of the workspace ran (workspaces/store.ts shownTree):
+ * one left running could change them after the user looked (when hmm stop
+ * signals it, or once it sees hmm diff read them) and leave nothing
+ * running, so what is taken would be what the user never saw.
+ */
+export function checkShown(workspace: Workspace, now: string): void {
+  const shown = workspace.row.shownTree
+  if (shown !== null && shown !== now) {
+    throw new HmmError(`workspace ${workspace.label} changed since hmm diff showed it while it ran (hmm diff shows it as it is now)`)
+  }
+}
+
 /** All of the above, for the commands that change the origin. */
 export function checkTakeable(workspace: Workspace): {forkTree: string; origin: string} {
   checkNotRunning(workspace)

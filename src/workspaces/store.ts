@@ -50,6 +50,12 @@ export interface WorkspaceRow {
   size: number | null
   /** A merge of its commits that stopped at conflicts, which the user may still commit (null: none). */
   pendingMerge: PendingMerge | null
+  /**
+   * The tree of the files `hmm diff` last showed while a process of the
+   * workspace ran, which could still change them (null: the last diff was
+   * shown when none ran, or none was): apply, merge and pr take nothing else.
+   */
+  shownTree: string | null
 }
 
 /**
@@ -101,6 +107,7 @@ const MIGRATIONS: string[] = [
    ALTER TABLE workspaces ADD COLUMN work_taken TEXT;
    ALTER TABLE workspaces ADD COLUMN size INTEGER;`,
   `ALTER TABLE workspaces ADD COLUMN pending_merge TEXT;`,
+  `ALTER TABLE workspaces ADD COLUMN shown_tree TEXT;`,
 ]
 
 const ADDON = 'better-sqlite3/build/Release/better_sqlite3.node'
@@ -201,6 +208,7 @@ const COLUMNS: Record<keyof WorkspaceRow, string> = {
   workTaken: 'work_taken',
   size: 'size',
   pendingMerge: 'pending_merge',
+  shownTree: 'shown_tree',
 }
 
 const SELECT = `SELECT ${Object.entries(COLUMNS)

@@ -4,7 +4,7 @@ import {existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSyn
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {World} from '../world.js'
-import {hmm, made, said, snapshot} from './taking.js'
+import {hmm, made, said, snapshot, taking} from './taking.js'
 
 let world: World
 afterEach(() => world?.dispose())
@@ -261,6 +261,32 @@ describe('hmm apply', () => {
     expect(result.exitCode).toBe(1)
     expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6} \(busy\) is running\n$/)
     expect(existsSync(join(world.origin, 'x.txt'))).toBe(false)
+  })
+
+  it("refuses, as merge does, what changed after hmm diff showed it while a process of the workspace ran (rewritten in hmm stop's grace)", async () => {
+    // The attacker's review 3, finding F4: the command leaves a process that rewrites the file when hmm stop signals it.
+    world = new World('apply-shown')
+    await world.gitRepo()
+    const left = 'trap \'printf "evil\\n" > app.py; git commit -qm Evil app.py; exit 0\' TERM; : > /tmp/ready; while :; do sleep 0.1; done'
+    const ws = await made(
+      world,
+      [
+        'printf "x = 2\\n" > app.py && git add app.py && git commit -qm "Fix x"',
+        `setsid sh -c '${left.replace(/'/g, "'\\''")}' </dev/null >/dev/null 2>&1 &`,
+        'while [ ! -e /tmp/ready ]; do sleep 0.01; done',
+      ].join('\n'),
+      'left',
+    )
+    expect((await hmm(world, ['diff', 'left'])).stdout).toContain('+x = 2\n')
+    expect(await hmm(world, ['stop', 'left'])).toEqual({exitCode: 0, stdout: '', stderr: `hmm: stopped workspace ${ws.label}\n`})
+    const before = snapshot(world.origin)
+    const changed = `hmm: workspace ${ws.label} changed since hmm diff showed it while it ran (hmm diff shows it as it is now)\n`
+    for (const command of ['apply', 'merge']) expect(await taking(world, [command, 'left'])).toEqual({exitCode: 1, stdout: '', stderr: changed})
+    expect(snapshot(world.origin)).toEqual(before)
+    // Shown now that nothing runs there: taken.
+    expect((await hmm(world, ['diff', 'left'])).stdout).toContain('+evil\n')
+    expect(await hmm(world, ['apply', 'left'])).toEqual({exitCode: 0, stdout: '', stderr: `hmm: applied workspace ${ws.label} to ${world.origin}\n`})
+    expect(readFileSync(join(world.origin, 'app.py'), 'utf8')).toBe('evil\n')
   })
 
   it('records what it applied, so rm removes the workspace without -f', async () => {
