@@ -456,7 +456,7 @@ int cmd_exec(int argc, char **argv)
 	/* Step 2c: the mounts, then the command as the init's child, on a
 	 * terminal of its own (pty.c). */
 	if (o.isolate) {
-		isolate_mounts(&o);
+		isolate_mounts(&o, lock);
 		net_isolate(&o);
 		int slave = pty_session();
 		pid_t command = fork();

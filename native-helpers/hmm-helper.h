@@ -155,8 +155,10 @@ int seccomp_confine(int net);
 /* Namespaces: returns in the init (PID 1 of a new PID namespace); the
  * process that called it waits for the command and exits as it did. */
 void isolate_namespaces(const struct exec_opts *o);
-/* In the init (mounts.c): /proc, /dev (devices.c), caches, tmp, masks. */
-void isolate_mounts(const struct exec_opts *o);
+/* In the init (mounts.c): /proc, /dev (devices.c), caches, tmp, masks.
+ * lock: the workspace's lock file, open read-write for the namespace's
+ * life (its bytes mark the caches' layers in use). */
+void isolate_mounts(const struct exec_opts *o, int lock);
 /* After isolate_mounts: whether path is a cache whose layer whites out
  * every hidden path beneath it, so that none is there (landlock.c grants
  * it whole). */

@@ -246,15 +246,116 @@ static void seal(const struct exec_opts *o, const char *c, const char *upper)
 	sealed[nsealed++] = c;
 }
 
-/* Each tool cache: an overlay whose lower layer is the real cache and whose
- * upper layer is the workspace's, so the command reads the warm cache and
- * what it writes stays with the workspace. A cache the user has not got yet
- * is made first, empty, as the tool would make it on first use: the command
- * cannot make it (the home is not writable), and an overlay needs a
- * directory to go on. Where it cannot be made (no home, a dangling link
- * there), there is no cache, as before; nor where a link is on the way:
- * the namespaces may have put the command's own layer there already. */
-static void overlay_caches(const struct exec_opts *o)
+/* A cache's layers, kept with the workspace in caches/<name>/: the first
+ * is upper/ (its work dir work/), more are <n>/upper (and <n>/work) for
+ * n = 1, 2, .... Commands may run in a workspace at once (hmm exec), and
+ * two live overlay mounts may not share an upper or a work directory (the
+ * kernel calls it undefined). So each mount writes the top layer where no
+ * live mount has it, else a new one on top, and reads the layers beneath
+ * it, then the user's cache: what every command wrote is kept and the next
+ * one sees it all, a later layer's file over an earlier one's. A layer is
+ * taken with an open file description lock on the workspace's lock file,
+ * one byte at its upper directory's inode number: the init holds that file
+ * open for as long as the namespace, and so the mount, lives. */
+#define MAX_LAYERS 64
+
+static char *layer_dir(const char *mine, unsigned n)
+{
+	if (n == 0)
+		return xstrdup(mine);
+	char num[16];
+	snprintf(num, sizeof num, "%u", n);
+	return path_join(mine, num);
+}
+
+static char *layer_part(const char *mine, unsigned n, const char *part)
+{
+	char *dir = layer_dir(mine, n);
+	char *p = path_join(dir, part);
+	free(dir);
+	return p;
+}
+
+/* Takes layer n for this namespace's life: 1, or 0 where a live mount of
+ * another command has it. */
+static int take_layer(const char *mine, unsigned n, int lock)
+{
+	char *upper = layer_part(mine, n, "upper");
+	struct stat st;
+	if (stat(upper, &st) < 0)
+		setup_fail("cache: cannot look at %s: %s", upper, strerror(errno));
+	free(upper);
+	struct flock byte = {.l_type = F_WRLCK,
+			     .l_whence = SEEK_SET,
+			     .l_start = (off_t)(st.st_ino & 0x3fffffffffffffffULL),
+			     .l_len = 1};
+	if (fcntl(lock, F_OFD_SETLK, &byte) == 0)
+		return 1;
+	if (errno != EAGAIN && errno != EACCES)
+		setup_fail("cache: cannot lock a layer of %s: %s", mine, strerror(errno));
+	return 0;
+}
+
+/* A new layer n, made whole under another name and then renamed into
+ * place, so that no mount ever finds one without its upper directory.
+ * Another command may have made n meanwhile: then this one is let go. */
+static void add_layer(const char *mine, unsigned n)
+{
+	char name[32];
+	snprintf(name, sizeof name, ".new-%ld", (long)getpid());
+	char *tmp = path_join(mine, name);
+	char *upper = path_join(tmp, "upper"), *work = path_join(tmp, "work");
+	make_dirs("cache", upper);
+	make_dirs("cache", work);
+	char *dir = layer_dir(mine, n);
+	if (rename(tmp, dir) < 0) {
+		if (errno != EEXIST && errno != ENOTEMPTY)
+			setup_fail("cache: cannot make %s: %s", dir, strerror(errno));
+		if (rmdir(upper) < 0 || rmdir(work) < 0 || rmdir(tmp) < 0)
+			setup_fail("cache: cannot remove %s: %s", tmp, strerror(errno));
+	}
+	free(dir);
+	free(work);
+	free(upper);
+	free(tmp);
+}
+
+/* The number of the layer this command's mount writes, taken. */
+static unsigned choose_layer(const char *mine, int lock)
+{
+	char *upper = layer_part(mine, 0, "upper"), *work = layer_part(mine, 0, "work");
+	make_dirs("cache", upper);
+	make_dirs("cache", work);
+	free(work);
+	free(upper);
+	for (;;) {
+		unsigned top = 0;
+		for (struct stat st;; top++) {
+			char *next = layer_dir(mine, top + 1);
+			int there = stat(next, &st) == 0;
+			free(next);
+			if (!there)
+				break;
+		}
+		if (take_layer(mine, top, lock))
+			return top;
+		if (top + 1 >= MAX_LAYERS)
+			setup_fail("cache %s: %d layers are in use by commands running at once", mine,
+				   MAX_LAYERS);
+		add_layer(mine, top + 1);
+	}
+}
+
+/* Each tool cache: an overlay whose lowest layer is the real cache and
+ * whose upper layer is the workspace's, so the command reads the warm
+ * cache and what it writes stays with the workspace (with the layers of
+ * commands run at once beneath: choose_layer). A cache the user has not
+ * got yet is made first, empty, as the tool would make it on first use:
+ * the command cannot make it (the home is not writable), and an overlay
+ * needs a directory to go on. Where it cannot be made (no home, a dangling
+ * link there), there is no cache, as before; nor where a link is on the
+ * way: the namespaces may have put the command's own layer there already. */
+static void overlay_caches(const struct exec_opts *o, int lock)
 {
 	for (size_t i = 0; i < o->ncaches; i++) {
 		const char *c = o->caches[i];
@@ -269,20 +370,33 @@ static void overlay_caches(const struct exec_opts *o)
 			base++;
 		char *dir = path_join(o->isolate, "caches");
 		char *mine = path_join(dir, base);
-		char *upper = path_join(mine, "upper");
-		char *work = path_join(mine, "work");
-		make_dirs("cache", upper);
-		make_dirs("cache", work);
+		unsigned n = choose_layer(mine, lock);
+		char *upper = layer_part(mine, n, "upper");
+		char *work = layer_part(mine, n, "work");
 		seal(o, c, upper);
-		/* The lower layer and the mount's place: the directory opened. */
-		char *lower = fd_path(at);
-		size_t len = strlen(lower) + strlen(upper) + strlen(work) + 64;
+		/* The lower layers, top first, by descriptor (no ':' or ',' in
+		 * their names): the layers beneath this one, then the user's
+		 * cache, which is also the mount's place. */
+		int beneath[MAX_LAYERS];
+		size_t len = strlen(upper) + strlen(work) + 64 + 32 * (n + 1);
 		char *data = xmalloc(len);
-		snprintf(data, len, "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
-		if (mount("overlay", lower, "overlay", MS_NOSUID | MS_NODEV, data) < 0)
+		int at_data = snprintf(data, len, "lowerdir=");
+		for (unsigned k = n; k-- > 0;) {
+			char *lower = layer_part(mine, k, "upper");
+			beneath[k] = open(lower, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (beneath[k] < 0)
+				setup_fail("cache: cannot open %s: %s", lower, strerror(errno));
+			free(lower);
+			at_data += snprintf(data + at_data, len - (size_t)at_data, "/proc/self/fd/%d:", beneath[k]);
+		}
+		char *lowest = fd_path(at);
+		snprintf(data + at_data, len - (size_t)at_data, "%s,upperdir=%s,workdir=%s", lowest, upper, work);
+		if (mount("overlay", lowest, "overlay", MS_NOSUID | MS_NODEV, data) < 0)
 			setup_fail("cache %s: cannot mount an overlay on it: %s", c, strerror(errno));
+		for (unsigned k = 0; k < n; k++)
+			close(beneath[k]);
 		free(data);
-		free(lower);
+		free(lowest);
 		close(at);
 		free(work);
 		free(upper);
@@ -377,14 +491,14 @@ static void mask(const struct exec_opts *o)
 	free(empty);
 }
 
-void isolate_mounts(const struct exec_opts *o)
+void isolate_mounts(const struct exec_opts *o, int lock)
 {
 	/* Processes of this namespace only; needs the init to mount it. */
 	mount_or_fail("proc", "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	/* A /dev of its own (devices.c). */
 	isolate_dev();
 	int *sources = open_bind_sources(o);
-	overlay_caches(o);
+	overlay_caches(o, lock);
 	bind_files(o, sources);
 	own_tmp(o);
 	mask(o);

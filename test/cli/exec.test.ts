@@ -91,6 +91,41 @@ describe('hmm exec', () => {
     await until('the workspace to be done', async () => (await stateOf(id)) === 'done')
   })
 
+  it('runs commands at once that write the same cache each through layers of their own, and the next one sees what both wrote', async () => {
+    world = new World('exec-cache-layers')
+    mkdirSync(join(world.home, '.cache'))
+    const cache = join(world.home, '.cache')
+    const secondDone = join(world.home, 'second-done')
+    // The overlay on ~/.cache as the command's own mount table shows it (the kernel's word on its upper and work dirs).
+    const overlay = `awk -v m="$HOME/.cache" '$5 == m {sub(/.* - /, ""); print "mount " $0}' /proc/self/mountinfo`
+    const first = world.start([
+      'run',
+      '-n',
+      'p',
+      'sh',
+      '-c',
+      `echo a > ~/.cache/a && ${overlay} && echo ready; while [ ! -e '${secondDone}' ]; do sleep 0.05; done; echo a-later > ~/.cache/a-later`,
+    ])
+    await first.line('ready')
+    const second = await world.hmm(['exec', 'p', 'sh', '-c', `echo b > ~/.cache/b && ${overlay}`])
+    expect(second.exitCode, second.stderr).toBe(0)
+    await world.sh(`touch '${secondDone}'`)
+    expect((await first.result()).exitCode).toBe(0)
+    // Two live overlay mounts sharing an upper or a work directory: undefined, says the kernel.
+    const dirs = (stdout: string) => {
+      const options = stdout.split('\n').find(line => line.startsWith('mount ')) ?? ''
+      return {upper: /upperdir=([^,]+)/.exec(options)?.[1], work: /workdir=([^,]+)/.exec(options)?.[1]}
+    }
+    const [a, b] = [dirs(first.stdout), dirs(second.stdout)]
+    expect([a.upper, a.work, b.upper, b.work].every(Boolean), `${first.stdout}${second.stdout}`).toBe(true)
+    expect(a.upper).not.toBe(b.upper)
+    expect(a.work).not.toBe(b.work)
+    // Kept for the next command, both, the first one's writes after the second had ended too; the user's cache unchanged.
+    const next = await world.hmm(['exec', 'p', 'cat', join(cache, 'a'), join(cache, 'b'), join(cache, 'a-later')])
+    expect(next).toMatchObject({exitCode: 0, stdout: 'a\nb\na-later\n'})
+    expect(existsSync(join(cache, 'a'))).toBe(false)
+  })
+
   it('refuses a broken workspace, an unknown one and a missing -w path, with one line', async () => {
     world = new World('exec-errors')
     const made = await world.hmm(['run', '-n', 'p', 'true'])
