@@ -172,11 +172,15 @@ async function addAll(workspace: Workspace, env: Record<string, string>, reading
   }
 }
 
-/** The tree of the workspace's files now, written into the private repository. */
-export async function treeNow(workspace: Workspace): Promise<string> {
+/**
+ * The tree of the workspace's files now, written into the private
+ * repository: once per workspace per command, as its index is brought up to
+ * date once (recording WORK asks for it again, and so do nested repositories' states).
+ */
+export const treeNow = oncePerWorkspace(async (workspace: Workspace): Promise<string> => {
   const env = await filesNow(workspace)
   return gitLine(['write-tree', '--missing-ok'], {cwd: workspace.tree, env})
-}
+})
 
 /** diff-tree or diff-index arguments whose output no configuration can change. */
 function diffArgs(command: 'diff-tree' | 'diff-index', format: 'patch' | 'stat', colour: string[] | undefined): string[] {
