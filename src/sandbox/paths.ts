@@ -11,7 +11,8 @@ import {dirname, join, resolve} from 'node:path'
 export function canonical(path: string): string {
   const absolute = resolve(path)
   try {
-    return realpathSync(absolute)
+    // The system's realpath(3): Node's own lstats each component in JavaScript, a few times slower (a policy resolves hundreds).
+    return realpathSync.native(absolute)
   } catch {
     const parent = resolve(absolute, '..')
     if (parent === absolute) return absolute

@@ -280,20 +280,23 @@ export interface PolicyInput {
   layers?: string[]
 }
 
-/** The paths that exist, each directory they are in read once: many homes, few secrets in each. */
-function existing(paths: string[]): string[] {
+/** Each secret's directory (relative to a home) and name: the many homes root hides are looked at by these. */
+const SECRET_PLACES = SECRETS.map(rel => ({dir: dirname(rel), name: basename(rel), rel}))
+
+/** The secrets that exist in `home`, each directory they are in read once: many homes, few secrets in each. */
+function existingSecrets(home: string): string[] {
   const listed = new Map<string, Set<string> | undefined>()
   const names = (dir: string) => {
     if (!listed.has(dir)) {
       try {
-        listed.set(dir, new Set(readdirSync(dir)))
+        listed.set(dir, new Set(readdirSync(join(home, dir))))
       } catch {
         listed.set(dir, undefined)
       }
     }
     return listed.get(dir)
   }
-  return paths.filter(path => names(dirname(path))?.has(basename(path)))
+  return SECRET_PLACES.filter(({dir, name}) => names(dir)?.has(name)).map(({rel}) => join(home, rel))
 }
 
 /** A path and, if a symbolic link leads elsewhere, where it leads: both must be hidden. */
@@ -333,17 +336,45 @@ function linksWithin(dir: string): string[] {
 /** What hiddenPaths reads of the policy's input. */
 type HiddenInput = Pick<PolicyInput, 'tree' | 'home' | 'dataDir' | 'hide' | 'unhide' | 'platform'>
 
-/** The secrets, the config's additions, minus what it gives back, and where links in them lead; then hmm's own data, whatever the config says. */
-function hiddenPaths(input: HiddenInput): string[] {
+/** The secrets in both their forms (bothForms), and where the links in them lead. */
+interface Secrets {
+  forms: string[]
+  linked: string[]
+}
+
+/**
+ * Found once per hmm process for the same home and config (as the sockets
+ * are, sockets.ts): `hmm run` asks three times (the origin's check, the
+ * command's policy, its record of the work at the end), and as root each
+ * search reads every home's secret places. What the user adds later
+ * reaches the next hmm command; the end's record reads no more than the
+ * command itself could.
+ */
+const found = new Map<string, Secrets>()
+
+/** The secrets, the config's additions, minus what it gives back, and where links in them lead. */
+function secretsOf(input: HiddenInput): Secrets {
+  const key = JSON.stringify([input.home, input.hide ?? [], input.unhide ?? []])
+  const known = found.get(key)
+  if (known) return known
   const unhidden = new Set((input.unhide ?? []).map(path => resolve(path)))
-  const others = existing(otherHomes(input.home).flatMap(home => SECRETS.map(rel => join(home, rel))))
+  const others = otherHomes(input.home).flatMap(existingSecrets)
   const secrets = [...SECRETS.map(rel => join(input.home, rel)), ...others, ...SYSTEM_SECRETS, ...hostKeys(), ...(input.hide ?? [])].filter(
     path => !unhidden.has(resolve(path)),
   )
+  // readdir follows a link to a directory: what it lists is what the secret's canonical form holds.
+  const searched = {forms: secrets.flatMap(bothForms), linked: secrets.flatMap(linksWithin)}
+  found.set(key, searched)
+  return searched
+}
+
+/** The secrets and where links in them lead (but to the work); then hmm's own data, whatever the config says. */
+function hiddenPaths(input: HiddenInput): string[] {
+  const {forms, linked} = secretsOf(input)
   // A link to the home directory, the tree or above them is not a secret's place: hiding it would hide the work.
   const broad = [input.home, input.tree, input.dataDir].map(canonical)
-  const linked = secrets.flatMap(path => linksWithin(canonical(path))).filter(target => !broad.some(path => isWithin(path, target)))
-  return unique([...secrets, ...linked, input.dataDir].flatMap(bothForms))
+  const leads = linked.filter(target => !broad.some(path => isWithin(path, target)))
+  return unique([...forms, ...[...leads, input.dataDir].flatMap(bothForms)])
 }
 
 /**
