@@ -1,3 +1,4 @@
+import {availableParallelism} from 'node:os'
 import {defineConfig} from 'vitest/config'
 
 export default defineConfig({
@@ -11,5 +12,8 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    // A file per core: vitest's default leaves one core to itself (cores - 1: one file at a time on CI's two), but
+    // the work of a file is in the processes it spawns, and vitest's own process has next to nothing to do.
+    maxWorkers: availableParallelism(),
   },
 })
