@@ -21,7 +21,7 @@ import type {Workspace} from '../workspaces/workspace.js'
 import {git, gitBytes, gitLine, gitReason, gitScript, PLAIN_PATCH, type GitOptions, type GitResult} from './git.js'
 import {checkFirstIndex} from './first-index.js'
 import {distrustRecentEntries, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS, objectFormatOf} from './index-trust.js'
-import {excludingForeign, restoreGitlinks, takeOutGitlinks} from './nested.js'
+import {excludingForeign, restoreGitlinks, takeOutGitlinks, type Gitlink} from './nested.js'
 import {ensureBaseBlobs} from './origin.js'
 import {oncePerWorkspace} from './per-workspace.js'
 import {privateEnv, privateRepo} from './private-repo.js'
@@ -37,13 +37,18 @@ import {privateEnv, privateRepo} from './private-repo.js'
  * (first-index.ts), so git reads only what the command touched.
  */
 
+/** The private index brought up to date: the environment for git on it, and its gitlinks (undefined: not read). */
+interface Indexed {
+  env: Record<string, string>
+  gitlinks?: Gitlink[]
+}
+
 /**
  * Brings the private index up to date with the workspace's files (committed
  * or not, ignored files left out): git re-reads only files whose stat data
- * changed. Returns the environment for git on that index. Callers check
- * first that the tree is a directory (app/taking.ts).
+ * changed. Callers check first that the tree is a directory (app/taking.ts).
  */
-async function indexFilesNow(workspace: Workspace): Promise<Record<string, string>> {
+async function indexFilesNow(workspace: Workspace): Promise<Indexed> {
   const repo = privateRepo(workspace.gitDir)
   const env = {...privateEnv(repo), GIT_WORK_TREE: workspace.tree}
   const timing = stopwatch()
@@ -53,18 +58,20 @@ async function indexFilesNow(workspace: Workspace): Promise<Record<string, strin
   const gitlinks = await takeOutGitlinks(on)
   // Git reading the tree does so as the workspace's command may, writing only the private repository.
   const reading = {label: workspace.label, reader: readerOf(workspace, workspace.data, workspace.gitDir)}
+  // The gitlinks git recorded, read from the index as parsed to distrust its recent entries (not parsed again for them).
+  let recorded: Gitlink[] | undefined
   // Twice at most: an index hmm cannot rewrite (version 4, from the origin) is removed, and git makes a new one.
   for (let pass = 1; ; pass++) {
     const looked = Date.now()
     // Large files are looked for once, before git first reads any.
     await addAll(workspace, env, reading, pass === 1)
     timing.lap('git add')
-    if ((await distrustRecentEntries(repo.index, looked)) === 'kept') break
+    if ((await distrustRecentEntries(repo.index, looked, parsed => (recorded = parsed.gitlinks()))) === 'kept') break
     if (pass === 2) throw new HmmError(`could not read the files of workspace ${workspace.label}: git keeps an index hmm cannot read`)
   }
   timing.lap('distrusted the entries of this second')
-  await restoreGitlinks(on, workspace.tree, gitlinks)
-  return env
+  const restored = await restoreGitlinks(on, workspace.tree, gitlinks)
+  return {env, gitlinks: recorded && [...recorded, ...restored]}
 }
 
 /** What indexFilesNow gave each workspace in this hmm command. */
@@ -72,7 +79,16 @@ const indexed = oncePerWorkspace(indexFilesNow)
 
 /** indexFilesNow, once per workspace per command; a copy of its environment for the caller to add to. */
 async function filesNow(workspace: Workspace): Promise<Record<string, string>> {
-  return {...(await indexed(workspace))}
+  return {...(await indexed(workspace)).env}
+}
+
+/**
+ * The gitlinks of the private index brought up to date with the files (the
+ * nested repositories there now; indexFilesNow, once per command);
+ * undefined where it was not read as it was written.
+ */
+export async function gitlinksNow(workspace: Workspace): Promise<Gitlink[] | undefined> {
+  return (await indexed(workspace)).gitlinks
 }
 
 /** Files larger than this are not read (unless the config's max_file_size says otherwise): an 8 GB sparse file costs no disk, but minutes of hashing on every diff. */

@@ -85,8 +85,13 @@ export async function rewriteLocked(indexPath: string, change: (parsed: ParsedIn
 /**
  * Makes git re-read, next time, every file whose stat data it may have
  * taken in the second `sinceMs` falls in or later (pass the time before git
- * started looking at the files).
+ * started looking at the files). `seen` is shown the index as parsed, for
+ * what else its caller needs of it (an index of 100,000 entries takes a
+ * tenth of a second to parse).
  */
-export async function distrustRecentEntries(indexPath: string, sinceMs: number): Promise<'kept' | 'removed'> {
-  return rewriteLocked(indexPath, parsed => distrustCurrentSecond(parsed, Math.floor(sinceMs / 1000)))
+export async function distrustRecentEntries(indexPath: string, sinceMs: number, seen?: (parsed: ParsedIndex) => void): Promise<'kept' | 'removed'> {
+  return rewriteLocked(indexPath, parsed => {
+    seen?.(parsed)
+    return distrustCurrentSecond(parsed, Math.floor(sinceMs / 1000))
+  })
 }

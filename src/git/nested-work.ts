@@ -20,7 +20,7 @@ import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {readerOf} from '../platform/confined.js'
 import type {Workspace} from '../workspaces/workspace.js'
-import {treeNow} from './changes.js'
+import {gitlinksNow, treeNow} from './changes.js'
 import {git, gitScript} from './git.js'
 import {checkFirstIndex, trustFreshIndex} from './first-index.js'
 import {distrustRecentEntries} from './index-trust.js'
@@ -132,7 +132,7 @@ export const nestedChanges = oncePerWorkspace(changesSince)
 
 async function changesSince(workspace: Workspace): Promise<NestedChange[]> {
   // The private index brought up to date with the files: its gitlinks are the nested repositories there now.
-  const now = await statesOf(workspace, await gitlinksOf(workspace, await treeNow(workspace)), false)
+  const now = await statesOf(workspace, (await gitlinksNow(workspace)) ?? (await gitlinksOf(workspace, await treeNow(workspace))), false)
   // Made before hmm recorded them: every nested repository there is counts as changed.
   const fork = forkStates(workspace) ?? {}
   const paths = [...new Set([...Object.keys(fork), ...Object.keys(now)])].sort()

@@ -54,17 +54,18 @@ export async function takeOutGitlinks(on: IndexGit): Promise<Gitlink[]> {
   return gitlinks
 }
 
-/** Puts back the gitlinks git did not record again whose directory is still there, nothing in the index at or below it. */
-export async function restoreGitlinks(on: IndexGit, tree: string, gitlinks: Gitlink[]): Promise<void> {
-  if (gitlinks.length === 0) return
+/** Puts back the gitlinks git did not record again whose directory is still there, nothing in the index at or below it; returns those. */
+export async function restoreGitlinks(on: IndexGit, tree: string, gitlinks: Gitlink[]): Promise<Gitlink[]> {
+  if (gitlinks.length === 0) return []
   const env = {...on.env, GIT_LITERAL_PATHSPECS: '1'}
   const listed = await git(['ls-files', '-z', '--', ...gitlinks.map(link => link.path)], {cwd: on.cwd, env})
   const paths = listed.stdout.split('\0').filter(Boolean)
   const recorded = (path: string) => paths.some(other => other === path || other.startsWith(`${path}/`))
   const back = gitlinks.filter(link => !recorded(link.path) && lstatSync(join(tree, link.path), {throwIfNoEntry: false})?.isDirectory())
-  if (back.length === 0) return
+  if (back.length === 0) return []
   const input = back.map(link => `160000 ${link.id}\t${link.path}\0`).join('')
   await git(['update-index', '-z', '--index-info'], {cwd: on.cwd, env: on.env, input})
+  return back
 }
 
 /*
