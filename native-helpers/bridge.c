@@ -46,6 +46,12 @@ enum stage { FIRST, HEAD, VERDICT, DIALING, RELAY };
 /* The addresses of a host tried at most (a name may have many). */
 #define MAX_ADDRESSES 16
 
+/* The longest head, and verdict, kept for reuse (see kept below; a
+ * CONNECT's head is a line or three: a longer one is asked about each
+ * time). */
+#define KEPT_HEAD 1024
+#define KEPT_VERDICT 2048
+
 /* A connection of the command's, and the one it is copied to. */
 struct pair {
 	int fd[2]; /* the command's; the proxy's or the host's (-1: none yet) */
@@ -59,7 +65,24 @@ struct pair {
 	int trying[MAX_ADDRESSES]; /* DIALING: the socket connecting to each address started (-1: failed) */
 	int count, next;	   /* DIALING: the addresses, and the next to start */
 	const char *host;	   /* DIALING: the host's name, in the proxy's verdict (f[1]), for debug lines */
+	size_t asked_len;	   /* VERDICT: the head asked about, to keep the verdict for (0: not kept) */
+	char asked[KEPT_HEAD];
 };
+
+/* Tunnel verdicts kept for reuse. The proxy judges a head by its bytes
+ * alone (the host and port it names; the addresses it gives it keeps for a
+ * while itself), so a head sent again byte for byte gets the same verdict:
+ * for as long as the proxy says it may (KEEP in its verdict), the bridge
+ * gives it without asking, and a burst of connections to one host costs
+ * the proxy one verdict. Answers (refusals) are never kept: each is the
+ * proxy's to count. The oldest goes first. */
+#define KEPT 8
+static struct {
+	long long until; /* ms, monotonic; 0: empty */
+	size_t head_len, verdict_len;
+	char head[KEPT_HEAD];
+	char verdict[KEPT_VERDICT];
+} kept[KEPT];
 
 /* At most this many connections at once (the proxy takes 512); more wait in
  * the listener's backlog. */
@@ -320,15 +343,15 @@ static int dial_late(struct pair *p, long long now)
 	return dial(p);
 }
 
-/* "hmm-tunnel LENGTH HOST PORT ADDRESS..." into the host's name and the
+/* "hmm-tunnel LENGTH KEEP HOST PORT ADDRESS..." into the host's name and the
  * addresses to dial (those that are not plain IPv4 or IPv6 addresses are
  * left out); 0 if it is not that. */
 static int parse_tunnel(struct pair *p, char *line)
 {
 	char *rest;
 	char *word = strtok_r(line, " ", &rest);
-	if (!word || strcmp(word, "hmm-tunnel") != 0 || !strtok_r(NULL, " ", &rest) || !(p->host = strtok_r(NULL, " ", &rest)) ||
-	    !(word = strtok_r(NULL, " ", &rest)))
+	if (!word || strcmp(word, "hmm-tunnel") != 0 || !strtok_r(NULL, " ", &rest) || !strtok_r(NULL, " ", &rest) ||
+	    !(p->host = strtok_r(NULL, " ", &rest)) || !(word = strtok_r(NULL, " ", &rest)))
 		return 0;
 	long port = parse_num(word, 1, 65535);
 	if (port < 0)
@@ -352,11 +375,63 @@ static int parse_tunnel(struct pair *p, char *line)
 	return 1;
 }
 
-/* VERDICT: the proxy's answer, acted on once it is whole (not at the
- * proxy's close, which may come a wake-up later): its first line says what
- * to do and how many bytes follow, "hmm-answer LENGTH" or "hmm-tunnel
- * LENGTH HOST PORT ADDRESS..."; the bytes that follow are what the command gets
+/* The whole verdict in f[1] (its len), acted on: its first line says what
+ * to do, "hmm-answer LENGTH" or "hmm-tunnel LENGTH KEEP HOST PORT
+ * ADDRESS..."; the LENGTH bytes that follow are what the command gets
  * should there be no tunnel. */
+static int act(struct pair *p)
+{
+	struct flow *x = &p->f[1];
+	x->buf[x->len] = '\0';
+	char *eol = memchr(x->buf, '\n', x->len);
+	*eol = '\0';
+	x->off = (size_t)(eol + 1 - x->buf);
+	if (strncmp(x->buf, "hmm-answer ", 11) == 0)
+		return answer(p);
+	if (!parse_tunnel(p, x->buf))
+		return 0;
+	p->deadline = now_ms() + DIAL_TIMEOUT_MS;
+	return dial(p);
+}
+
+/* A kept verdict for the head that f[0] starts with (`head` bytes), put
+ * in f[1]; 0 if there is none. */
+static int kept_verdict(struct pair *p, size_t head)
+{
+	long long now = now_ms();
+	for (int k = 0; k < KEPT; k++) {
+		if (kept[k].until <= now || kept[k].head_len != head || memcmp(kept[k].head, p->f[0].buf, head) != 0)
+			continue;
+		memcpy(p->f[1].buf, kept[k].verdict, kept[k].verdict_len);
+		p->f[1].len = kept[k].verdict_len;
+		return 1;
+	}
+	return 0;
+}
+
+/* Keeps the tunnel verdict in f[1] for the head asked, `keep` ms, in the
+ * place of the same head's or the oldest. */
+static void keep_verdict(const struct pair *p, long keep)
+{
+	int k = 0;
+	for (int i = 0; i < KEPT; i++) {
+		if (kept[i].head_len == p->asked_len && memcmp(kept[i].head, p->asked, p->asked_len) == 0) {
+			k = i;
+			break;
+		}
+		if (kept[i].until < kept[k].until)
+			k = i;
+	}
+	kept[k].until = now_ms() + keep;
+	kept[k].head_len = p->asked_len;
+	memcpy(kept[k].head, p->asked, p->asked_len);
+	kept[k].verdict_len = p->f[1].len;
+	memcpy(kept[k].verdict, p->f[1].buf, p->f[1].len);
+}
+
+/* VERDICT: the proxy's answer, acted on once it is whole (not at the
+ * proxy's close, which may come a wake-up later); a tunnel's kept for the
+ * head when the proxy says so. */
 static int read_verdict(struct pair *p)
 {
 	struct flow *x = &p->f[1];
@@ -369,22 +444,17 @@ static int read_verdict(struct pair *p)
 	if (!eol)
 		return x->len < sizeof x->buf - 1; /* a verdict's line is short */
 	size_t line = (size_t)(eol + 1 - x->buf), length;
-	char kind[7];
-	if (sscanf(x->buf, "hmm-%6[a-z] %zu ", kind, &length) != 2 || length > sizeof x->buf - 1 - line)
+	if (sscanf(x->buf, "hmm-%*[a-z] %zu ", &length) != 1 || length > sizeof x->buf - 1 - line)
 		return 0;
 	if (x->len < line + length)
 		return 1;
 	close(p->fd[1]);
 	p->fd[1] = -1;
-	*eol = '\0';
-	x->off = line;
 	x->len = line + length;
-	if (strcmp(kind, "answer") == 0)
-		return answer(p);
-	if (!parse_tunnel(p, x->buf))
-		return 0;
-	p->deadline = now_ms() + DIAL_TIMEOUT_MS;
-	return dial(p);
+	long keep;
+	if (p->asked_len && x->len <= KEPT_VERDICT && sscanf(x->buf, "hmm-tunnel %*u %ld ", &keep) == 1 && keep > 0)
+		keep_verdict(p, keep);
+	return act(p);
 }
 
 /* FIRST and HEAD: the command's first bytes. A connection that opens with
@@ -419,15 +489,20 @@ static int read_first(struct pair *p, const char *name)
 		return 1;
 	/* A head that fills the buffer goes as it is: the proxy refuses it. */
 	size_t head = end ? (size_t)(end + 4 - x->buf) : x->len;
-	p->fd[1] = connect_proxy(name, CONNECT_SUFFIX);
-	/* A new unix connection takes the whole buffer at once. */
-	if (p->fd[1] < 0 || send(p->fd[1], x->buf, head, MSG_NOSIGNAL) != (ssize_t)head)
-		return 0;
+	int reused = kept_verdict(p, head);
+	if (!reused) {
+		p->fd[1] = connect_proxy(name, CONNECT_SUFFIX);
+		/* A new unix connection takes the whole buffer at once. */
+		if (p->fd[1] < 0 || send(p->fd[1], x->buf, head, MSG_NOSIGNAL) != (ssize_t)head)
+			return 0;
+		p->asked_len = head <= KEPT_HEAD ? head : 0;
+		memcpy(p->asked, x->buf, p->asked_len);
+	}
 	memmove(x->buf, x->buf + head, x->len - head);
 	x->len -= head;
 	p->deadline = 0;
 	p->stage = VERDICT;
-	return 1;
+	return reused ? act(p) : 1;
 }
 
 /* Takes a pair as far as poll's news (`polled`: its entries, as want()
@@ -473,6 +548,10 @@ void net_bridge(int listener, const char *name, int debug)
 	/* Poll's entries: the listener's, then each pair's from at[k] on. */
 	static struct pollfd fds[1 + MAX_POLLED * MAX_PAIRS];
 	static size_t at[MAX_PAIRS + 1];
+	/* One ended pair's memory, for the next: connections one after the
+	 * other then cost no allocation (its 64 KiB would be given back to the
+	 * system and asked for again). */
+	struct pair *spare = NULL;
 	size_t n = 0;
 	for (;;) {
 		fds[0] = (struct pollfd){.fd = n < MAX_PAIRS ? listener : -1, .events = POLLIN};
@@ -512,7 +591,10 @@ void net_bridge(int listener, const char *name, int debug)
 			close(p->fd[0]);
 			if (p->fd[1] >= 0)
 				close(p->fd[1]);
-			free(p);
+			if (spare)
+				free(p);
+			else
+				spare = p;
 			pairs[k] = pairs[--n];
 		}
 		if (!(fds[0].revents & POLLIN))
@@ -524,10 +606,9 @@ void net_bridge(int listener, const char *name, int debug)
 				continue;
 			_exit(0);
 		}
-		/* Small writes go at once: a TLS handshake is all small writes. */
-		int one = 1;
-		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-		struct pair *p = malloc(sizeof *p);
+		/* (TCP_NODELAY comes from the listener: net.c.) */
+		struct pair *p = spare ? spare : malloc(sizeof *p);
+		spare = NULL;
 		if (!p) {
 			close(c);
 			continue;

@@ -34,8 +34,12 @@
  * straight to the host, so they pass through one process instead of two.
  * The bridge decides nothing: it reads of the command's bytes only whether
  * they start with "CONNECT " and where the head ends, and dials only what
- * the proxy names. Tunnels it holds outlive a killed hmm (as the command
- * does) until they end; new connections fail then, the proxy being gone.
+ * the proxy names (a head sent again byte for byte gets the proxy's tunnel
+ * verdict again for as long as the proxy said it may: bridge.c, kept).
+ * Tunnels it holds outlive a killed hmm (as the command does) until they
+ * end; new connections fail then, the proxy being gone (but for a head
+ * whose verdict is kept, until its time is up: at most the proxy's 2 s,
+ * and only to a host the proxy allowed).
  */
 #include "hmm-helper.h"
 
@@ -166,7 +170,11 @@ void net_isolate(const struct exec_opts *o)
 	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o->proxy_port)};
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) < 0 || listen(l, 128) < 0)
+	/* Small writes go at once (a TLS handshake is all small writes): set
+	 * here, every connection accepted has it. */
+	int one = 1;
+	if (l < 0 || setsockopt(l, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0 || bind(l, (struct sockaddr *)&a, sizeof a) < 0 ||
+	    listen(l, 128) < 0)
 		setup_fail("network: cannot listen on 127.0.0.1:%d: %s", o->proxy_port, strerror(errno));
 	send_fd(pass[1], l);
 	close(l);

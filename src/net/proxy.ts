@@ -194,9 +194,10 @@ export type Listen = {socket: string} | {loopback: true}
  * The CONNECT socket's name is the proxy's socket's with this after it (the helper's bridge, net.c, knows it too).
  * The bridge sends there, alone, the head of a CONNECT that opens a connection, and relays the tunnel itself,
  * straight to the host: its bytes then pass through one process instead of two (the bridge and this one). The
- * answer's first line is for the bridge: `hmm-tunnel LENGTH HOST PORT ADDRESS...` (the host's canonical name, for its
- * debug lines, and the addresses checked, to dial in turn; then LENGTH bytes the client gets should none take the
- * connection), or `hmm-answer LENGTH` (then LENGTH bytes
+ * answer's first line is for the bridge: `hmm-tunnel LENGTH KEEP HOST PORT ADDRESS...` (how many ms the bridge may give
+ * the same head this verdict again without asking, as long as the addresses found for a name are given again here;
+ * the host's canonical name, for its debug lines; the addresses checked, to dial in turn; then LENGTH bytes the
+ * client gets should none take the connection), or `hmm-answer LENGTH` (then LENGTH bytes
  * the client gets). The bridge acts on it once it is whole, not at its close, which can come a wake-up later.
  */
 export const CONNECT_SOCKET = '.connect'
@@ -393,7 +394,7 @@ export async function startProxy(rules: HostRule[], where: Listen, options: Prox
       verdict(target.host, {all: true}, (error, found) => {
         if (error) return tell(toBridge('answer', rawAnswer(failed(target, error), target)))
         const addresses = familiesInTurn(found as LookupAddress[]).map(address => address.address)
-        tell(toBridge('tunnel', rawAnswer(502, target), `${target.host} ${target.port} ${addresses.join(' ')}`))
+        tell(toBridge('tunnel', rawAnswer(502, target), `${NAME_KEPT_MS} ${target.host} ${target.port} ${addresses.join(' ')}`))
       })
     })
     return asked

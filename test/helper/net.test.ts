@@ -188,7 +188,7 @@ const one = target => new Promise(resolve => {
     const {ws, lock} = workspace('net-proxy-tunnel')
     const {name} = await standIn()
     const host = await echoHost()
-    const heads = await askedAt(name, () => verdictOf('tunnel', 'HTTP/1.1 502 Bad Gateway\r\n\r\n', `a.example ${host} 127.0.0.1`))
+    const heads = await askedAt(name, () => verdictOf('tunnel', 'HTTP/1.1 502 Bad Gateway\r\n\r\n', `0 a.example ${host} 127.0.0.1`))
     const port = 39000 + Math.floor(Math.random() * 1000)
     const net = ['--net', 'proxy', '--proxy-port', String(port), '--proxy-socket', name]
     const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, ...net], [process.execPath, '-e', connectClient(port, ['a.example:443'])]))
@@ -206,6 +206,36 @@ const one = target => new Promise(resolve => {
     return port
   }
 
+  it('gives a head sent again byte for byte the tunnel verdict the proxy gave it, for as long as the proxy said; refusals are asked each time', async () => {
+    const {ws, lock} = workspace('net-proxy-kept')
+    const {name} = await standIn()
+    const host = await echoHost()
+    const heads = await askedAt(name, head =>
+      head.includes('refused.example')
+        ? verdictOf('answer', 'HTTP/1.1 403 Forbidden\r\n\r\nrefused\n')
+        : verdictOf('tunnel', 'HTTP/1.1 502 Bad Gateway\r\n\r\n', `${head.includes('brief') ? 0 : 600000} x ${host} 127.0.0.1`),
+    )
+    const port = 39000 + Math.floor(Math.random() * 1000)
+    const net = ['--net', 'proxy', '--proxy-port', String(port), '--proxy-socket', name]
+    const targets = [
+      'a.example:443',
+      'a.example:443',
+      'b.example:443',
+      'a.example:443',
+      'brief.example:443',
+      'brief.example:443',
+      'refused.example:443',
+      'refused.example:443',
+    ]
+    const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, ...net], [process.execPath, '-e', connectClient(port, targets)]))
+    expect(r.report).toBe('')
+    const tunnelled = JSON.stringify('HTTP/1.1 200 Connection Established\r\n\r\nhost:earlylate')
+    const refused = JSON.stringify('HTTP/1.1 403 Forbidden\r\n\r\nrefused\n')
+    expect(r.stdout).toBe(`${[...Array<string>(6).fill(tunnelled), refused, refused].join('\n')}\n`)
+    const asked = (target: string) => `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`
+    expect(heads).toEqual(['a.example:443', 'b.example:443', 'brief.example:443', 'brief.example:443', 'refused.example:443', 'refused.example:443'].map(asked))
+  })
+
   it("gives the command the proxy's answer when it refuses, or when none of the addresses it names takes the connection", async () => {
     const {ws, lock} = workspace('net-proxy-answer')
     const {name} = await standIn()
@@ -213,7 +243,7 @@ const one = target => new Promise(resolve => {
     await askedAt(name, head =>
       head.includes('refused.example')
         ? verdictOf('answer', 'HTTP/1.1 403 Forbidden\r\n\r\nrefused\n')
-        : verdictOf('tunnel', 'HTTP/1.1 502 Bad Gateway\r\n\r\nunreachable\n', `down.example ${down} 127.0.0.1 ::1`),
+        : verdictOf('tunnel', 'HTTP/1.1 502 Bad Gateway\r\n\r\nunreachable\n', `0 down.example ${down} 127.0.0.1 ::1`),
     )
     const port = 39000 + Math.floor(Math.random() * 1000)
     const net = ['--net', 'proxy', '--proxy-port', String(port), '--proxy-socket', name]
@@ -228,7 +258,7 @@ const one = target => new Promise(resolve => {
     const {ws, lock} = workspace('net-proxy-debug')
     const {name} = await standIn()
     const down = await closedPort()
-    await askedAt(name, () => verdictOf('tunnel', 'HTTP/1.1 502 Bad Gateway\r\n\r\n', `down.example ${down} 127.0.0.1`))
+    await askedAt(name, () => verdictOf('tunnel', 'HTTP/1.1 502 Bad Gateway\r\n\r\n', `0 down.example ${down} 127.0.0.1`))
     const port = 39000 + Math.floor(Math.random() * 1000)
     const net = ['--net', 'proxy', '--proxy-port', String(port), '--proxy-socket', name, '--proxy-debug']
     const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, ...net], [process.execPath, '-e', connectClient(port, ['down.example:443'])]))
@@ -262,7 +292,7 @@ STDOUT->autoflush(1); print "ready\\n"; sleep 600;`
     const {name} = await standIn()
     const host = await echoHost()
     const silent = await unanswered(host)
-    await askedAt(name, () => verdictOf('tunnel', 'HTTP/1.1 502 Bad Gateway\r\n\r\n', `two.example ${host} ${silent} 127.0.0.1`))
+    await askedAt(name, () => verdictOf('tunnel', 'HTTP/1.1 502 Bad Gateway\r\n\r\n', `0 two.example ${host} ${silent} 127.0.0.1`))
     const port = 39000 + Math.floor(Math.random() * 1000)
     const net = ['--net', 'proxy', '--proxy-port', String(port), '--proxy-socket', name]
     const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, ...net], [process.execPath, '-e', connectClient(port, ['two.example:443'])]))

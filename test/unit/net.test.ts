@@ -296,15 +296,16 @@ describe('the proxy', () => {
           .on('close', () => resolve(got))
           .on('error', reject)
       })
-    // The host, and every address checked, to be dialled in turn, the families alternating (RFC 8305: a family that
+    // How long the bridge may give the same head this verdict (as long as a name's addresses are kept here), the
+    // host, and every address checked, to be dialled in turn, the families alternating (RFC 8305: a family that
     // does not answer costs one attempt's wait, not one per address); then what the client gets should none connect.
     const unreachable =
       'HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\nContent-Length: 42\r\nConnection: close\r\n\r\nhmm: two.example:443 could not be reached\n'
     expect(await ask('CONNECT TWO.example.:443 HTTP/1.1\r\nHost: x\r\n\r\n')).toBe(
-      `hmm-tunnel ${unreachable.length} two.example 443 2001:db8::1 192.0.2.1 2001:db8::2 192.0.2.2\n${unreachable}`,
+      `hmm-tunnel ${unreachable.length} 2000 two.example 443 2001:db8::1 192.0.2.1 2001:db8::2 192.0.2.2\n${unreachable}`,
     )
     // An exact name may lead to the machine itself; a *.suffix may not; other hosts and ports are refused.
-    expect(await ask('CONNECT local.example:8443 HTTP/1.1\r\n\r\n')).toMatch(/^hmm-tunnel \d+ local\.example 8443 127\.0\.0\.1\nHTTP\/1\.1 502 /)
+    expect(await ask('CONNECT local.example:8443 HTTP/1.1\r\n\r\n')).toMatch(/^hmm-tunnel \d+ 2000 local\.example 8443 127\.0\.0\.1\nHTTP\/1\.1 502 /)
     expect(await ask('CONNECT sub.attacker.example:443 HTTP/1.1\r\n\r\n')).toMatch(
       /^hmm-answer \d+\nHTTP\/1\.1 403 Forbidden\r\n[^]*resolves to this machine's/,
     )
