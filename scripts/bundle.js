@@ -40,9 +40,9 @@ for (const [entry, out] of Object.entries(BUNDLES)) {
     target: 'node20',
     // oclif loads TypeScript only to run uncompiled sources, which hmm never does.
     external: ['typescript', 'ts-node', 'tsx'],
-    // The sources find files next to themselves with import.meta.url.
-    define: {'import.meta.url': 'importMetaUrl'},
-    banner: {js: "const importMetaUrl = require('node:url').pathToFileURL(__filename).href;"},
+    // The sources find files next to themselves with import.meta.dirname (and .filename): in a bundle, its own.
+    // Never import.meta.url: making a file: URL of __filename costs the listing a millisecond at start.
+    define: {'import.meta.dirname': '__dirname', 'import.meta.filename': '__filename'},
     plugins: [chalkGuessesNothing],
     logLevel: 'warning',
   })

@@ -3,7 +3,7 @@
 // Runs on the listing path (list.ts, without oclif): commands and flags come
 // from oclif's manifest, workspaces from the registry.
 import {existsSync, readFileSync} from 'node:fs'
-import {fileURLToPath} from 'node:url'
+import {join} from 'node:path'
 import {dataDir} from '../platform/index.js'
 import {workingOrigin} from '../workspaces/context.js'
 import {Store} from '../workspaces/store.js'
@@ -18,8 +18,8 @@ type Manifest = Record<string, ManifestCommand>
 
 /** oclif.manifest.json, found upwards from this module (dist/app/complete.js, or dist/list.bundle.cjs once bundled). */
 function readManifest(): Manifest {
-  for (const up of ['../../', '../']) {
-    const path = fileURLToPath(new URL(`${up}oclif.manifest.json`, import.meta.url))
+  for (const up of ['../..', '..']) {
+    const path = join(import.meta.dirname, up, 'oclif.manifest.json')
     if (existsSync(path)) return (JSON.parse(readFileSync(path, 'utf8')) as {commands: Manifest}).commands
   }
   return {}

@@ -3,8 +3,7 @@
 // removal that no racing process can turn against files outside.
 import type * as ChildProcess from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {createRequire} from 'node:module'
-import {fileURLToPath} from 'node:url'
+import {join} from 'node:path'
 import {HmmError} from '../ui/errors.js'
 
 const RELATIVE = 'native-helpers/build/hmm-helper'
@@ -14,11 +13,11 @@ const RELATIVE = 'native-helpers/build/hmm-helper'
  * dist/native/helper.js, or dist/list.bundle.cjs once bundled.
  */
 function locate(): string {
-  for (const up of ['../../', '../']) {
-    const candidate = fileURLToPath(new URL(up + RELATIVE, import.meta.url))
+  for (const up of ['../..', '..']) {
+    const candidate = join(import.meta.dirname, up, RELATIVE)
     if (existsSync(candidate)) return candidate
   }
-  return fileURLToPath(new URL('../../' + RELATIVE, import.meta.url))
+  return join(import.meta.dirname, '../..', RELATIVE)
 }
 
 export const HELPER_PATH = locate()
@@ -29,7 +28,7 @@ export const HELPER_PATH = locate()
  * `hmm ls`'s time. Listing's other rare child (git/head-holds.ts) loads it here too.
  */
 export function childProcess(): typeof ChildProcess {
-  return createRequire(import.meta.url)('node:child_process') as typeof ChildProcess
+  return process.getBuiltinModule('node:child_process')
 }
 
 export function helperPath(): string {

@@ -3,10 +3,10 @@
 // What differs per OS lives beside this file: confine.ts picks how a command
 // is confined (linux.ts: Landlock through the helper; darwin.ts: Seatbelt),
 // clone.ts how a tree is cloned. Kept small: bare `hmm` (listing) loads it.
-import {homedir} from 'node:os'
 import {join, resolve} from 'node:path'
 import type {Platform} from '../sandbox/policy.js'
 import {HmmError} from '../ui/errors.js'
+import {homeDirectory} from '../ui/format.js'
 
 /** The OS hmm runs on, if it is one hmm can confine a command on. */
 const HOST: Platform | undefined = process.platform === 'linux' || process.platform === 'darwin' ? process.platform : undefined
@@ -30,6 +30,6 @@ export function defaultPlatform(): Platform {
 export function dataDir(env: NodeJS.ProcessEnv = process.env, platform = defaultPlatform()): string {
   if (env.HMM_HOME) return resolve(env.HMM_HOME)
   if (env.XDG_DATA_HOME) return resolve(env.XDG_DATA_HOME, 'hmm')
-  const home = env.HOME || homedir()
+  const home = env.HOME || homeDirectory()
   return platform === 'darwin' ? join(home, 'Library', 'Application Support', 'hmm') : join(home, '.local', 'share', 'hmm')
 }

@@ -1,8 +1,15 @@
 // Small formatting helpers for listings: ~ paths, ages, aligned columns.
-import {homedir} from 'node:os'
+
+/**
+ * The home directory as os.homedir() tells it ($HOME whenever it is set),
+ * loading node:os only when $HOME is not: listing tildifies every origin.
+ */
+export function homeDirectory(): string {
+  return process.env.HOME ?? process.getBuiltinModule('node:os').homedir()
+}
 
 /** Shows paths under the home directory as ~/... */
-export function tildify(path: string, home = homedir()): string {
+export function tildify(path: string, home = homeDirectory()): string {
   if (home && home !== '/' && (path === home || path.startsWith(home + '/'))) return '~' + path.slice(home.length)
   return path
 }

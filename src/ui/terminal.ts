@@ -3,8 +3,6 @@
 // of bare `hmm`'s start-up after Node's own. A terminal is a character
 // device; only for those (a terminal, or /dev/null) is node:tty asked.
 import {fstatSync} from 'node:fs'
-import {createRequire} from 'node:module'
-import type * as Tty from 'node:tty'
 
 export function isTerminal(fd: number): boolean {
   try {
@@ -12,5 +10,5 @@ export function isTerminal(fd: number): boolean {
   } catch {
     return false
   }
-  return (createRequire(import.meta.url)('node:tty') as typeof Tty).isatty(fd)
+  return process.getBuiltinModule('node:tty').isatty(fd)
 }

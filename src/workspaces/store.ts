@@ -4,9 +4,7 @@
 // so two runs racing for one name cannot both win.
 import Database from 'better-sqlite3'
 import {closeSync, existsSync, mkdirSync, openSync} from 'node:fs'
-import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'
-import {fileURLToPath} from 'node:url'
 import {HmmError} from '../ui/errors.js'
 
 export type CreationState = 'creating' | 'ready'
@@ -121,12 +119,17 @@ const ADDON = 'better-sqlite3/build/Release/better_sqlite3.node'
  * two); then where Node finds the package (a hoisted install).
  */
 function nativeBinding(): string | undefined {
-  for (const up of ['../node_modules/', '../../node_modules/']) {
-    const path = fileURLToPath(new URL(up + ADDON, import.meta.url))
+  for (const up of ['..', '../..']) {
+    const path = join(import.meta.dirname, up, 'node_modules', ADDON)
     if (existsSync(path)) return path
   }
   try {
-    const path = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node')
+    // node:module loaded only here: it brings Node's ES module loader with it.
+    const packageJson = process
+      .getBuiltinModule('node:module')
+      .createRequire(import.meta.filename)
+      .resolve('better-sqlite3/package.json')
+    const path = join(dirname(packageJson), 'build', 'Release', 'better_sqlite3.node')
     return existsSync(path) ? path : undefined
   } catch {
     return undefined
