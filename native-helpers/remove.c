@@ -280,8 +280,12 @@ static int finish(void)
 		    st.st_ino != l->ino)
 			break;
 		/* Ours again after being something else for the unlinkat. */
-		if (e == ENOTDIR && l->tries++ < MAX_TRIES)
-			continue;
+		if (e == ENOTDIR) {
+			if (l->tries++ < MAX_TRIES)
+				continue;
+			fail_at(NULL, "kept changing while being removed");
+			goto done;
+		}
 		/* Still ours, and not empty: something was added meanwhile. */
 		if ((e != ENOTEMPTY && e != EEXIST) || l->failed || l->passes++ >= MAX_PASSES) {
 			if (!l->failed)

@@ -23,19 +23,24 @@ export function buildSwapAtOpen(dir: string): string {
   return compile('swap-at-open.c', join(dir, 'swap-at-open.so'), ['-shared', '-fPIC', '-ldl'])
 }
 
-/** Kills every process running the swapper at this path. */
+/** Kills every process running the swapper at this path, and waits until none runs it (a zombie runs nothing). */
 export function killSwappers(path: string): void {
-  for (const pid of readdirSync('/proc').filter(name => /^\d+$/.test(name))) {
-    let exe: string
-    try {
-      exe = readlinkSync(`/proc/${pid}/exe`)
-    } catch {
-      continue
-    }
-    if (exe === path) {
+  const running = () =>
+    readdirSync('/proc')
+      .filter(name => /^\d+$/.test(name))
+      .filter(pid => {
+        try {
+          return readlinkSync(`/proc/${pid}/exe`) === path
+        } catch {
+          return false
+        }
+      })
+  for (let left = running(); left.length > 0; left = running()) {
+    for (const pid of left) {
       try {
         process.kill(Number(pid), 'SIGKILL')
       } catch {}
     }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10)
   }
 }
