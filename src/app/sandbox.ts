@@ -88,7 +88,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
   const settings = withNetFlag(settingsFor(loadConfig(), options.command), options.net)
   const network = networkOf(settings)
   const origin = workingOrigin()
-  const data = canonical(dataDir(process.env, platform))
+  const data = dataDir(process.env, platform)
   const tree = treePath(data, '<id>', origin)
   const namespaces = settings.isolation === 'full'
   const places = agentPlaces(settings, platform, namespaces)

@@ -4,6 +4,7 @@
 // is confined (linux.ts: Landlock through the helper; darwin.ts: Seatbelt),
 // clone.ts how a tree is cloned. Kept small: bare `hmm` (listing) loads it.
 import {join, resolve} from 'node:path'
+import {canonical} from '../sandbox/paths.js'
 import type {Platform} from '../sandbox/policy.js'
 import {HmmError} from '../ui/errors.js'
 import {homeDirectory} from '../ui/format.js'
@@ -27,9 +28,15 @@ export function defaultPlatform(): Platform {
   return HOST ?? 'linux'
 }
 
+/**
+ * Canonical (links resolved), decided once here: every path of a workspace
+ * hmm hands the helper is made from it, and the helper follows no link on
+ * the way to one (a home under a linked /home would otherwise leave an
+ * agent's state and records unbound: attacker's review 5, F9).
+ */
 export function dataDir(env: NodeJS.ProcessEnv = process.env, platform = defaultPlatform()): string {
-  if (env.HMM_HOME) return resolve(env.HMM_HOME)
-  if (env.XDG_DATA_HOME) return resolve(env.XDG_DATA_HOME, 'hmm')
+  if (env.HMM_HOME) return canonical(env.HMM_HOME)
+  if (env.XDG_DATA_HOME) return canonical(join(resolve(env.XDG_DATA_HOME), 'hmm'))
   const home = env.HOME || homeDirectory()
-  return platform === 'darwin' ? join(home, 'Library', 'Application Support', 'hmm') : join(home, '.local', 'share', 'hmm')
+  return canonical(platform === 'darwin' ? join(home, 'Library', 'Application Support', 'hmm') : join(home, '.local', 'share', 'hmm'))
 }

@@ -1,7 +1,7 @@
 // Agent profiles (SPEC "Sandbox", Config file; issue 13 item 5): `hmm run
 // claude` lets Claude Code keep its sessions, settings and login without
 // -w, and only that.
-import {chmodSync, existsSync, mkdirSync, readFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {World, workspaceLine} from '../world.js'
@@ -172,6 +172,22 @@ describe('the claude profile', () => {
     }
     expect(readFileSync(join(world.home, '.claude', 'history.jsonl'), 'utf8')).toBe('bank prompt\n')
     expect(existsSync(join(world.home, '.claude', 'projects', 'own'))).toBe(false)
+  })
+
+  it("keeps its copy of ~/.claude.json and its own records with hmm's data directory reached through a symbolic link (HMM_HOME, or the home itself)", async () => {
+    world.write(join(world.home, '.claude', 'projects', '-home-me-bank', 's.jsonl'), 'bank transcript\n')
+    const agent = join(world.root, 'reading')
+    mkdirSync(agent)
+    world.write(join(agent, 'claude'), `#!/bin/sh\ncat ~/.claude/projects/*/* 2>/dev/null; echo '{"mcpServers":{"x":{}}}' > ~/.claude.json && echo wrote\n`)
+    chmodSync(join(agent, 'claude'), 0o755)
+    symlinkSync(world.root, join(world.root, 'root-link'))
+    const linked = join(world.root, 'root-link')
+    for (const through of [{HMM_HOME: join(linked, 'data', 'hmm')}, {HOME: join(linked, 'home')}]) {
+      world.write(join(world.home, '.claude.json'), '{"numStartups":1}\n')
+      const result = await world.hmm(['run', '--rm', 'claude'], {env: {...env(), ...through, PATH: `${agent}:${env().PATH}`}})
+      expect(result.stdout, result.stderr).toBe('wrote\n')
+      expect(readFileSync(join(world.home, '.claude.json'), 'utf8')).toBe('{"numStartups":1}\n')
+    }
   })
 
   it('is only for claude: another command cannot write ~/.claude', async () => {

@@ -2,7 +2,7 @@
 // command (a second command in the same workspace sees what the first
 // wrote), masks cover what they name, and the command's status, or the
 // signal that ended it, comes back through the waiter as it would without.
-import {chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {chmodSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -105,6 +105,31 @@ describe('hmm-helper exec --isolate', () => {
     expect(isLocked(join(ws, 'lock'))).toBe(true)
     expect(await run(['stop', join(ws, 'lock')], {program})).toMatchObject({code: 0, stdout: '1\n'})
     expect(isLocked(join(ws, 'lock'))).toBe(false)
+  })
+
+  it("fails the set-up where a bind's source is not there as named (a link on the way, or gone), rather than leave the bind out; a login may be missing", async () => {
+    const w = world('isolate-bind-source')
+    const ws = join(w, 'real', 'ws')
+    mkdirSync(ws, {recursive: true})
+    const copy = join(ws, 'state.json')
+    writeFileSync(copy, 'copy\n')
+    symlinkSync(join(w, 'real'), join(w, 'link'))
+    const state = join(w, 'state.json')
+    writeFileSync(state, "the user's\n")
+    const bind = (source: string, target = state) => ['--bind-src', source, '--bind-dst', target]
+    const read = ['sh', '-c', `cat ${state}`]
+    const bound = await run(execArgs(join(ws, 'lock'), [...policy(w), '--isolate', ws, ...bind(copy)], read))
+    expect(bound).toMatchObject({code: 0, stdout: 'copy\n', report: ''})
+    for (const source of [join(w, 'link', 'ws', 'state.json'), join(ws, 'gone.json')]) {
+      const r = await run(execArgs(join(ws, 'lock'), [...policy(w), '--isolate', ws, ...bind(source)], read))
+      expect(r.code, source).toBe(125)
+      expect(r.report).toBe(
+        `setup bind: cannot open ${source}: ${source.endsWith('gone.json') ? 'No such file or directory' : 'Too many levels of symbolic links'}\n`,
+      )
+    }
+    const login = join(w, 'login.json')
+    const noLogin = await run(execArgs(join(ws, 'lock'), [...policy(w), '--isolate', ws, ...bind(login, login)], read))
+    expect(noLogin).toMatchObject({code: 0, stdout: "the user's\n", report: ''})
   })
 
   it('refuses --end-with-command without namespaces', async () => {
