@@ -288,17 +288,24 @@ void close_other_fds(int k1, int k2)
  * reaches past Landlock's file rules goes: loading kernel modules, raw I/O,
  * device nodes (a disk read raw holds every secret), the system clock
  * (which would also let it forge the ctimes hmm trusts), mounts and the
- * rest of SYS_ADMIN, tracing, BPF, DAC_READ_SEARCH (open_by_handle_at). */
-static const int KEPT_CAPS[] = {CAP_CHOWN,	CAP_DAC_OVERRIDE,     CAP_FOWNER,
-				CAP_FSETID,	CAP_KILL,	      CAP_SETGID,
-				CAP_SETUID,	CAP_NET_BIND_SERVICE, CAP_NET_RAW,
-				CAP_SYS_CHROOT, CAP_AUDIT_WRITE};
+ * rest of SYS_ADMIN, tracing, BPF, DAC_READ_SEARCH (open_by_handle_at),
+ * FSETID (a file it writes keeps no set-ID bit; seccomp.c refuses new
+ * ones). Landlock does not mediate chown and chmod: CHOWN and FOWNER act
+ * only where it may write when everything else is mounted read-only
+ * (readonly.c), so they are kept only with the namespaces; without them
+ * they would give away, or open to all, any file of the system. */
+static const int KEPT_CAPS[] = {CAP_DAC_OVERRIDE, CAP_KILL,	       CAP_SETGID,
+				CAP_SETUID,	  CAP_NET_BIND_SERVICE, CAP_NET_RAW,
+				CAP_SYS_CHROOT,	  CAP_AUDIT_WRITE};
+static const int KEPT_CAPS_ISOLATED[] = {CAP_CHOWN, CAP_FOWNER};
 
-static void drop_capabilities(void)
+static void drop_capabilities(int isolated)
 {
 	uint64_t keep = 0;
 	for (size_t i = 0; i < sizeof KEPT_CAPS / sizeof *KEPT_CAPS; i++)
 		keep |= 1ULL << KEPT_CAPS[i];
+	for (size_t i = 0; isolated && i < sizeof KEPT_CAPS_ISOLATED / sizeof *KEPT_CAPS_ISOLATED; i++)
+		keep |= 1ULL << KEPT_CAPS_ISOLATED[i];
 	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
 	struct __user_cap_data_struct caps[2];
 	if (syscall(SYS_capget, &hdr, caps) < 0)
@@ -406,22 +413,15 @@ int cmd_exec(int argc, char **argv)
 	struct exec_opts o;
 	parse_exec(argc, argv, &o);
 
-#ifndef __linux__
-	if (o.ngrants || o.nhides || o.nread_only || o.isolate)
-		setup_fail("Landlock rules and namespaces need Linux; this system confines commands otherwise");
-#else
-	net_check(&o);
-	if (o.isolate)
-		isolate_namespaces(&o); /* returns in the init only */
-#endif
-
 	/* Step 2: the lock that marks the workspace running. Isolated, the
 	 * init holds it for as long as any process of the workspace lives.
 	 * Otherwise the command inherits it (not close-on-exec), so it is held
 	 * while the command, or whatever it left running with the descriptor,
 	 * lives. Either way whatever happens to hmm. Read-write, though flock
 	 * alone would not need it: over NFS an exclusive flock is emulated
-	 * with a POSIX lock, which does. */
+	 * with a POSIX lock, which does. Opened before the namespaces: a file
+	 * open for writing on a mount of theirs would keep readonly.c from
+	 * making that mount read-only. */
 	int lock = open(o.lock, O_RDWR | O_CREAT | O_NOCTTY, 0600);
 	if (lock < 0)
 		setup_fail("cannot open the lock %s: %s", o.lock, strerror(errno));
@@ -433,6 +433,16 @@ int cmd_exec(int argc, char **argv)
 		close(lock);
 		lock = moved;
 	}
+
+#ifndef __linux__
+	if (o.ngrants || o.nhides || o.nread_only || o.isolate)
+		setup_fail("Landlock rules and namespaces need Linux; this system confines commands otherwise");
+#else
+	net_check(&o);
+	if (o.isolate)
+		isolate_namespaces(&o, lock); /* returns in the init only */
+#endif
+
 	/* Shared: other commands may run in the workspace at once (see locked). */
 	if (flock_retry(lock, LOCK_SH) < 0)
 		setup_fail("cannot lock %s: %s", o.lock, strerror(errno));
@@ -479,7 +489,7 @@ int cmd_exec(int argc, char **argv)
 	/* Step 4. */
 #ifdef __linux__
 	landlock_confine(&o);
-	drop_capabilities();
+	drop_capabilities(o.isolate != NULL);
 	/* Last, after no_new_privs (landlock_confine), so that no step above
 	 * runs under the filter. */
 	if (seccomp_confine(o.net != NET_HOST) < 0)

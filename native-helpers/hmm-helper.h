@@ -2,7 +2,7 @@
  * hmm-helper: what the modules of the helper share. One mode per file
  * (main.c dispatches): exec.c (lock, descriptors, capabilities, exec),
  * landlock.c, seccomp.c, layers.c, clone.c + clone-copy.c, statpairs.c,
- * remove.c, net.c + bridge.c, isolate.c + mounts.c + devices.c + pty.c; util.c holds the small utilities every mode uses.
+ * remove.c, net.c + bridge.c, isolate.c + mounts.c + devices.c + readonly.c + pty.c; util.c holds the small utilities every mode uses.
  */
 #ifndef HMM_HELPER_H
 #define HMM_HELPER_H
@@ -152,9 +152,10 @@ int seccomp_confine(int net);
 /* ---- isolate.c ---- */
 
 #ifdef __linux__
-/* Namespaces: returns in the init (PID 1 of a new PID namespace); the
- * process that called it waits for the command and exits as it did. */
-void isolate_namespaces(const struct exec_opts *o);
+/* Namespaces: returns in the init (PID 1 of a new PID namespace), which
+ * keeps the lock's descriptor; the process that called it waits for the
+ * command and exits as it did. */
+void isolate_namespaces(const struct exec_opts *o, int lock);
 /* In the init (mounts.c): /proc, /dev (devices.c), caches, tmp, masks.
  * lock: the workspace's lock file, open read-write for the namespace's
  * life (its bytes mark the caches' layers in use). */
@@ -202,6 +203,14 @@ void pty_waiter(int status_fd, pid_t init) __attribute__((noreturn));
 #ifdef __linux__
 /* In the init, after the other mounts: --cover-data's directory covered but for the workspace's. */
 void cover_data(const struct exec_opts *o);
+#endif
+
+/* ---- readonly.c ---- */
+
+#ifdef __linux__
+/* In the init, after every other mount: every mount read-only but the
+ * places o grants write on (and what lies beneath them, as it is). */
+void read_only_but_granted(const struct exec_opts *o);
 #endif
 
 /* ---- devices.c ---- */

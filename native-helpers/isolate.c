@@ -120,7 +120,7 @@ static void map_ids(uid_t uid, gid_t gid, pid_t mapper, int tell)
 
 static int status_w = -1;
 
-void isolate_namespaces(const struct exec_opts *o)
+void isolate_namespaces(const struct exec_opts *o, int lock)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
@@ -158,6 +158,7 @@ void isolate_namespaces(const struct exec_opts *o)
 			close(report_fd);
 		if (o->wait_fd >= 0)
 			close(o->wait_fd);
+		close(lock); /* the init's */
 		net_waiter(o);
 		pty_waiter(p[0], init_pid);
 	}

@@ -4,7 +4,8 @@
  * $TMPDIR, /dev (devices.c), the tool caches and agents' directories as
  * layers kept with the workspace (with hidden places whited out), the
  * agents' files bound over them, masks over hidden places, and the data
- * directory covered (cover-data.c). Every path the command could have
+ * directory covered (cover-data.c); then everything else read-only
+ * (readonly.c). Every path the command could have
  * written in an earlier run is opened without following links
  * (open_no_links) and acted on through its descriptor.
  */
@@ -508,5 +509,6 @@ void isolate_mounts(const struct exec_opts *o, int lock)
 	own_tmp(o);
 	mask(o);
 	cover_data(o);
+	read_only_but_granted(o);
 }
 #endif /* __linux__ */

@@ -30,6 +30,14 @@
  *   to show for them, so a process could keep the user's terminal where
  *   the init's scan after the command (devices.c) does not look; and a
  *   ring makes sockets without the socket call.
+ * - Set-user-ID and set-group-ID bits (attacker's review 5, F8): chmod,
+ *   fchmod, fchmodat(2) with either in the mode fail with EPERM, and so
+ *   do open, openat and creat that make a file with them, mknod(at);
+ *   openat2 (its mode out of the filter's sight) fails with ENOSYS. In
+ *   every mode: without the namespaces' read-only mounts (readonly.c),
+ *   the command could otherwise make any file its uid owns outside set-ID,
+ *   and in every mode one of its own in its writable places (the user's
+ *   /tmp without the namespaces) for other users to run.
  * - With --net (none, or hmm's proxy only), sockets of other families
  *   than unix, IPv4 and IPv6 fail with EAFNOSUPPORT (no netlink to change
  *   its namespace's routes, no packet sockets), and raw or packet-type
@@ -66,7 +74,7 @@
 #define RET_ERRNO(e) (SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
 
 struct program {
-	struct sock_filter insn[64];
+	struct sock_filter insn[160];
 	unsigned len;
 	int overflow;
 };
@@ -128,6 +136,39 @@ static void socket_rule(struct program *p)
 
 static const uint32_t UNIX_ONLY[] = {AF_UNIX};
 
+#define SET_ID (S_ISUID | S_ISGID)
+#ifndef __O_TMPFILE
+#define __O_TMPFILE 020000000
+#endif
+#ifndef __NR_openat2
+#define __NR_openat2 437
+#endif
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
+#endif
+
+/* With the accumulator holding the system call's number: nr, when its
+ * argument mode_arg holds a set-user-ID or set-group-ID bit, fails with
+ * EPERM (with flags_arg >= 0: only when that argument asks to create a
+ * file, else the mode is not read); any other call falls through with the
+ * number kept. */
+static void set_id_rule(struct program *p, uint32_t nr, unsigned mode_arg, int flags_arg)
+{
+	typedef struct sock_filter I;
+	/* [0] nr? [1..2] creates? [3] mode [4] set-ID bits [5] none? [6] EPERM [7] allow */
+	unsigned skip = flags_arg >= 0 ? 7 : 5;
+	emit(p, (I)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, (uint8_t)skip));
+	if (flags_arg >= 0) {
+		emit(p, (I)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LOW(flags_arg)));
+		emit(p, (I)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_CREAT | __O_TMPFILE, 0, 4));
+	}
+	emit(p, (I)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LOW(mode_arg)));
+	emit(p, (I)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, SET_ID));
+	emit(p, (I)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0));
+	ret(p, RET_ERRNO(EPERM));
+	ret(p, SECCOMP_RET_ALLOW);
+}
+
 /* With the accumulator holding the system call's number: nr fails with e. */
 static void deny(struct program *p, uint32_t nr, int e)
 {
@@ -168,6 +209,29 @@ int seccomp_confine(int net)
 	deny(&p, __NR_keyctl, EPERM);
 	deny(&p, __NR_add_key, EPERM);
 	deny(&p, __NR_request_key, EPERM);
+	/* No set-user-ID or set-group-ID file, made or changed: no build
+	 * needs one, and one left where another user (or the user, later)
+	 * runs it hands them the command's uid, as root root's. openat2
+	 * takes its mode in memory, which a filter cannot read: it fails as
+	 * on kernels before 5.6, and callers fall back to openat. */
+#ifdef __NR_chmod
+	set_id_rule(&p, __NR_chmod, 1, -1);
+#endif
+	set_id_rule(&p, __NR_fchmod, 1, -1);
+	set_id_rule(&p, __NR_fchmodat, 2, -1);
+	set_id_rule(&p, __NR_fchmodat2, 2, -1);
+#ifdef __NR_creat
+	set_id_rule(&p, __NR_creat, 1, -1);
+#endif
+#ifdef __NR_open
+	set_id_rule(&p, __NR_open, 2, 1);
+#endif
+	set_id_rule(&p, __NR_openat, 3, 2);
+#ifdef __NR_mknod
+	set_id_rule(&p, __NR_mknod, 1, -1);
+#endif
+	set_id_rule(&p, __NR_mknodat, 2, -1);
+	deny(&p, __NR_openat2, ENOSYS);
 	arg_rule(&p, __NR_ioctl, 1, TERMINAL_INPUT,
 		 sizeof TERMINAL_INPUT / sizeof *TERMINAL_INPUT, RET_ERRNO(EPERM),
 		 SECCOMP_RET_ALLOW);
