@@ -1,7 +1,7 @@
 // `hmm sandbox`: the policy `hmm run` would apply here, rendered for audit.
 import {existsSync} from 'node:fs'
 import {join} from 'node:path'
-import {HmmError} from '../ui/errors.js'
+import {debugEnabled, HmmError} from '../ui/errors.js'
 import {dataDir, defaultPlatform, runsOn} from '../platform/index.js'
 import {workingOrigin} from '../workspaces/context.js'
 import {treePath} from '../workspaces/workspace.js'
@@ -137,7 +137,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
       lock: join(data, '<id>', 'lock'),
       cwd: policy.tree,
       command: ['COMMAND...'],
-      ...(network?.kind === 'proxy' ? {proxy: {port: INSIDE_PORT, socket: 'hmm-proxy-<id>-<random>'}} : {}),
+      ...(network?.kind === 'proxy' ? {proxy: {port: INSIDE_PORT, socket: 'hmm-proxy-<id>-<random>', debug: debugEnabled()}} : {}),
     })
     lines.push('enforced by Landlock, applied by the helper just before exec:', `  hmm-helper ${argv.map(quote).join(' ')}`)
   } else {

@@ -248,6 +248,8 @@ describe('--net HOST,...', () => {
     const result = await world.hmm(['run', '--rm', '--net', `localhost:${closed.port}`, 'sh', '-c', curl])
     expect(result.stdout).toBe('no-tunnel\n')
     expect(result.stderr).toContain(`hmm: debug: proxy: localhost:${closed.port}: connect 127.0.0.1:${closed.port}: Connection refused\n`)
+    // hmm sandbox shows the helper's arguments as hmm run gives them, the bridge's debugging too.
+    expect((await world.hmm(['sandbox', '--net', 'localhost'])).stdout).toMatch(/ --proxy-socket 'hmm-proxy-<id>-<random>' --proxy-debug -- COMMAND\.\.\.\n/)
   })
 
   it('sends a plain HTTP request to the host its URL names, with that Host header, whatever Host the client sent', async () => {
