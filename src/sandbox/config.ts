@@ -12,6 +12,7 @@ import {basename, isAbsolute, join} from 'node:path'
 import {parse, TomlError} from 'smol-toml'
 import {debug, HmmError} from '../ui/errors.js'
 import {tildify} from '../ui/format.js'
+import {agentKeys} from './env.js'
 import {unique} from './paths.js'
 import {SECRETS, type Network} from './policy.js'
 
@@ -408,7 +409,8 @@ export function settingsFor(config: Config, command: string[], env: NodeJS.Proce
     write: joined(settings => settings.write),
     hide: [...hide, ...movedPlaces(places, config.home)],
     unhide: [...joined(settings => settings.unhide), ...own],
-    env: {keep: joined(settings => settings.env?.keep), remove: joined(settings => settings.env?.remove)},
+    // The agent's own login as variables: its profile's alone (env.ts agentKeys).
+    env: {keep: [...joined(settings => settings.env?.keep), ...(agent ? agentKeys(name) : [])], remove: joined(settings => settings.env?.remove)},
     isolation: agent?.settings.isolation ?? config.all.isolation ?? 'full',
     net: agent?.settings.net ?? config.all.net,
     ...(agent

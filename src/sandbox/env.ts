@@ -33,7 +33,7 @@ const CREDENTIAL_NAMES = [
  * usethis read), JWT, COOKIE(S), WEBHOOK (a webhook's URL is its secret:
  * SLACK_WEBHOOK_URL); a name ending in _KEY or holding _KEY_ (API keys,
  * AWS_ACCESS_KEY_ID), or ending in PASSWORD (PGPASSWORD); and whole
- * families (AZURE_*). Whole words only: PATH, GIT_ASKPASS, XAUTHORITY stay.
+ * families (AZURE_*). Whole words only: PATH, GIT_ASKPASS, OAUTHLIB_* stay.
  */
 const CREDENTIAL_PATTERNS = [
   /(^|_)(TOKEN|TOKENS|SECRET|SECRETS|PASSWORD|PASSWD|PASS|PASSPHRASE|CREDENTIAL|CREDENTIALS|APIKEY|AUTH|PAT|JWT|COOKIE|COOKIES|WEBHOOK)(_|$)/i,
@@ -52,21 +52,37 @@ const CREDENTIAL_PATTERNS = [
  * its user) carries no secret and stays: removing every *_URL would break
  * ordinary work.
  */
-function holdsLogin(value: string): boolean {
+export function holdsLogin(value: string): boolean {
   for (const [, scheme, userinfo] of value.matchAll(/([a-z][a-z0-9+.-]*):\/\/([^\s/?#@]+)@/gi)) {
     if (userinfo.includes(':') || /^https?$/i.test(scheme)) return true
   }
   return false
 }
 
-/** An agent's own key: the agent needs it to work at all (SPEC). */
-const AGENT_KEYS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'OPENAI_API_KEY']
+/**
+ * Each built-in agent's login as variables (Claude Code's API key, token and
+ * the long-lived login `claude setup-token` makes; Codex's key): credentials
+ * as any other, kept only for the agent's own profile (config.ts), as its
+ * login files are hidden from every other command.
+ */
+const AGENT_KEYS: Record<string, string[]> = {
+  claude: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
+  codex: ['OPENAI_API_KEY'],
+}
+
+/** The variables the built-in agent `name` keeps: its own login. */
+export function agentKeys(name: string): string[] {
+  return Object.hasOwn(AGENT_KEYS, name) ? AGENT_KEYS[name] : []
+}
 
 /**
  * Variables that name a socket or server of the user's session: agents
  * (ssh, gpg), terminal multiplexers (tmux, screen, zellij), D-Bus, the
- * runtime directory they live in, editors' servers (neovim, VS Code) and
- * terminals' remote control (kitty, wezterm).
+ * runtime directory they live in, editors' servers (neovim, VS Code),
+ * terminals' remote control (kitty, wezterm), and the display with its
+ * cookies (with `ssh -X` the X server is a port on the loopback, which
+ * the command reaches with the user's network: whoever authenticates types
+ * into the user's windows).
  */
 const SOCKET_NAMES = [
   'SSH_AUTH_SOCK',
@@ -86,6 +102,10 @@ const SOCKET_NAMES = [
   'VSCODE_GIT_IPC_HANDLE',
   'KITTY_LISTEN_ON',
   'WEZTERM_UNIX_SOCKET',
+  'DISPLAY',
+  'XAUTHORITY',
+  'ICEAUTHORITY',
+  'WAYLAND_DISPLAY',
 ]
 
 /** A Docker or Podman daemon on a unix socket is the user's (often root's) machine; one over TCP is a remote service. */
@@ -110,7 +130,6 @@ function matcher(patterns: string[]): (name: string) => boolean {
 
 /** Why hmm removes the variable by default, if it does. */
 export function removedBecause(name: string, value: string): 'credential' | 'socket' | undefined {
-  if (AGENT_KEYS.includes(name)) return undefined
   if (SOCKET_NAMES.includes(name) || (SOCKET_IF_UNIX.includes(name) && value.startsWith('unix://'))) return 'socket'
   if (CREDENTIAL_NAMES.includes(name.toUpperCase()) || CREDENTIAL_PATTERNS.some(pattern => pattern.test(name)) || holdsLogin(value)) return 'credential'
   return undefined

@@ -113,12 +113,31 @@ export const SECRETS = [
   '.wakatime.cfg',
   '.config/syncthing',
   '.local/state/syncthing',
+  // GitLab's CLI, Subversion's cached passwords, hosting and edge platforms' CLIs (Vercel, Netlify, Cloudflare's
+  // wrangler, old and XDG places, and its tunnel's certificate, Supabase, Hetzner Cloud), Helm's repository passwords.
+  '.config/glab-cli',
+  '.subversion/auth',
+  '.local/share/com.vercel.cli',
+  '.config/netlify',
+  '.wrangler',
+  '.config/.wrangler',
+  '.cloudflared',
+  '.supabase',
+  '.config/hcloud',
+  '.config/helm',
+  // The user's display: X11's and ICE's cookies (with ssh -X the display is a port on the loopback: whoever holds
+  // the cookie types into the user's windows), VNC's password (a VNC server is the whole desktop).
+  '.Xauthority',
+  '.ICEauthority',
+  '.vnc',
+  '.config/tigervnc',
   // The agents' own places (login, MCP servers' settings with their tokens, transcripts of every project): each
   // built-in agent's profile gives its own back (config.ts agentSecrets), no other command reads them. Other agents'
   // and editors' MCP servers and logins.
   '.claude',
   '.claude.json',
   '.claude.json.backup',
+  // (and every other entry of the home named .claude.json.<something>: SECRET_PREFIXES)
   '.codex',
   '.gemini',
   '.config/Claude',
@@ -176,8 +195,18 @@ export const SECRETS = [
 ]
 
 /**
+ * Entries of a home directory hidden by the start of their name, those
+ * there when the policy is made (one made later is unreadable anyway: the
+ * home has no rule of its own): Claude Code's copies of ~/.claude.json
+ * (.backup, .corrupted.<ms>, ...), each with every project's MCP servers
+ * and their tokens. The agent's profile gives back ~/.claude.json only.
+ */
+export const SECRET_PREFIXES = ['.claude.json.']
+
+/**
  * The system's, which root could read: password hashes (and their backups,
- * which passwd and vipw leave), TLS and VPN private keys, Wi-Fi and VPN
+ * which passwd and vipw leave, Debian's daily ones in /var/backups, and
+ * the old ones pam_pwhistory keeps), TLS and VPN private keys, Wi-Fi and VPN
  * passwords, a cluster's keys, Kerberos' keytab.
  */
 export const SYSTEM_SECRETS = [
@@ -185,6 +214,9 @@ export const SYSTEM_SECRETS = [
   '/etc/shadow-',
   '/etc/gshadow',
   '/etc/gshadow-',
+  '/var/backups/shadow.bak',
+  '/var/backups/gshadow.bak',
+  '/etc/security/opasswd',
   '/etc/ssl/private',
   '/etc/pki/tls/private',
   '/etc/letsencrypt',
@@ -299,6 +331,19 @@ function existingSecrets(home: string): string[] {
   return SECRET_PLACES.filter(({dir, name}) => names(dir)?.has(name)).map(({rel}) => join(home, rel))
 }
 
+/** The entries of each home whose names start as SECRET_PREFIXES say. */
+function prefixed(homes: string[]): string[] {
+  return homes.flatMap(home => {
+    try {
+      return readdirSync(home)
+        .filter(name => SECRET_PREFIXES.some(prefix => name.startsWith(prefix)))
+        .map(name => join(home, name))
+    } catch {
+      return []
+    }
+  })
+}
+
 /** A path and, if a symbolic link leads elsewhere, where it leads: both must be hidden. */
 function bothForms(path: string): string[] {
   return unique([resolve(path), canonical(path)])
@@ -358,10 +403,15 @@ function secretsOf(input: HiddenInput): Secrets {
   const known = found.get(key)
   if (known) return known
   const unhidden = new Set((input.unhide ?? []).map(path => resolve(path)))
-  const others = otherHomes(input.home).flatMap(existingSecrets)
-  const secrets = [...SECRETS.map(rel => join(input.home, rel)), ...others, ...SYSTEM_SECRETS, ...hostKeys(), ...(input.hide ?? [])].filter(
-    path => !unhidden.has(resolve(path)),
-  )
+  const homes = otherHomes(input.home)
+  const secrets = [
+    ...SECRETS.map(rel => join(input.home, rel)),
+    ...homes.flatMap(existingSecrets),
+    ...prefixed([input.home, ...homes]),
+    ...SYSTEM_SECRETS,
+    ...hostKeys(),
+    ...(input.hide ?? []),
+  ].filter(path => !unhidden.has(resolve(path)))
   // readdir follows a link to a directory: what it lists is what the secret's canonical form holds.
   const searched = {forms: secrets.flatMap(bothForms), linked: secrets.flatMap(linksWithin)}
   found.set(key, searched)

@@ -2,6 +2,7 @@
 // variables removed, the agent's own key kept, the config's env applied,
 // hmm's own variables set.
 import {execa} from 'execa'
+import {chmodSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {World, workspaceLine} from '../world.js'
@@ -37,7 +38,7 @@ describe("the command's environment", () => {
     expect(result.stdout).toContain('sock=\n')
   })
 
-  it("loses credential and socket variables and keeps the agent's API key", async () => {
+  it("loses credential and socket variables, the display's, and the agents' logins", async () => {
     const env = {
       ...world.env,
       GITHUB_TOKEN: 'LEAKED_gh',
@@ -52,8 +53,15 @@ describe("the command's environment", () => {
       DOCKER_HOST: 'unix:///var/run/docker.sock',
       GPG_AGENT_INFO: '/x',
       STY: '1.pts',
-      ANTHROPIC_API_KEY: 'sk-ant-kept',
-      OPENAI_API_KEY: 'sk-openai-kept',
+      // The agents' logins are their profiles' alone (the attacker's fifth review, F11); the X display is the user's (F6).
+      ANTHROPIC_API_KEY: 'sk-ant-LEAKED',
+      ANTHROPIC_AUTH_TOKEN: 'LEAKED_ant_auth',
+      CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-LEAKED',
+      OPENAI_API_KEY: 'sk-openai-LEAKED',
+      DISPLAY: 'localhost:10.0',
+      XAUTHORITY: '/home/me/.Xauthority',
+      ICEAUTHORITY: '/home/me/.ICEauthority',
+      WAYLAND_DISPLAY: 'wayland-0',
       MY_SETTING: 'kept',
       BW_SESSION: 'LEAKED_bw',
       OP_SESSION_my: 'LEAKED_op',
@@ -103,22 +111,53 @@ describe("the command's environment", () => {
       'AUTH',
       'SESSION_COOKIE',
       'SLACK_WEBHOOK_URL',
+      'ANTHROPIC_API_KEY',
+      'ANTHROPIC_AUTH_TOKEN',
+      'CLAUDE_CODE_OAUTH_TOKEN',
+      'OPENAI_API_KEY',
+      'DISPLAY',
+      'XAUTHORITY',
+      'ICEAUTHORITY',
+      'WAYLAND_DISPLAY',
     ]) {
       expect(seen).not.toHaveProperty(name)
     }
     expect(result.stdout).not.toContain('LEAKED')
     expect(seen).toMatchObject({
-      ANTHROPIC_API_KEY: 'sk-ant-kept',
-      OPENAI_API_KEY: 'sk-openai-kept',
       MY_SETTING: 'kept',
       PATH: world.env.PATH,
       LOCAL_DB_URL: 'postgres://localhost/app',
     })
   })
 
+  it("keeps each agent's own login for its profile only: claude the Anthropic ones, codex OpenAI's", async () => {
+    const bin = join(world.root, 'agents')
+    for (const name of ['claude', 'codex']) {
+      world.write(join(bin, name), `#!/bin/sh\nenv | grep -E '^(ANTHROPIC|CLAUDE_CODE_OAUTH|OPENAI)' | sort\n`)
+      chmodSync(join(bin, name), 0o755)
+    }
+    const env = {
+      ...world.env,
+      PATH: `${bin}:${world.env.PATH}`,
+      ANTHROPIC_API_KEY: 'ant-key',
+      ANTHROPIC_AUTH_TOKEN: 'ant-token',
+      CLAUDE_CODE_OAUTH_TOKEN: 'ant-oauth',
+      OPENAI_API_KEY: 'openai-key',
+    }
+    const claude = await world.hmm(['run', '--rm', 'claude'], {env})
+    expect(claude.stdout).toBe('ANTHROPIC_API_KEY=ant-key\nANTHROPIC_AUTH_TOKEN=ant-token\nCLAUDE_CODE_OAUTH_TOKEN=ant-oauth\n')
+    const codex = await world.hmm(['run', '--rm', 'codex'], {env})
+    expect(codex.stdout).toBe('OPENAI_API_KEY=openai-key\n')
+    // The config file still decides: keep gives one to any command.
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), '[env]\nkeep = ["OPENAI_API_KEY"]\n')
+    const kept = await world.hmm(['run', '--rm', 'sh', '-c', 'echo "openai=$OPENAI_API_KEY anthropic=$ANTHROPIC_API_KEY"'], {env})
+    expect(kept.stdout).toBe('openai=openai-key anthropic=\n')
+    await world.sh('rm ~/.config/hmm/config.toml')
+  })
+
   it('is shown by hmm sandbox: the variables set now that the command would not get', async () => {
     const result = await world.hmm(['sandbox'], {env: {...world.env, GITHUB_TOKEN: 'x', SSH_AUTH_SOCK: '/x', ANTHROPIC_API_KEY: 'k'}})
-    expect(result.stdout).toContain('environment: removes GITHUB_TOKEN SSH_AUTH_SOCK (')
+    expect(result.stdout).toContain('environment: removes ANTHROPIC_API_KEY GITHUB_TOKEN SSH_AUTH_SOCK (')
   })
 
   it("applies the config file's env keep and remove", async () => {

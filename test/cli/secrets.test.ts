@@ -109,6 +109,24 @@ const HOME_SECRETS = [
   '.local/share/jupyter/runtime/jpserver-4242.json',
   '.claude/ide/4242.lock',
   '.config/code-server/config.yaml',
+  // The attacker's fifth review, F6: the X11 and ICE cookies, VNC's password, forges', clouds' and tunnels' logins.
+  '.Xauthority',
+  '.ICEauthority',
+  '.vnc/passwd',
+  '.config/tigervnc/passwd',
+  '.config/glab-cli/config.yml',
+  '.subversion/auth/svn.simple/0123abcd',
+  '.local/share/com.vercel.cli/auth.json',
+  '.config/netlify/config.json',
+  '.wrangler/config/default.toml',
+  '.config/.wrangler/config/default.toml',
+  '.supabase/access-token',
+  '.config/hcloud/cli.toml',
+  '.config/helm/repositories.yaml',
+  '.cloudflared/cert.pem',
+  // F7: every copy of ~/.claude.json beside it, whatever its suffix (Claude Code's .corrupted.<ms>).
+  '.claude.json.corrupted.1764600000000',
+  '.claude.json.old',
 ]
 
 let world: World
@@ -197,6 +215,10 @@ describe('the sandboxed command', () => {
       join('/root', '.ssh', `hmm-test-${process.pid}`),
       `/etc/ssl/private/hmm-test-${process.pid}.key`,
       `/etc/NetworkManager/system-connections/hmm-test-${process.pid}.nmconnection`,
+      // Another user's copy of ~/.claude.json, as Claude Code leaves it (F7).
+      join(other, '.claude.json.corrupted.1764600000000'),
+      // Debian's daily copies of /etc/shadow and /etc/gshadow (cron.daily/passwd), where this machine has none to keep.
+      ...['/var/backups/shadow.bak', '/var/backups/gshadow.bak'].filter(path => !existsSync(path)),
     ]
     // What the test made, removed after: the first missing directory on the way, or the file.
     const made = secrets.map(path => {

@@ -70,8 +70,14 @@ describe("the command's environment", () => {
         DOCKER_HOST: 'unix:///run/docker.sock',
         NVIM: '/run/user/1/nvim.1.0',
         VSCODE_IPC_HOOK_CLI: '/run/user/1/vscode-ipc.sock',
+        DISPLAY: 'localhost:10.0',
+        XAUTHORITY: '/home/me/.Xauthority',
+        ICEAUTHORITY: '/home/me/.ICEauthority',
+        WAYLAND_DISPLAY: 'wayland-0',
       },
     ],
+    // Outside their profiles (config.ts keeps them for the agent's own), the agents' logins.
+    ["the agents' logins", {ANTHROPIC_API_KEY: 'a', ANTHROPIC_AUTH_TOKEN: 't', CLAUDE_CODE_OAUTH_TOKEN: 'o', OPENAI_API_KEY: 'k'}],
     [
       "password managers' sessions and URLs that carry a password or an HTTP login, whatever their name",
       {
@@ -93,10 +99,8 @@ describe("the command's environment", () => {
   // Environments the command gets whole.
   it.each<[string, Record<string, string>]>([
     [
-      "an agent's own API key and everything ordinary",
+      'everything ordinary',
       {
-        ANTHROPIC_API_KEY: 'a',
-        OPENAI_API_KEY: 'o',
         PATH: '/usr/bin',
         HOME: '/home/me',
         TERM: 'xterm',
@@ -107,7 +111,6 @@ describe("the command's environment", () => {
         // Words that only hold one: PAT, PASS, AUTH.
         GOPATH: '/go',
         GIT_ASKPASS: '/usr/bin/ksshaskpass',
-        XAUTHORITY: '/x',
         OAUTHLIB_INSECURE_TRANSPORT: '1',
         COMPASS_HOME: '/x',
       },
