@@ -6,6 +6,7 @@ import {cloneTree, sharesBlocks} from '../platform/clone.js'
 import {afterTreeMade, planFirstIndex, writeFirstIndex} from '../git/first-index.js'
 import {recordNestedFork} from '../git/nested-work.js'
 import {giveOwnRepository, isLinkedWorktree} from '../git/worktree-repo.js'
+import {removeTreeCredentials} from './git-credentials.js'
 import {isInsideGitDir} from '../git/top.js'
 import {gitOriginOf, recordGitOrigin, recordPlainOrigin, type OriginRecord} from '../git/origin.js'
 import {statPairs, stopLocked, type StatPairs} from '../native/helper.js'
@@ -102,6 +103,8 @@ async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Made
   }
   timing.lap('cloned')
   if (repoOfOrigin && isLinkedWorktree(repoOfOrigin)) await giveOwnRepository(origin, repoOfOrigin, workspace.tree)
+  // Before the command starts, so it never sees them: tokens the origin's repository keeps for git (and hmm pr).
+  if (repoOfOrigin) await removeTreeCredentials(workspace.tree, workspace.root)
   const treeMade = Date.now()
   const size = () => (sharesBlocks(origin, workspace.root) ? 0 : copied.tree === undefined ? null : copied.tree + copied.base)
   if (repoOfOrigin && recorded) {

@@ -4,11 +4,12 @@
 // under exactly the sandbox run gives it.
 import {existsSync} from 'node:fs'
 import {resolve} from 'node:path'
-import {constants} from 'node:os'
+import {constants, homedir} from 'node:os'
 import {lockedFiles} from '../native/helper.js'
 import {netFromFlag, networkOf, type Effective} from '../sandbox/config.js'
 import {parseRules} from '../net/hosts.js'
 import {agentBinds, agentPlaces} from './agent-places.js'
+import {gitConfigBinds} from './git-credentials.js'
 import {checkNoLinkOnTheWay, checkNotInOwnTemp} from './grants.js'
 import {startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
@@ -85,9 +86,12 @@ export async function startInWorkspace(
   const network = networkOf(settings)
   // Its own /tmp, caches and PID namespace, unless the user opted out of namespaces.
   const isolated = settings.isolation === 'full' ? workspace.root : undefined
+  const binds =
+    isolated === undefined || options.platform !== 'linux'
+      ? []
+      : [...agentBinds(settings, isolated, canonical(workspace.tree)), ...(await gitConfigBinds(isolated, process.env, homedir()))]
   // Its proxy lives as long as the command: closed, and its refusals said, when the helper has exited.
   const net = await startNetwork(options.platform, network, workspace.id)
-  const binds = isolated === undefined || options.platform !== 'linux' ? [] : agentBinds(settings, isolated, canonical(workspace.tree))
   const confinement = {
     platform: options.platform,
     policy: withBinds(placedAt(options.platform, options.policy, workspace.tree), binds),
