@@ -3,11 +3,12 @@
 // gives (session.ts): the -w paths it was given, and any given now, kept for
 // the next. Several commands may run in one workspace at once.
 import {lstatSync} from 'node:fs'
-import {loadConfig, makeAgentPlaces, settingsFor} from '../sandbox/config.js'
+import {loadConfig, makeAgentPlaces, networkOf, settingsFor, type Effective} from '../sandbox/config.js'
 import {currentPlatform} from '../platform/index.js'
 import {HmmError, say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
-import {status} from '../workspaces/status.js'
+import {status, type Status} from '../workspaces/status.js'
+import type {Workspace} from '../workspaces/workspace.js'
 import {lockedFiles} from '../native/helper.js'
 import type {Launch} from '../platform/launch.js'
 import {
@@ -33,6 +34,21 @@ export interface ExecRequest {
   command: string[]
 }
 
+/**
+ * A network limit (--net, or net in the config file) confines one command,
+ * not the workspace: a process an earlier command left running with a
+ * wider network can relay for it through a socket or FIFO in the files and
+ * /tmp they share. So such a command starts only in a workspace where
+ * nothing runs.
+ */
+function checkNetCanHold(workspace: Workspace, state: Status, settings: Effective): void {
+  if (state !== 'running' || networkOf(settings) === undefined) return
+  const key = workspace.row.name ?? workspace.id
+  throw new HmmError(
+    `workspace ${workspace.label} is running: --net cannot hold beside what already runs there (it shares the workspace's files and /tmp); hmm stop ${key} first`,
+  )
+}
+
 export async function execWorkspace(request: ExecRequest): Promise<number> {
   if (request.key === undefined) throw new HmmError('exec needs the workspace to run in')
   const context = new Context()
@@ -47,6 +63,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     if (workspace.row.state !== 'ready') throw new HmmError(`workspace ${workspace.label} is still being made`)
     const kept = [...new Set([...workspace.row.writable, ...given])]
     const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)
+    checkNetCanHold(workspace, state, settings)
     const policy = commandPolicy(context, platform, workspace.tree, kept, settings)
     makeAgentPlaces(settings)
     if (kept.length !== workspace.row.writable.length) context.store.update(workspace.id, {writable: kept})

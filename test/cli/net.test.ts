@@ -59,6 +59,30 @@ curl -sS -m 10 http://1.1.1.1/ >/dev/null 2>&1 || echo external-refused
     expect(host.connections()).toBe(1)
   })
 
+  it('is refused by hmm exec while a process an earlier command left runs in the workspace (it could relay through /tmp)', async () => {
+    world = new World('net-none-running')
+    const host = await hostServer(servers)
+    // An earlier command, with the user's network, leaves a relay on a unix socket in the workspace's /tmp.
+    const script = `require('net').createServer(c => { const t = require('net').connect(${host.port}, '127.0.0.1'); c.pipe(t); t.pipe(c) }).listen('/tmp/.relay')`
+    const relay = `setsid '${process.execPath}' -e "${script}" </dev/null >/dev/null 2>&1 &
+while [ ! -S /tmp/.relay ]; do sleep 0.1; done`
+    const made = await world.hmm(['run', '-n', 'ws', 'sh', '-c', relay])
+    expect(made.exitCode, made.stderr).toBe(0)
+    const through = 'curl -sS -m 10 --unix-socket /tmp/.relay http://x/ 2>/dev/null || echo refused'
+    for (const net of ['none', 'example.com']) {
+      const refused = await world.hmm(['exec', '--net', net, 'ws', 'sh', '-c', through])
+      expect(refused.stderr).toBe(
+        `hmm: workspace ${workspaceLine(made.stderr).id} (ws) is running: --net cannot hold beside what already runs there (it shares the workspace's files and /tmp); hmm stop ws first\n`,
+      )
+      expect(refused.exitCode).toBe(1)
+    }
+    expect(host.connections()).toBe(0)
+    expect((await world.hmm(['stop', 'ws'])).exitCode).toBe(0)
+    const confined = await world.hmm(['exec', '--net', 'none', 'ws', 'sh', '-c', through])
+    expect(confined.stdout).toBe('refused\n')
+    expect(host.connections()).toBe(0)
+  })
+
   it('is what net = "none" in the config file gives, and what hmm sandbox shows', async () => {
     world = new World('net-none-config')
     const host = await hostServer(servers)
