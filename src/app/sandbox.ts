@@ -44,17 +44,17 @@ function layerLines(platform: Platform, isolation: Isolation, network: Network |
   const layers = sandboxLayers()
   const namespaces =
     isolation === 'landlock-only'
-      ? '  namespaces: off (isolation = "landlock-only"): /tmp, /dev/shm and the sockets of the user\'s session are shared; the caches are written in place, but for their program parts'
+      ? '  namespaces: off (isolation = "landlock-only"): /tmp, /dev/shm and the sockets of the user\'s session are shared; the caches are written in place, but for their program parts; modes, times and attributes of the user\'s files outside may be changed (Landlock does not mediate chmod, chown, utimes, setxattr)'
       : layers.namespaces
         ? `  namespaces: refused by this system (${layers.namespaces}): hmm run refuses; ${enableNamespaces(layers.namespaces)}, or ${optOut()}`
-        : `  namespaces: user, mount, PID${network ? ', IPC and network' : ' and IPC'}`
+        : `  namespaces: user, mount, PID${network ? ', IPC and network' : ' and IPC'}; every mount read-only but the places it may write`
   const scoped = layers.landlock >= 6 ? 'signals and abstract unix sockets scoped' : 'signals and abstract unix sockets not scoped (needs ABI 6, Linux 6.12)'
   return [
     namespaces,
     `  landlock: ABI ${layers.landlock}: files; ${scoped}`,
     layers.seccomp
       ? `  seccomp: refused by this system (${layers.seccomp}): hmm run refuses`
-      : `  seccomp: ioctl TIOCSTI and TIOCLINUX refused${network ? '; sockets but unix, IPv4 and IPv6 ones, raw sockets and io_uring refused' : ''}`,
+      : `  seccomp: ioctl TIOCSTI and TIOCLINUX refused; set-user-ID and set-group-ID modes refused${network ? '; sockets but unix, IPv4 and IPv6 ones, raw sockets and io_uring refused' : ''}`,
   ]
 }
 
