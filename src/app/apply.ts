@@ -11,12 +11,16 @@
 // change what is written (whitespace fixing is off: the bytes are applied as
 // they are). git apply itself refuses paths that leave the work tree or go
 // through a symbolic link (with --3way it does not: hmm checks those paths
-// first). Everything is checked before anything is written.
+// first). Everything is checked before anything is written. Nor can
+// attributes make it write other bytes than hmm diff shows: a path that
+// the origin's attribute files (or those the change brings) would convert
+// is refused (git/conversions.ts).
 // --3way needs an index matching the origin's files: one of hmm's own, of
 // the paths the patch touches, thrown away after.
 import {lstatSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
-import {say} from '../ui/errors.js'
+import {HmmError, say} from '../ui/errors.js'
+import {listPaths} from '../ui/format.js'
 import {Context} from '../workspaces/context.js'
 import {recordWork, stateWith} from '../workspaces/work.js'
 import {treeDiff, treeNow} from '../git/changes.js'
@@ -24,6 +28,8 @@ import {git, gitMessages} from '../git/git.js'
 import {relabelConflicts, unmergedPaths} from '../git/conflicts.js'
 import {forkTreeWithCommits, mergedTip} from '../git/merged.js'
 import {privateEnv, privateRepo} from '../git/private-repo.js'
+import {applyConversions} from '../git/conversions.js'
+import {CONVERTED} from './commits.js'
 import {checkShown, checkTakeable, warnNested} from './taking.js'
 import type {Workspace} from '../workspaces/workspace.js'
 
@@ -42,6 +48,13 @@ const APPLY = ['apply', '--binary', '--whitespace=nowarn']
 function reasons(stderr: string): string[] {
   const lines = gitMessages(stderr)
   return lines.length > 0 ? lines : ['git apply failed']
+}
+
+/** The paths that differ between two trees of the private repository; `written`: only those the second holds. */
+async function pathsChanged(workspace: Workspace, from: string, to: string, written = false): Promise<string[]> {
+  const args = ['diff-tree', '-r', '-z', '--no-renames', '--name-only', ...(written ? ['--diff-filter=d'] : []), from, to]
+  const changed = await git(args, {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))})
+  return changed.stdout.split('\0').filter(path => path !== '')
 }
 
 /**
@@ -72,11 +85,7 @@ async function applyThreeWay(
   rmSync(index, {force: true})
   const env = {...applyEnv(workspace, origin), GIT_INDEX_FILE: index}
   try {
-    const touched = await git(['diff-tree', '-r', '-z', '--no-renames', '--name-only', change.base, change.now], {
-      cwd: workspace.gitDir,
-      env: privateEnv(privateRepo(workspace.gitDir)),
-    })
-    const paths = touched.stdout.split('\0').filter(path => path !== '')
+    const paths = await pathsChanged(workspace, change.base, change.now)
     const linked = paths.find(path => beyondSymlink(origin, path))
     if (linked !== undefined) return {reasons: [`affected file '${linked}' is beyond a symbolic link`]}
     const present = paths.filter(path => lstatSync(join(origin, path), {throwIfNoEntry: false}))
@@ -126,6 +135,9 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
       say(`workspace ${workspace.label} is already applied to ${origin}`)
       return 0
     }
+    // git apply writes a path through its attributes: none may make it write other bytes than shown.
+    const converted = await applyConversions(workspace, origin, {paths: await pathsChanged(workspace, base, now, true), now})
+    if (converted.length > 0) throw new HmmError(`workspace ${workspace.label} changes ${CONVERTED}: ${listPaths(converted)}`)
     const patch = await treeDiff(workspace, base, now, {format: 'patch'})
     const env = applyEnv(workspace, origin)
 

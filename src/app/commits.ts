@@ -17,6 +17,9 @@ import {listPaths, printable} from '../ui/format.js'
 import {gitOriginOf} from '../git/origin.js'
 import {checkShown, checkTakeable} from './taking.js'
 
+/** Why merge and apply refuse files git converts as it writes them (git/conversions.ts). */
+export const CONVERTED = 'files that git would write converted (by a filter, working-tree-encoding, ident or line ends), not as hmm diff shows them'
+
 /** The workspace's commits, fetched into its private repository (not the origin); undefined when there are none. */
 export async function commitsOutOf(context: Context, workspace: Workspace): Promise<string | undefined> {
   const commits = workspaceCommits(workspace)
@@ -96,12 +99,13 @@ export async function takeForGit(
       `workspace ${workspace.label}'s commits change what its files do not show: ${listPaths(unshown)} (hmm log -p shows them; --force takes them anyway)`,
     )
   }
-  const converting = options.checkedOut ? await checkoutConversions(workspace, origin, tip) : []
-  if (converting.length > 0) {
+  const {attributeFiles, converted} = options.checkedOut ? await checkoutConversions(workspace, origin, tip) : {attributeFiles: [], converted: []}
+  if (attributeFiles.length > 0) {
     throw new HmmError(
-      `workspace ${workspace.label}'s commits change how git writes files it checks out, which hmm diff does not show: ${listPaths(converting)} (hmm apply takes their changes as hmm diff shows them)`,
+      `workspace ${workspace.label}'s commits change how git writes files it checks out, which hmm diff does not show: ${listPaths(attributeFiles)} (hmm apply takes their changes as hmm diff shows them)`,
     )
   }
+  if (converted.length > 0) throw new HmmError(`workspace ${workspace.label}'s commits change ${CONVERTED}: ${listPaths(converted)}`)
   return {...(await takeIntoOrigin(workspace, origin, tip, nowTree)), origin}
 }
 

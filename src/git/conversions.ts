@@ -58,9 +58,9 @@ function writesCrlf(states: Map<string, string>, settings: EolSettings): boolean
   return settings.autocrlf === 'true' || (settings.autocrlf === 'false' && settings.eolCrlf)
 }
 
-/** What a checkout makes of a path's blob, '' for nothing: the bytes written are the blob's. */
-function conversion(states: Map<string, string>, settings: EolSettings): string {
-  const filter = states.get('filter')
+/** What a checkout makes of a path's blob, '' for nothing: the bytes written are the blob's. `filters`: whether git knows the user's filter drivers. */
+function conversion(states: Map<string, string>, settings: EolSettings, filters = true): string {
+  const filter = filters ? states.get('filter') : undefined
   const encoding = states.get('working-tree-encoding')
   return [
     // `filter` set or unset names no driver; any other value may name one the user configured.
@@ -74,21 +74,30 @@ function conversion(states: Map<string, string>, settings: EolSettings): string 
     .join(' ')
 }
 
-/** Each path's conversion on checkout with `tree` as the index (the origin's repository, config and attribute files). */
+/** Where git is asked about attributes: its directory and environment, and the tree whose attribute files count (undefined: the work tree's). */
+interface AttributeWorld {
+  cwd: string
+  env: Record<string, string>
+  tree?: string
+}
+
+/** Each path's conversion on checkout (`paths`: NUL-terminated) in that world. */
 async function conversionsOf(
   workspace: Workspace,
-  origin: string,
-  {tree, paths, settings}: {tree: string; paths: string; settings: EolSettings},
+  world: AttributeWorld,
+  {paths, settings, filters}: {paths: string; settings: EolSettings; filters?: boolean},
 ): Promise<Map<string, string>> {
-  const index = join(workspace.gitDir, `index.attributes-${tree}`)
+  const index = join(workspace.gitDir, `index.attributes-${world.tree ?? 'files'}`)
   rmSync(index, {force: true})
   try {
-    const env = privateEnv(privateRepo(workspace.gitDir))
-    await git(['read-tree', tree], {cwd: workspace.gitDir, env: {...env, GIT_INDEX_FILE: index}})
-    // --cached: the attribute files of the index (the tree), not the origin's working files.
-    const checked = await git(['check-attr', '--cached', '--stdin', '-z', ...ATTRIBUTES], {
-      cwd: origin,
-      env: {GIT_INDEX_FILE: index, GIT_OBJECT_DIRECTORY: join(workspace.gitDir, 'objects')},
+    if (world.tree !== undefined) {
+      const env = privateEnv(privateRepo(workspace.gitDir))
+      await git(['read-tree', world.tree], {cwd: workspace.gitDir, env: {...env, GIT_INDEX_FILE: index}})
+    }
+    // --cached: the attribute files of the index (the tree), not those of the work tree.
+    const checked = await git(['check-attr', ...(world.tree !== undefined ? ['--cached'] : []), '--stdin', '-z', ...ATTRIBUTES], {
+      cwd: world.cwd,
+      env: {...world.env, GIT_INDEX_FILE: index},
       input: paths,
     })
     // `<path>\0<attribute>\0<state>\0` for each path and attribute.
@@ -99,34 +108,70 @@ async function conversionsOf(
       if (!states.has(path)) states.set(path, new Map())
       states.get(path)!.set(attribute, state)
     }
-    return new Map([...states].map(([path, pathStates]) => [path, conversion(pathStates, settings)]))
+    return new Map([...states].map(([path, pathStates]) => [path, conversion(pathStates, settings, filters)]))
   } finally {
     rmSync(index, {force: true})
   }
 }
 
+/** The origin's repository, config and attribute files, with `tree` as the index whose attribute files count. */
+function originWorld(workspace: Workspace, origin: string, tree: string): AttributeWorld {
+  return {cwd: origin, env: {GIT_OBJECT_DIRECTORY: join(workspace.gitDir, 'objects')}, tree}
+}
+
 const isAttributeFile = (path: string) => path === '.gitattributes' || path.endsWith('/.gitattributes')
 
-/**
- * The files among the commits' changes up to `tip` that make a checkout of
- * them write what hmm diff does not show, sorted: the .gitattributes files
- * changed, when any path of the tip is written otherwise than before and
- * otherwise than its blob; .lfsconfig when changed. Empty when none.
- */
-export async function checkoutConversions(workspace: Workspace, origin: string, tip: string): Promise<string[]> {
+/** What a checkout of the commits up to `tip` would write otherwise than hmm diff shows, both lists sorted. */
+export interface CheckoutConversions {
+  /**
+   * The .gitattributes files changed, when they make some path of the tip
+   * written otherwise than before and otherwise than its blob; .lfsconfig
+   * when changed.
+   */
+  attributeFiles: string[]
+  /** The paths the commits change that git converts as it writes them (the origin's filters, encodings, ident, line ends). */
+  converted: string[]
+}
+
+/** What checking out the commits up to `tip` in the origin would write otherwise than hmm diff shows them. */
+export async function checkoutConversions(workspace: Workspace, origin: string, tip: string): Promise<CheckoutConversions> {
   const onPrivate = {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))}
   const base = workspace.row.headCommit ?? (await gitLine(['mktree'], {...onPrivate, input: ''}))
-  const changed = (await git(['diff-tree', '-r', '-z', '--no-renames', '--name-only', base, tip], onPrivate)).stdout.split('\0').filter(Boolean)
+  const changedPaths = async (...filter: string[]) =>
+    (await git(['diff-tree', '-r', '-z', '--no-renames', '--name-only', ...filter, base, tip], onPrivate)).stdout.split('\0').filter(Boolean)
+  // Every path changed counts for the attribute files; those not deleted are written.
+  const [changed, written] = await Promise.all([changedPaths(), changedPaths('--diff-filter=d')])
   const lfsConfig = changed.includes(LFS_CONFIG) ? [LFS_CONFIG] : []
   const attributeFiles = changed.filter(isAttributeFile)
-  // Attributes are the same where no attribute file changed: the user's own, for both.
-  if (attributeFiles.length === 0) return lfsConfig
-  const paths = (await git(['ls-tree', '-r', '-z', '--name-only', tip], onPrivate)).stdout
   const settings = await eolSettings(origin)
+  const converting = (conversions: Map<string, string>) => [...conversions].filter(([, made]) => made !== '')
+  const changedNow = await conversionsOf(workspace, originWorld(workspace, origin, tip), {paths: nulTerminated(written), settings})
+  const converted = converting(changedNow).map(([path]) => path)
+  // Attributes are the same where no attribute file changed: the user's own, for both.
+  if (attributeFiles.length === 0) return {attributeFiles: lfsConfig, converted}
+  const paths = (await git(['ls-tree', '-r', '-z', '--name-only', tip], onPrivate)).stdout
   const [before, after] = await Promise.all([
-    conversionsOf(workspace, origin, {tree: base, paths, settings}),
-    conversionsOf(workspace, origin, {tree: tip, paths, settings}),
+    conversionsOf(workspace, originWorld(workspace, origin, base), {paths, settings}),
+    conversionsOf(workspace, originWorld(workspace, origin, tip), {paths, settings}),
   ])
-  const converted = [...after].some(([path, made]) => made !== '' && made !== before.get(path))
-  return [...(converted ? attributeFiles : []), ...lfsConfig].sort()
+  const changes = converting(after).some(([path, made]) => made !== before.get(path))
+  return {attributeFiles: [...(changes ? attributeFiles : []), ...lfsConfig].sort(), converted}
+}
+
+const nulTerminated = (paths: string[]) => paths.map(path => `${path}\0`).join('')
+
+/**
+ * The paths among `paths` that hmm apply's git would write as other bytes
+ * than their blobs, which hmm diff shows, sorted. That git runs on hmm's
+ * private repository (no filter driver, no line-end setting of the user's)
+ * with the origin as its work tree: its conversions come from the origin's
+ * attribute files, and those the change itself writes, which are the
+ * workspace's now (`now`): a working-tree-encoding, ident, or CRLF line
+ * ends.
+ */
+export async function applyConversions(workspace: Workspace, origin: string, {paths, now}: {paths: string[]; now: string}): Promise<string[]> {
+  const env = {...privateEnv(privateRepo(workspace.gitDir)), GIT_WORK_TREE: origin}
+  const options = {paths: nulTerminated(paths), settings: {autocrlf: 'false', eolCrlf: false} as const, filters: false}
+  const worlds = await Promise.all([conversionsOf(workspace, {cwd: origin, env}, options), conversionsOf(workspace, {cwd: origin, env, tree: now}, options)])
+  return paths.filter(path => worlds.some(conversions => (conversions.get(path) ?? '') !== '')).sort()
 }

@@ -289,6 +289,36 @@ describe('hmm apply', () => {
     expect(readFileSync(join(world.origin, 'app.py'), 'utf8')).toBe('evil\n')
   })
 
+  it("writes nothing where git would write other bytes than hmm diff shows: paths the origin's attributes convert (working-tree-encoding)", async () => {
+    // The attacker's review 3, finding F7: as UTF-16LE text git keeps (and hmm diff shows) notes.sh as CJK characters;
+    // git apply wrote it back through the origin's attribute, as the shell script the command wrote.
+    world = new World('apply-converted')
+    await world.gitRepo()
+    world.file('.gitattributes', '*.sh working-tree-encoding=UTF-16LE\n')
+    await world.git(['add', '.gitattributes'])
+    await world.git(['commit', '-qm', 'attributes'])
+    const ws = await made(world, 'printf "#!/bin/sh\\necho PWNED\\n\\n" > notes.sh && echo fine > fine.txt')
+    expect((await hmm(world, ['diff'])).stdout).not.toContain('PWNED')
+    const before = snapshot(world.origin)
+    const refused = `hmm: workspace ${ws.label} changes files that git would write converted (by a filter, working-tree-encoding, ident or line ends), not as hmm diff shows them: notes.sh\n`
+    for (const args of [['apply'], ['apply', '--check'], ['apply', '--3way']])
+      expect(await hmm(world, args)).toEqual({exitCode: 1, stdout: '', stderr: refused})
+    expect(snapshot(world.origin)).toEqual(before)
+  })
+
+  it('writes nothing converted by the attributes the change itself brings (eol=crlf, ident)', async () => {
+    world = new World('apply-brings-attributes')
+    await world.gitRepo()
+    const ws = await made(world, 'printf "*.bat eol=crlf\\n*.c ident\\n" > .gitattributes && echo "echo hi" > run.bat && echo "/* \\$Id\\$ */" >> src/main.c')
+    const before = snapshot(world.origin)
+    expect(await hmm(world, ['apply'])).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `hmm: workspace ${ws.label} changes files that git would write converted (by a filter, working-tree-encoding, ident or line ends), not as hmm diff shows them: run.bat, src/main.c\n`,
+    })
+    expect(snapshot(world.origin)).toEqual(before)
+  })
+
   it('records what it applied, so rm removes the workspace without -f', async () => {
     world = new World('apply-rm')
     await world.gitRepo()

@@ -23,6 +23,8 @@ async function withRemote(name: string): Promise<string> {
 
 const converts = (label: string, paths: string) =>
   `hmm: workspace ${label}'s commits change how git writes files it checks out, which hmm diff does not show: ${paths} (hmm apply takes their changes as hmm diff shows them)\n`
+const convertedBy = (label: string, paths: string) =>
+  `hmm: workspace ${label}'s commits change files that git would write converted (by a filter, working-tree-encoding, ident or line ends), not as hmm diff shows them: ${paths}\n`
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 const refused = (label: string, paths: string) =>
@@ -203,7 +205,7 @@ describe('review: what merge and pr take', () => {
     expect(snapshot(world.origin)).toEqual(before)
   })
 
-  it("runs no filter the commits bring and takes no .lfsconfig; the origin's own filters still run, attributes that only stop a conversion are taken", async () => {
+  it("runs no filter the commits bring, nor the origin's own on a file they add, and takes no .lfsconfig; attributes that only stop a conversion are taken", async () => {
     // The attacker's review, finding 6 (git-lfs there): a filter the user configured, named by the commits' attributes.
     await withRemote('review-filter')
     const ran = join(world.root, 'smudged')
@@ -220,18 +222,38 @@ describe('review: what merge and pr take', () => {
     expect(snapshot(world.origin)).toEqual(before)
     expect(existsSync(ran)).toBe(false)
 
-    // The origin's own attributes run its own filter for a file the commits add; `binary` only stops conversions.
+    // The origin's own filter is not run on a file the commits add (a git-lfs pointer the command chose would be
+    // fetched); `binary` only stops conversions.
     world.file('.gitattributes', '*.dat filter=mark\n')
     await world.git(['add', '.gitattributes'])
     await world.git(['commit', '-qm', 'attributes'])
-    const own = await made(
+    const own = await made(world, 'echo data > new.dat && git add new.dat && git commit -qm data')
+    expect(await taking(world, ['merge', own.id])).toEqual({exitCode: 1, stdout: '', stderr: convertedBy(own.label, 'new.dat')})
+    expect(existsSync(ran)).toBe(false)
+    const stops = await made(
       world,
-      'echo data > new.dat && echo "*.bin binary" > sub.gitattributes && mkdir -p sub && mv sub.gitattributes sub/.gitattributes && ' +
-        'printf "a\\r\\nb\\r\\n" > sub/x.bin && git add new.dat sub && git commit -qm data',
+      'echo "*.bin binary" > sub.gitattributes && mkdir -p sub && mv sub.gitattributes sub/.gitattributes && ' +
+        'printf "a\\r\\nb\\r\\n" > sub/x.bin && git add sub && git commit -qm data',
     )
-    expect(await taking(world, ['merge', own.id])).toMatchObject({exitCode: 0, stdout: ''})
-    expect(readFileSync(ran, 'utf8')).toBe('new.dat\n')
+    expect(await taking(world, ['merge', stops.id])).toMatchObject({exitCode: 0, stdout: ''})
     expect(readFileSync(join(world.origin, 'sub/x.bin'), 'utf8')).toBe('a\r\nb\r\n')
+  })
+
+  it("refuses commits changing files the origin's own attributes convert as git writes them (working-tree-encoding)", async () => {
+    // The attacker's review 3, finding F7 (merge): as UTF-16LE text the commit holds (and hmm diff shows) notes.sh as
+    // CJK characters; the checkout would write it as the shell script the command wrote.
+    await withRemote('review-own-encoding')
+    world.file('.gitattributes', '*.sh working-tree-encoding=UTF-16LE\n')
+    await world.git(['add', '.gitattributes'])
+    await world.git(['commit', '-qm', 'attributes'])
+    const ws = await made(world, 'printf "#!/bin/sh\\necho PWNED\\n\\n" > notes.sh && git add notes.sh && git commit -qm notes')
+    expect((await hmm(world, ['diff'])).stdout).not.toContain('PWNED')
+    const before = snapshot(world.origin)
+    for (const force of [[], ['--force']]) {
+      expect(await taking(world, ['merge', ...force])).toEqual({exitCode: 1, stdout: '', stderr: convertedBy(ws.label, 'notes.sh')})
+    }
+    expect(snapshot(world.origin)).toEqual(before)
+    expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
   })
 
   it("refuses line-end attributes that make checkout write CRLF (with the user's core.eol), takes those that keep LF", async () => {
