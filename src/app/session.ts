@@ -2,7 +2,7 @@
 // starting it, passing signals on while hmm waits for it, and its end. One
 // path for `hmm run` and `hmm exec`, so a command continued with exec runs
 // under exactly the sandbox run gives it.
-import {existsSync} from 'node:fs'
+import {existsSync, mkdirSync} from 'node:fs'
 import {resolve} from 'node:path'
 import {constants, homedir} from 'node:os'
 import {lockedFiles} from '../native/helper.js'
@@ -111,6 +111,8 @@ export async function startInWorkspace(
       ...net.env,
     }),
   )
+  // macOS: the workspace's own temp directory, its $TMPDIR (on Linux the helper makes it).
+  if (options.platform === 'darwin' && confinement.policy.tmpdir) mkdirSync(confinement.policy.tmpdir, {recursive: true, mode: 0o700})
   try {
     const launched = launch(confinement, {env, io: 'inherit', detached: false})
     return {...launched, outcome: launched.outcome.finally(() => net.finish())}

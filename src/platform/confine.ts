@@ -11,7 +11,7 @@ import {tildify} from '../ui/format.js'
 import {SANDBOX_EXEC, darwinPath, darwinPolicy, seatbeltArgv} from './darwin.js'
 import {helperExecArgv, isolationArgs, landlockArgs, networkArgs, type HelperControl} from './linux.js'
 import {canonical, unique} from '../sandbox/paths.js'
-import {buildPolicy, unreadable, type Network, type Platform, type PolicyInput, type SandboxPolicy} from '../sandbox/policy.js'
+import {buildPolicy, ownTmpOf, unreadable, type Network, type Platform, type PolicyInput, type SandboxPolicy} from '../sandbox/policy.js'
 
 /** Landlock ABI 2 brought REFER: without it a sandboxed rename across directories fails. */
 const MIN_LANDLOCK_ABI = 2
@@ -116,10 +116,12 @@ export function policyFor(
  * The policy built for a workspace before it had an ID (its tree named
  * with `<id>`, as hmm sandbox shows it), for the workspace made since at
  * `tree`: the tree is the one path of it that names the workspace (the
- * rest holds hmm's data directory as a whole).
+ * rest holds hmm's data directory as a whole), with, on macOS, the
+ * workspace's own temp directory beside it.
  */
 export function placedAt(platform: Platform, policy: SandboxPolicy, tree: string): SandboxPolicy {
-  return {...policy, tree: platform === 'darwin' ? darwinPath(canonical(tree)) : canonical(tree)}
+  if (platform !== 'darwin') return {...policy, tree: canonical(tree)}
+  return {...policy, tree: darwinPath(canonical(tree)), tmpdir: darwinPath(ownTmpOf(canonical(tree)))}
 }
 
 /** What policyFor's policy would hide, without the rest of it: what may not be read where the work is `tree`. */

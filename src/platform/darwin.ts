@@ -81,8 +81,17 @@ export interface SeatbeltShape {
   writable: number
   /** The caches' program parts inside writable paths. */
   readOnly: number
-  /** Directories besides the tree where unix sockets may be reached. */
-  socketDirs: number
+  /**
+   * Whether the policy gives the command a temp directory of its own (its
+   * $TMPDIR, in hmm's hidden data directory beside the tree): everything
+   * there, as in the tree, and the one place besides the tree where unix
+   * sockets may be reached. Not every per-user temp directory
+   * (/private/var/folders): editors keep their control sockets there
+   * (Emacs's server, Neovim's, VS Code's IPC), and whoever reaches one runs
+   * code outside. Not /tmp: tmux's sockets and launchd's ssh-agent socket
+   * (SSH_AUTH_SOCK) are there.
+   */
+  ownTmp: boolean
   /** The system's own sockets every program may reach. */
   systemSockets: number
   /** Whether this macOS knows `(ioctl-command TIOCSTI)` (13 and later). */
@@ -106,14 +115,6 @@ export interface Seatbelt {
   profile: string
   parameters: SeatbeltParameter[]
 }
-
-/**
- * Where the command may reach unix sockets besides its tree: the per-user
- * temp directories (mode 700, one per user; $TMPDIR is one), so tools that
- * talk to their own helpers there keep working. Not /tmp: tmux's sockets
- * and launchd's ssh-agent socket (SSH_AUTH_SOCK) are there.
- */
-const SOCKET_DIRS = ['/private/var/folders']
 
 /** The system's sockets every program may use: the name resolver's and the log's. They act for no user. */
 const SYSTEM_SOCKETS = ['/private/var/run/mDNSResponder', '/private/var/run/syslog']
@@ -228,12 +229,20 @@ export function seatbeltProfile(shape: SeatbeltShape): string {
       'allow file-read-metadata',
       filters('literal', 'TREE_ANCESTOR', shape.treeAncestors),
     ),
-    [
-      '; The workspace tree: everything. Last of the paths, so it wins over the',
-      '; hidden data directory it lies in.',
-      '(allow file-read* file-write* file-link file-clone process-exec',
-      '  (subpath (param "TREE")))',
-    ],
+    shape.ownTmp
+      ? [
+          '; The workspace tree and its own temp directory ($TMPDIR): everything. Last',
+          '; of the paths, so they win over the hidden data directory they lie in.',
+          '(allow file-read* file-write* file-link file-clone process-exec',
+          '  (subpath (param "TREE"))',
+          '  (subpath (param "TMPDIR")))',
+        ]
+      : [
+          '; The workspace tree: everything. Last of the paths, so it wins over the',
+          '; hidden data directory it lies in.',
+          '(allow file-read* file-write* file-link file-clone process-exec',
+          '  (subpath (param "TREE")))',
+        ],
     [
       '; But its root stays where hmm made it: it cannot be renamed or removed',
       "; (nor can it under Landlock, whose tree's parent is not writable).",
@@ -241,21 +250,22 @@ export function seatbeltProfile(shape: SeatbeltShape): string {
       '  (literal (param "TREE")))',
     ],
     [
-      "; The user's other programs: no unix socket outside the tree and the",
-      '; per-user temp directories may be connected to (tmux, screen, ssh-agent',
-      "; and launchd's sockets in /tmp, gpg-agent, Docker, a session's others).",
+      "; The user's other programs: no unix socket outside the tree and its own",
+      '; temp directory may be connected to (tmux, screen, ssh-agent and',
+      "; launchd's sockets in /tmp, gpg-agent, Docker, editors' servers in the",
+      "; per-user temp directories, a session's others).",
       '(deny network-outbound (remote unix-socket))',
     ],
     rule(
       [
-        '...but its own: sockets in the tree and in the per-user temp directories',
-        "(/private/var/folders, where $TMPDIR is; not /tmp), and the system's",
-        'name resolver and log, which every program uses.',
+        '...but its own: sockets in the tree and in its own temp directory',
+        "($TMPDIR; not /tmp, nor the per-user ones), and the system's name",
+        'resolver and log, which every program uses.',
       ],
       'allow network-outbound',
       [
         '  (remote unix-socket (subpath (param "TREE")))',
-        ...Array.from({length: shape.socketDirs}, (_, index) => `  (remote unix-socket (subpath (param "SOCKET_DIR_${index}")))`),
+        ...(shape.ownTmp ? ['  (remote unix-socket (subpath (param "TMPDIR")))'] : []),
         ...Array.from({length: shape.systemSockets}, (_, index) => `  (remote unix-socket (path-literal (param "SYSTEM_SOCKET_${index}")))`),
       ],
     ),
@@ -293,24 +303,26 @@ export function seatbelt(policy: SandboxPolicy, options: {tiocsti?: boolean; pro
   // limited reading would need a rule this rendering does not have.
   if (!darwin.readable.includes('/')) throw new Error(`the Seatbelt profile cannot limit reading to ${darwin.readable.join(', ')}`)
   const hiddenAncestors = unique(darwin.hidden.flatMap(ancestors))
-  const treeAncestors = ancestors(darwin.tree).filter(dir => darwin.hidden.some(hidden => isWithin(dir, hidden)))
+  const treeAncestors = unique([darwin.tree, ...(darwin.tmpdir ? [darwin.tmpdir] : [])].flatMap(ancestors)).filter(dir =>
+    darwin.hidden.some(hidden => isWithin(dir, hidden)),
+  )
   const named = (prefix: string, values: string[]) => values.map((value, index) => ({name: `${prefix}_${index}`, value}))
   const systemSockets = policy.network ? SYSTEM_SOCKETS_NO_DNS : SYSTEM_SOCKETS
   const parameters = [
     {name: 'TREE', value: darwin.tree},
+    ...(darwin.tmpdir ? [{name: 'TMPDIR', value: darwin.tmpdir}] : []),
     ...named('WRITABLE', darwin.writable),
     ...named('READ_ONLY', darwin.readOnly),
     ...named('DEVICE', darwin.devices),
     ...named('HIDDEN', darwin.hidden),
     ...named('HIDDEN_ANCESTOR', hiddenAncestors),
     ...named('TREE_ANCESTOR', treeAncestors),
-    ...named('SOCKET_DIR', SOCKET_DIRS),
     ...named('SYSTEM_SOCKET', systemSockets),
   ]
   const profile = seatbeltProfile({
     writable: darwin.writable.length,
     readOnly: darwin.readOnly.length,
-    socketDirs: SOCKET_DIRS.length,
+    ownTmp: darwin.tmpdir !== undefined,
     systemSockets: systemSockets.length,
     tiocsti,
     devices: darwin.devices.length,

@@ -28,8 +28,22 @@ export interface SandboxPolicy {
   isolation?: Isolation
   /** The command's network (SPEC "Network"); absent: the user's. */
   network?: Network
-  /** The command's $TMPDIR, where the user's cannot be its own (see ownable). */
+  /**
+   * The command's $TMPDIR: on macOS always the workspace's own temp
+   * directory (ownTmpOf), the one place besides the tree where it may reach
+   * unix sockets; on Linux only where the user's cannot be its own (see
+   * ownable).
+   */
   tmpdir?: string
+}
+
+/**
+ * The workspace's own temp directory, beside its tree (`<data>/<id>/tree/<name>`):
+ * `<data>/<id>/tmp`, kept with the workspace (on Linux the helper puts it
+ * over /tmp and $TMPDIR).
+ */
+export function ownTmpOf(tree: string): string {
+  return join(dirname(dirname(tree)), 'tmp')
 }
 
 /** No network but loopback, or only HTTP(S) to these hosts through hmm's proxy (as the user wrote them). */
@@ -503,11 +517,12 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
   const temp = unique([...TEMP_DIRS[input.platform], ...(userTmpdir ? [userTmpdir] : [])].map(canonical)).filter(own)
   const caches = unique(CACHES[input.platform].map(home).map(canonical)).filter(own)
   const layers = unique((input.layers ?? []).map(canonical)).filter(own)
-  // The user's $TMPDIR cannot be the command's own: it gets the first that can (/tmp).
-  const tmpdir = userTmpdir && !own(userTmpdir) ? temp[0] : undefined
+  // The user's $TMPDIR cannot be the command's own: it gets the first that can (/tmp). macOS has no namespace to
+  // give it one over the user's: it gets the workspace's own, where alone of the temp dirs its sockets may be.
+  const tree = canonical(input.tree)
+  const tmpdir = input.platform === 'darwin' ? ownTmpOf(tree) : userTmpdir && !own(userTmpdir) ? temp[0] : undefined
   const writable = unique([...temp, ...caches, ...extra])
   const hidden = hiddenPaths(input)
-  const tree = canonical(input.tree)
   const overlaid = input.platform === 'linux' && input.namespaces === true
   return {
     tree,

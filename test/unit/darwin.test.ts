@@ -25,10 +25,12 @@ const MAC: SandboxPolicy = {
   readOnly: PROGRAMS.map(p => `${HOME}/${p}`),
   devices: ['/dev'],
   hidden: [...SECRETS.map(s => `${HOME}/${s}`), DATA],
+  tmpdir: `${DATA}/k3xq9a/tmp`,
 }
 
 const MAC_PARAMETERS = [
   `TREE=${DATA}/k3xq9a/tree/proj`,
+  `TMPDIR=${DATA}/k3xq9a/tmp`,
   'WRITABLE_0=/private/tmp',
   'WRITABLE_1=/private/var/folders',
   'WRITABLE_2=/private/var/folders/zz/abc/T',
@@ -56,7 +58,6 @@ const MAC_PARAMETERS = [
   `TREE_ANCESTOR_0=${DATA}`,
   `TREE_ANCESTOR_1=${DATA}/k3xq9a`,
   `TREE_ANCESTOR_2=${DATA}/k3xq9a/tree`,
-  'SOCKET_DIR_0=/private/var/folders',
   'SYSTEM_SOCKET_0=/private/var/run/mDNSResponder',
   'SYSTEM_SOCKET_1=/private/var/run/syslog',
 ]
@@ -98,10 +99,10 @@ describe('the Seatbelt profile', () => {
       'deny file-read* file-write* file-link file-clone process-exec: HIDDEN_0 HIDDEN_0 HIDDEN_1 HIDDEN_1 HIDDEN_2 HIDDEN_2 HIDDEN_3 HIDDEN_3 HIDDEN_4 HIDDEN_4',
       'deny file-write-unlink: HIDDEN_ANCESTOR_0 HIDDEN_ANCESTOR_1 HIDDEN_ANCESTOR_2 HIDDEN_ANCESTOR_3 HIDDEN_ANCESTOR_4',
       'allow file-read-metadata: TREE_ANCESTOR_0 TREE_ANCESTOR_1 TREE_ANCESTOR_2',
-      'allow file-read* file-write* file-link file-clone process-exec: TREE',
+      'allow file-read* file-write* file-link file-clone process-exec: TREE TMPDIR',
       'deny file-write-unlink: TREE',
       'deny network-outbound',
-      'allow network-outbound: TREE SOCKET_DIR_0 SYSTEM_SOCKET_0 SYSTEM_SOCKET_1',
+      'allow network-outbound: TREE TMPDIR SYSTEM_SOCKET_0 SYSTEM_SOCKET_1',
       'deny file-ioctl',
       'deny file-write-setugid',
     ])
@@ -154,27 +155,37 @@ describe('the Seatbelt profile', () => {
     }
     expect(seatbelt({...MAC, writable: [], readOnly: [], devices: [], hidden: []}).parameters.map(({name}) => name)).toEqual([
       'TREE',
-      'SOCKET_DIR_0',
+      'TMPDIR',
       'SYSTEM_SOCKET_0',
       'SYSTEM_SOCKET_1',
     ])
   })
 
-  it('denies connecting to unix sockets but those of the tree, the per-user temp directories and the system', () => {
-    const profile = seatbelt(MAC).profile
+  it("denies connecting to unix sockets but those of the tree, the workspace's own temp directory (its TMPDIR) and the system", () => {
+    // The attacker's review 3, finding F13: every per-user temp directory (/private/var/folders) was allowed, where
+    // Emacs's, Neovim's and VS Code's control sockets are.
+    const data = `${HOME}/Library/Application Support/hmm`
+    const policy = buildPolicy({
+      tree: `${data}/k3xq9a/tree/proj`,
+      home: HOME,
+      dataDir: data,
+      extraWritable: [],
+      tmpdir: '/var/folders/zz/abc/T/',
+      platform: 'darwin',
+    })
+    expect(policy.tmpdir).toBe(`${data}/k3xq9a/tmp`)
+    const {profile, parameters} = seatbelt(policy)
     expect(profile).toContain('(deny network-outbound (remote unix-socket))\n')
     expect(profile).toContain(
       '(allow network-outbound\n' +
         '  (remote unix-socket (subpath (param "TREE")))\n' +
-        '  (remote unix-socket (subpath (param "SOCKET_DIR_0")))\n' +
+        '  (remote unix-socket (subpath (param "TMPDIR")))\n' +
         '  (remote unix-socket (path-literal (param "SYSTEM_SOCKET_0")))\n' +
         '  (remote unix-socket (path-literal (param "SYSTEM_SOCKET_1"))))\n',
     )
-    // /tmp holds tmux's and launchd's ssh-agent sockets: never a socket directory
-    const values = seatbelt(MAC)
-      .parameters.filter(({name}) => name.startsWith('SOCKET_DIR'))
-      .map(({value}) => value)
-    expect(values).toEqual(['/private/var/folders'])
+    expect(parameters.filter(({name}) => name === 'TMPDIR')).toEqual([{name: 'TMPDIR', value: `${data}/k3xq9a/tmp`}])
+    // Nor /tmp (tmux's and launchd's ssh-agent sockets), nor any other directory.
+    expect(parameters.filter(({name}) => name.startsWith('SOCKET_DIR'))).toEqual([])
   })
 
   it("keeps the caches' program parts read-only, after the writable caches they lie in", () => {
@@ -201,7 +212,7 @@ describe('the Seatbelt profile', () => {
 
   it('depends only on how many paths of each kind there are', () => {
     expect(seatbelt(MAC).profile).toBe(
-      seatbeltProfile({writable: 9, readOnly: 4, socketDirs: 1, systemSockets: 2, tiocsti: true, devices: 1, hidden: 5, hiddenAncestors: 5, treeAncestors: 3}),
+      seatbeltProfile({writable: 9, readOnly: 4, ownTmp: true, systemSockets: 2, tiocsti: true, devices: 1, hidden: 5, hiddenAncestors: 5, treeAncestors: 3}),
     )
   })
 })
@@ -241,6 +252,7 @@ describe('paths that would break SBPL if pasted into it', () => {
       '-p',
       before.profile,
       `-DTREE=${data}/k3xq9a/tree/proj${ODD}`,
+      `-DTMPDIR=${data}/k3xq9a/tmp`,
       '-DWRITABLE_0=/private/tmp',
       '-DWRITABLE_1=/private/var/folders',
       '-DWRITABLE_2=/private/var/folders/zz/abc/T',
@@ -258,7 +270,6 @@ describe('paths that would break SBPL if pasted into it', () => {
       `-DTREE_ANCESTOR_0=${data}`,
       `-DTREE_ANCESTOR_1=${data}/k3xq9a`,
       `-DTREE_ANCESTOR_2=${data}/k3xq9a/tree`,
-      '-DSOCKET_DIR_0=/private/var/folders',
       '-DSYSTEM_SOCKET_0=/private/var/run/mDNSResponder',
       '-DSYSTEM_SOCKET_1=/private/var/run/syslog',
     ])
