@@ -152,7 +152,9 @@ describe('taking work back safely', () => {
     for (const command of ['merge', 'pr']) {
       const result = await taking(world, [command, '--force'])
       expect(result.exitCode).toBe(1)
-      expect(result.stderr).toMatch(new RegExp(`^hmm: could not fetch the commits of workspace ${ws.id} into ${world.origin}: .+\\n$`))
+      // Refused by git either as the attribute check reads the tip's tree (hmm's own repository) or as the objects are checked on their way in.
+      const refusal = `(could not fetch the commits of workspace ${ws.id} into ${world.origin}: .+|git read-tree failed: .*invalid path '\\.git.*)`
+      expect(result.stderr).toMatch(new RegExp(`^hmm: ${refusal}\\n$`))
     }
     expect(await world.git(['rev-parse', 'HEAD'])).toBe(head)
     expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
