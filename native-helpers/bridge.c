@@ -46,12 +46,6 @@ enum stage { FIRST, HEAD, VERDICT, DIALING, RELAY };
 /* The addresses of a host tried at most (a name may have many). */
 #define MAX_ADDRESSES 16
 
-/* The longest head, and verdict, kept for reuse (see kept below; a
- * CONNECT's head is a line or three: a longer one is asked about each
- * time). */
-#define KEPT_HEAD 1024
-#define KEPT_VERDICT 2048
-
 /* A connection of the command's, and the one it is copied to. */
 struct pair {
 	int fd[2]; /* the command's; the proxy's or the host's (-1: none yet) */
@@ -68,21 +62,6 @@ struct pair {
 	size_t asked_len;	   /* VERDICT: the head asked about, to keep the verdict for (0: not kept) */
 	char asked[KEPT_HEAD];
 };
-
-/* Tunnel verdicts kept for reuse. The proxy judges a head by its bytes
- * alone (the host and port it names; the addresses it gives it keeps for a
- * while itself), so a head sent again byte for byte gets the same verdict:
- * for as long as the proxy says it may (KEEP in its verdict), the bridge
- * gives it without asking, and a burst of connections to one host costs
- * the proxy one verdict. Answers (refusals) are never kept: each is the
- * proxy's to count. The oldest goes first. */
-#define KEPT 8
-static struct {
-	long long until; /* ms, monotonic; 0: empty */
-	size_t head_len, verdict_len;
-	char head[KEPT_HEAD];
-	char verdict[KEPT_VERDICT];
-} kept[KEPT];
 
 /* At most this many connections at once (the proxy takes 512); more wait in
  * the listener's backlog. */
@@ -394,41 +373,6 @@ static int act(struct pair *p)
 	return dial(p);
 }
 
-/* A kept verdict for the head that f[0] starts with (`head` bytes), put
- * in f[1]; 0 if there is none. */
-static int kept_verdict(struct pair *p, size_t head)
-{
-	long long now = now_ms();
-	for (int k = 0; k < KEPT; k++) {
-		if (kept[k].until <= now || kept[k].head_len != head || memcmp(kept[k].head, p->f[0].buf, head) != 0)
-			continue;
-		memcpy(p->f[1].buf, kept[k].verdict, kept[k].verdict_len);
-		p->f[1].len = kept[k].verdict_len;
-		return 1;
-	}
-	return 0;
-}
-
-/* Keeps the tunnel verdict in f[1] for the head asked, `keep` ms, in the
- * place of the same head's or the oldest. */
-static void keep_verdict(const struct pair *p, long keep)
-{
-	int k = 0;
-	for (int i = 0; i < KEPT; i++) {
-		if (kept[i].head_len == p->asked_len && memcmp(kept[i].head, p->asked, p->asked_len) == 0) {
-			k = i;
-			break;
-		}
-		if (kept[i].until < kept[k].until)
-			k = i;
-	}
-	kept[k].until = now_ms() + keep;
-	kept[k].head_len = p->asked_len;
-	memcpy(kept[k].head, p->asked, p->asked_len);
-	kept[k].verdict_len = p->f[1].len;
-	memcpy(kept[k].verdict, p->f[1].buf, p->f[1].len);
-}
-
 /* VERDICT: the proxy's answer, acted on once it is whole (not at the
  * proxy's close, which may come a wake-up later); a tunnel's kept for the
  * head when the proxy says so. */
@@ -453,7 +397,7 @@ static int read_verdict(struct pair *p)
 	x->len = line + length;
 	long keep;
 	if (p->asked_len && x->len <= KEPT_VERDICT && sscanf(x->buf, "hmm-tunnel %*u %ld ", &keep) == 1 && keep > 0)
-		keep_verdict(p, keep);
+		verdict_keep(p->asked, p->asked_len, p->f[1].buf, p->f[1].len, keep, now_ms());
 	return act(p);
 }
 
@@ -489,7 +433,7 @@ static int read_first(struct pair *p, const char *name)
 		return 1;
 	/* A head that fills the buffer goes as it is: the proxy refuses it. */
 	size_t head = end ? (size_t)(end + 4 - x->buf) : x->len;
-	int reused = kept_verdict(p, head);
+	int reused = verdict_kept(p->f[0].buf, head, p->f[1].buf, &p->f[1].len, now_ms());
 	if (!reused) {
 		p->fd[1] = connect_proxy(name, CONNECT_SUFFIX);
 		/* A new unix connection takes the whole buffer at once. */

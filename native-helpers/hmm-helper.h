@@ -240,6 +240,15 @@ void net_bridge(int listener, const char *name, int debug) __attribute__((noretu
 /* The proxy's CONNECT socket is its socket's name with this after it
  * (proxy.ts, CONNECT_SOCKET). */
 #define CONNECT_SUFFIX ".connect"
+
+/* The bridge's kept tunnel verdicts (verdicts.c): the longest head and
+ * verdict kept (a CONNECT's head is a line or three: a longer one is asked
+ * about each time); the kept verdict for a head, copied to `verdict` (room
+ * for KEPT_VERDICT), 1 if there is one; a verdict kept for `keep` ms. */
+#define KEPT_HEAD 1024
+#define KEPT_VERDICT 2048
+int verdict_kept(const char *head, size_t head_len, char *verdict, size_t *verdict_len, long long now);
+void verdict_keep(const char *head, size_t head_len, const char *verdict, size_t verdict_len, long keep, long long now);
 #endif
 
 /* ---- stop.c ---- */
