@@ -4,7 +4,7 @@
 //
 // Everything may be read except the hidden paths; only the tree, temp
 // directories, devices, tool caches and -w paths may be written.
-import {lstatSync, readdirSync, type Dirent} from 'node:fs'
+import {lstatSync, readdirSync, readFileSync, statSync, type Dirent} from 'node:fs'
 import {basename, dirname, isAbsolute, join, resolve} from 'node:path'
 import {canonical, isWithin, unique} from './paths.js'
 import {socketsWithin} from './sockets.js'
@@ -244,10 +244,13 @@ export const SYSTEM_SECRETS = [
 ]
 
 /**
- * Run as root, the other homes (root's, each under /home): their secrets
- * are hidden too, those there when the policy is made (a secret that does
- * not exist costs nothing only in the user's own home, where the path is
- * walked anyway).
+ * Run as root, the other homes (root's, each under /home, each /etc/passwd
+ * names for a person): their secrets are hidden too, those there when the
+ * policy is made (a secret that does not exist costs nothing only in the
+ * user's own home, where the path is walked anyway). A home may be a link
+ * (/home/alice -> /export/home/alice: automounters, a second disk) or lie
+ * elsewhere (/srv/home/bob): stat follows the link, canonical names where
+ * the home really is.
  */
 function otherHomes(home: string): string[] {
   if (process.getuid?.() !== 0) return []
@@ -258,7 +261,31 @@ function otherHomes(home: string): string[] {
     users = []
   }
   const own = canonical(home)
-  return unique(['/root', ...users].filter(dir => lstatSync(dir, {throwIfNoEntry: false})?.isDirectory()).map(canonical)).filter(dir => dir !== own)
+  // Most homes are named twice (/home and /etc/passwd): each looked at once.
+  const named = unique(['/root', ...users, ...passwdHomes()])
+  return unique(named.filter(dir => statSync(dir, {throwIfNoEntry: false})?.isDirectory()).map(canonical)).filter(dir => dir !== own)
+}
+
+/** The first uid of a person rather than a system account (login.defs' UID_MIN on Debian, Fedora, Arch). */
+const UID_MIN = 1000
+
+/**
+ * The homes /etc/passwd names for people (uid UID_MIN or more): one read
+ * of a small file. Users only a directory service knows are not listed
+ * (enumerating one can take seconds); their homes are mostly under /home.
+ */
+function passwdHomes(): string[] {
+  let text: string
+  try {
+    text = readFileSync('/etc/passwd', 'utf8')
+  } catch {
+    return []
+  }
+  return text
+    .split('\n')
+    .map(line => line.split(':'))
+    .filter(fields => fields.length >= 7 && Number(fields[2]) >= UID_MIN && isAbsolute(fields[5]))
+    .map(fields => fields[5])
 }
 
 /** The ssh host keys (`/etc/ssh/*_key`), as they are when the policy is made: with them a machine can be impersonated. */

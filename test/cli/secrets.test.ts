@@ -1,10 +1,10 @@
 // The secrets hidden by default (SPEC "Sandbox", Reading) and the config
 // file's hide/unhide: the command cannot read any of them, as root or not.
-import {execaSync} from 'execa'
-import {existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {execa, execaSync} from 'execa'
+import {existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {World} from '../world.js'
+import {BIN, World} from '../world.js'
 
 /** Each default secret of SPEC, with a file in it where it is a directory. */
 const HOME_SECRETS = [
@@ -236,6 +236,44 @@ describe('the sandboxed command', () => {
       for (const path of [other, ...made]) rmSync(path, {recursive: true, force: true})
     }
   })
+
+  it.skipIf(!isRoot)(
+    "run as root, cannot read the secrets of a home /home lists as a link, nor of a home /etc/passwd names elsewhere (root only; the attacker's fifth review, F4)",
+    async () => {
+      // /home/alice -> /export/home/alice (automounters, a second disk), and a user whose home is not under /home at all.
+      const linkedHome = join(world.root, 'export', 'alice')
+      const link = `/home/hmm-secrets-linked-${process.pid}`
+      const elsewhere = join(world.root, 'srv', 'bob')
+      const user = `hmm-secrets-passwd-${process.pid}`
+      const secrets = [join(linkedHome, '.ssh', 'id_ed25519'), join(linkedHome, '.aws', 'credentials'), join(elsewhere, '.ssh', 'id_ed25519')]
+      for (const path of secrets) world.write(path, `secret of ${path}\n`)
+      world.write(join(elsewhere, 'notes'), 'readable notes\n')
+      symlinkSync(linkedHome, link)
+      // The user is added only in hmm's own mount namespace, over a copy of the real file: the system's is left alone.
+      const passwd = world.write(
+        join(world.root, 'passwd'),
+        `${readFileSync('/etc/passwd', 'utf8')}${user}:x:${60000 + (process.pid % 5000)}:100::${elsewhere}:/bin/sh\n`,
+      )
+      try {
+        const script = [join(link, '.ssh', 'id_ed25519'), join(link, '.aws', 'credentials'), ...secrets, join(elsewhere, 'notes')]
+          .map(path => `cat '${path}' 2>/dev/null`)
+          .join('; ')
+        const result = await execa(
+          'unshare',
+          ['-m', 'sh', '-c', 'mount --bind "$0" /etc/passwd && exec "$@"', passwd, process.execPath, BIN, 'run', '--rm', 'sh', '-c', `${script}; echo done`],
+          {
+            cwd: world.origin,
+            env: world.env,
+            extendEnv: false,
+            reject: false,
+          },
+        )
+        expect(result.stdout).toBe('readable notes\ndone')
+      } finally {
+        rmSync(link, {force: true})
+      }
+    },
+  )
 
   it('cannot read what the config file hides; reads what it unhides', async () => {
     world.write(configFile(), 'hide = ["~/work/.env"]\nunhide = ["~/.npmrc"]\n')
