@@ -133,8 +133,10 @@ void isolate_namespaces(const struct exec_opts *o, int lock)
 			   "or AppArmor's kernel.apparmor_restrict_unprivileged_userns)",
 			   strerror(errno));
 	map_ids(uid, gid, mapper, tell);
-	/* Nothing mounted here reaches the user's mount namespace. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
+	/* Nothing mounted here reaches the user's mount namespace, and nothing
+	 * the host mounts later (a login's /run/user/<uid>, a disk, sshfs)
+	 * reaches the command: it would arrive unmasked and not read-only. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		setup_fail("namespaces: cannot make the mounts private: %s", strerror(errno));
 
 	int p[2];

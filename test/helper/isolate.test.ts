@@ -2,13 +2,19 @@
 // command (a second command in the same workspace sees what the first
 // wrote), masks cover what they name, and the command's status, or the
 // signal that ended it, comes back through the waiter as it would without.
-import {chmodSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {spawn, spawnSync} from 'node:child_process'
+import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {execArgs, helper, isLocked, run, world} from './support.js'
+import {collect, execArgs, helper, isLocked, run, world} from './support.js'
 
 const policy = (w: string) => ['--read', '/', '--write', w, '--dev', '/dev']
+const isRoot = process.getuid?.() === 0
+
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise(resolve => setTimeout(resolve, 20))
+}
 
 describe('hmm-helper exec --isolate', () => {
   it('keeps what a command wrote in a cache for the next command of the same workspace, never in the cache', async () => {
@@ -61,6 +67,37 @@ describe('hmm-helper exec --isolate', () => {
     const apart = await run(execArgs(join(w, 'lock'), [...policy(w), '--isolate', w, '--cover-data', data], ['true']))
     expect(apart.code).toBe(125)
     expect(apart.report).toMatch(/^setup data: the workspace .* is not a directory of /)
+  })
+
+  // A user logging in while the command runs gets /run/user/<uid> mounted then; a disk, an automount or
+  // sshfs arrives the same way. Had the host's mounts kept reaching the namespace, each would arrive
+  // unmasked and writable (chmod, chown: the read-only pass ran before).
+  it.skipIf(!isRoot)('receives no mount the host makes after the command started [mounting needs root]', async () => {
+    const w = world('isolate-late-mount')
+    const shared = join(w, 'shared')
+    mkdirSync(shared)
+    const mount = (...args: string[]) => expect(spawnSync('mount', args, {encoding: 'utf8'}).stderr).toBe('')
+    mount('-t', 'tmpfs', 'hmm-test', shared)
+    mount('--make-shared', shared)
+    const late = join(shared, 'late')
+    try {
+      const ws = join(w, 'ws')
+      mkdirSync(ws)
+      const [started, go] = [join(ws, 'started'), join(ws, 'go')]
+      const look = `touch ${started}; while [ ! -e ${go} ]; do sleep 0.02; done; ls -A ${late}; grep -c ' ${late} ' /proc/self/mountinfo`
+      const child = spawn(helper, execArgs(join(ws, 'lock'), [...policy(ws), '--isolate', ws], ['sh', '-c', look]), {
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      })
+      const outcome = collect(child)
+      await until(() => existsSync(started))
+      mkdirSync(late)
+      mount('-t', 'tmpfs', 'hmm-test-late', late)
+      writeFileSync(join(late, 'victim'), 'x')
+      writeFileSync(go, '')
+      expect(await outcome).toMatchObject({code: 1, stdout: '0\n', report: ''})
+    } finally {
+      spawnSync('umount', ['-R', shared])
+    }
   })
 
   it('ends as the command ended: its status, or the signal that killed it', async () => {
