@@ -474,13 +474,8 @@ static int step(struct pair *p, const struct pollfd *polled, const char *name)
  * process instead of two. */
 void net_bridge(int listener, const char *name, int debug)
 {
-	setsid();
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	prctl(PR_SET_DUMPABLE, 0);
-	close_other_fds(listener, -1);
 	/* Debugging, its lines go where hmm's go. */
 	debugging = debug;
-	stdio_to_null(debug);
 	sigset_t all;
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);

@@ -227,15 +227,17 @@ void isolate_dev(void);
 int net_option(struct exec_opts *o, const char *flag, const char *value);
 /* Refuses a network option that cannot work as given. */
 void net_check(const struct exec_opts *o);
-/* In the waiter, before the init is forked. */
+/* In the waiter, before the PID namespace is made: the bridge, which
+ * waits there for the proxy's port. */
 void net_prepare(const struct exec_opts *o);
 /* In the init, before the command is forked: the namespace, the loopback,
- * the proxy's port handed to the waiter. */
+ * the proxy's port handed to the bridge. */
 void net_isolate(const struct exec_opts *o);
-/* In the waiter, after the init is forked: the bridge to hmm's proxy. */
+/* In the waiter, after the init is forked. */
 void net_waiter(const struct exec_opts *o);
-/* bridge.c: the bridge's life, in the process net_waiter forks; with
- * `debug`, it keeps stderr for its debug lines. */
+/* bridge.c: the bridge's life, in the process net_prepare forks (which
+ * holds nothing else of the waiter's); with `debug`, its debug lines go to
+ * stderr. */
 void net_bridge(int listener, const char *name, int debug) __attribute__((noreturn));
 /* The proxy's CONNECT socket is its socket's name with this after it
  * (proxy.ts, CONNECT_SOCKET). */

@@ -126,8 +126,8 @@ void isolate_namespaces(const struct exec_opts *o, int lock)
 	gid_t gid = getegid();
 	int tell = -1;
 	pid_t mapper = uid == 0 ? start_mapper(&tell) : -1;
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC) < 0)
-		setup_fail("namespaces: cannot make user, mount and PID namespaces: %s "
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC) < 0)
+		setup_fail("namespaces: cannot make user and mount namespaces: %s "
 			   "(unprivileged user namespaces may be turned off: "
 			   "sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces, "
 			   "or AppArmor's kernel.apparmor_restrict_unprivileged_userns)",
@@ -138,11 +138,16 @@ void isolate_namespaces(const struct exec_opts *o, int lock)
 	 * reaches the command: it would arrive unmasked and not read-only. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		setup_fail("namespaces: cannot make the mounts private: %s", strerror(errno));
+	/* The bridge is forked before the PID namespace, so it stays out of
+	 * the command's sight: its /proc/PID/net would show the user's
+	 * network (net.c). */
+	net_prepare(o);
+	if (unshare(CLONE_NEWPID) < 0)
+		setup_fail("namespaces: cannot make a PID namespace: %s", strerror(errno));
 
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
 		setup_fail("namespaces: pipe: %s", strerror(errno));
-	net_prepare(o);
 	pty_prepare();
 	/* Blocked from here: the waiter reads them from a signalfd, the init
 	 * waits for them with sigwaitinfo, the command unblocks them. */

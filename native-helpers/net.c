@@ -16,16 +16,19 @@
  * The bridge must reach hmm's proxy, which the command must not reach any
  * other way than through its port, so it is made of two halves:
  *   - the init (inside: the new network namespace is its) listens on the
- *     port and hands the listening socket to the waiter over a socket pair;
- *   - the waiter (still in the user's network namespace, where the
- *     abstract socket is) forks the bridge (bridge.c), which accepts on that socket
- *     and, for each connection, connects to NAME and copies bytes both
- *     ways (one process, poll). An abstract socket has no file: nothing is
- *     left behind when hmm is killed, and the command, in another network
- *     namespace, cannot name it. The bridge is a child of the waiter, so it
- *     lives in the workspace's PID namespace and ends with it; it takes no
- *     part in the lock, and leaves the terminal's process group (Ctrl-C is
- *     for the command, not for it).
+ *     port and hands the listening socket over a socket pair to
+ *   - the bridge (bridge.c), which accepts on that socket and, for each
+ *     connection, connects to NAME and copies bytes both ways (one
+ *     process, poll). The waiter forks it before it makes the PID
+ *     namespace, so it stays in the user's network namespace, where the
+ *     abstract socket is, and out of the command's sight: in the
+ *     command's PID namespace its /proc/PID/net would show the user's
+ *     network (every connection, listener and unix socket). An abstract
+ *     socket has no file: nothing is left behind when hmm is killed, and
+ *     the command, in another network namespace, cannot name it. The
+ *     bridge dies with the waiter, which lives as long as the command; it
+ *     takes no part in the lock, and leaves the terminal's process group
+ *     (Ctrl-C is for the command, not for it).
  * A connection that opens with CONNECT (how HTTPS goes through a proxy) is
  * the exception, for speed: its head alone goes to the proxy's CONNECT
  * socket (NAME.connect), which judges it as the proxy judges everything and
@@ -95,10 +98,39 @@ void net_check(const struct exec_opts *o)
 		setup_fail("--net proxy needs --proxy-port and --proxy-socket");
 }
 
+static int receive_fd(int via);
+
 void net_prepare(const struct exec_opts *o)
 {
-	if (o->net == NET_PROXY && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pass) < 0)
+	if (o->net != NET_PROXY)
+		return;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pass) < 0)
 		setup_fail("network: socketpair: %s", strerror(errno));
+	pid_t waiter = getpid();
+	pid_t pid = fork();
+	if (pid < 0)
+		setup_fail("network: cannot start the bridge: %s", strerror(errno));
+	if (pid > 0) {
+		close(pass[0]);
+		return;
+	}
+	/* The bridge. It dies with the waiter, which lives as long as the
+	 * command. At once, before it waits for the port: a session of its own
+	 * (Ctrl-C is for the command), not dumpable, and nothing of what the
+	 * waiter holds (the lock, the report, hmm's output and terminal; with
+	 * --proxy-debug, stderr is kept for its lines). */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != waiter)
+		_exit(0);
+	setsid();
+	prctl(PR_SET_DUMPABLE, 0);
+	close_other_fds(pass[0], -1);
+	stdio_to_null(o->proxy_debug);
+	int listener = receive_fd(pass[0]);
+	close(pass[0]);
+	if (listener < 0)
+		_exit(0); /* the init failed before; it has reported why */
+	net_bridge(listener, o->proxy_socket, o->proxy_debug);
 }
 
 static void send_fd(int via, int fd)
@@ -166,7 +198,6 @@ void net_isolate(const struct exec_opts *o)
 	loopback_up();
 	if (o->net != NET_PROXY)
 		return;
-	close(pass[0]);
 	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o->proxy_port)};
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -183,18 +214,8 @@ void net_isolate(const struct exec_opts *o)
 
 void net_waiter(const struct exec_opts *o)
 {
-	if (o->net != NET_PROXY)
-		return;
-	close(pass[1]);
-	int listener = receive_fd(pass[0]);
-	close(pass[0]);
-	if (listener < 0)
-		return; /* the init failed before; it has reported why */
-	pid_t pid = fork();
-	if (pid == 0)
-		net_bridge(listener, o->proxy_socket, o->proxy_debug);
-	if (pid < 0)
-		fprintf(stderr, "hmm-helper: cannot start the network bridge: %s\n", strerror(errno));
-	close(listener);
+	/* The init has its own: the bridge reads EOF if it ends without sending. */
+	if (o->net == NET_PROXY)
+		close(pass[1]);
 }
 #endif /* __linux__ */

@@ -122,6 +122,17 @@ describe('hmm-helper exec --net proxy', () => {
     expect(tcp.connections()).toBe(0)
   })
 
+  it("keeps the bridge out of the command's sight: its /proc lists the init and the command's own processes, so no /proc/PID/net shows the host's network (the attacker's fifth review, F3)", async () => {
+    const {ws, lock} = workspace('net-proxy-proc')
+    const {name} = await standIn()
+    const port = 39000 + Math.floor(Math.random() * 1000)
+    // sh expands the glob and tests itself: no other process of the command's is there to be listed.
+    const script = `for p in /proc/[0-9]*; do [ $p = /proc/1 ] || [ $p = /proc/$$ ] || echo "seen: $p $(tr '\\0' ' ' < $p/cmdline)"; done; echo done`
+    const net = ['--net', 'proxy', '--proxy-port', String(port), '--proxy-socket', name]
+    const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, ...net], ['sh', '-c', script]))
+    expect(r).toMatchObject({code: 0, stdout: 'done\n', report: ''})
+  })
+
   it('carries many connections at once, each its own bytes, a megabyte each way', async () => {
     const {ws, lock} = workspace('net-proxy-many')
     const {name} = await standIn()
