@@ -20,7 +20,7 @@
 // HMM_PROPERTY_SEED and HMM_PROPERTY_PATH replay.
 import {execa} from 'execa'
 import {createHash} from 'node:crypto'
-import {chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -238,7 +238,7 @@ async function makeOrigin(spec: Scenario['origin']): Promise<{dir: string; model
   for (const file of files) {
     if (file.state === 'deleted' && spec.git) {
       await git(['rm', '-q', '--cached', '--', file.path], dir)
-      await execa('rm', ['--', join(dir, file.path)])
+      unlinkSync(join(dir, file.path))
       continue
     }
     const bytes = bytesOf(file.state === 'modified' && spec.git ? file.changed : file.content)
@@ -438,7 +438,7 @@ async function checkScenario(s: Scenario): Promise<void> {
     expect({exitCode: applied.exitCode, stderr: applied.stderr}).toEqual({exitCode: 0, stderr: `hmm: applied workspace ${label} to ${origin}\n`})
     expect(snapshot(origin)).toEqual(expected)
   }
-  expect((await hmm(['rm', '-f', ws.id], origin)).exitCode).toBe(0)
+  // The workspace is left to the world's removal: an hmm rm -f here would prove nothing and cost an hmm process per case.
 }
 
 describe('workspaces of random origins, edited at random', () => {
