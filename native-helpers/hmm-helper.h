@@ -2,7 +2,7 @@
  * hmm-helper: what the modules of the helper share. One mode per file
  * (main.c dispatches): exec.c (lock, descriptors, capabilities, exec),
  * landlock.c, seccomp.c, layers.c, clone.c + clone-copy.c, statpairs.c,
- * remove.c, net.c + bridge.c, isolate.c + mounts.c + devices.c + readonly.c + pty.c; util.c holds the small utilities every mode uses.
+ * remove.c, net.c + bridge.c, isolate.c + mounts.c + devices.c + readonly.c + pty.c + term-filter.c; util.c holds the small utilities every mode uses.
  */
 #ifndef HMM_HELPER_H
 #define HMM_HELPER_H
@@ -197,6 +197,31 @@ int pty_reports_stops(void);
  * command, and ends as it ended (or as the init did, if it ended first). */
 void pty_waiter(int status_fd, pid_t init) __attribute__((noreturn));
 #endif
+
+/* ---- term-filter.c ---- */
+
+/* What a sequence under way may hold (a colour OSC, at most). */
+#define TERM_HELD 256
+/* Room the filtered output of n bytes may take: a byte at most twice over
+ * (a string cut short ends with ST), and what was held from before. */
+#define TERM_FILTER_ROOM(n) (2 * (n) + TERM_HELD + 8)
+
+/* The filter's state between reads of the command's output. */
+struct term_filter {
+	int state, string; /* string: the string an ESC came in */
+	unsigned num;	   /* an OSC's number */
+	size_t len;	   /* of held */
+	unsigned char held[TERM_HELD];
+	unsigned char u8[4], lo, hi; /* a UTF-8 character under way; its next byte's range */
+	int u8len, need;
+	int asked; /* something passed that the terminal answers */
+};
+void term_filter_init(struct term_filter *f);
+/* The command's n bytes as the user's terminal may see them, into out
+ * (TERM_FILTER_ROOM(n) bytes); returns how many. */
+size_t term_filter(struct term_filter *f, const unsigned char *in, size_t n, unsigned char *out);
+/* The command's output has ended: a string it left open is closed. */
+size_t term_filter_end(struct term_filter *f, unsigned char *out);
 
 /* ---- cover-data.c ---- */
 

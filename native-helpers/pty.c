@@ -17,8 +17,10 @@
  * in a process group of its own that is the pty's foreground. The master
  * goes to the waiter, outside the PID namespace, which relays bytes between
  * it and the user's terminal: nothing the command does reaches the user's
- * terminal but the bytes it writes, and once hmm is stopped or has returned
- * nothing of the user's input reaches the command. Without any terminal
+ * terminal but the bytes it writes, as term-filter.c lets them (no
+ * clipboard, no questions answered with what the terminal holds), and once
+ * hmm is stopped or has returned nothing of the user's input reaches the
+ * command. Without any terminal
  * the init still leaves hmm's session, so /dev/tty inside opens nothing.
  *
  * While the command runs, the user's terminal (stdin) is raw: Ctrl-C,
@@ -30,8 +32,9 @@
  * raw again if hmm is in the foreground (in the background it reads
  * nothing and leaves the modes alone) and continues the command. The
  * window size is copied at start, on SIGWINCH and when continued. Output
- * the command wrote before it ended is read to the end before hmm exits;
- * a hang-up of the user's terminal hangs the pty up.
+ * the command wrote before it ended is read to the end before hmm exits,
+ * and answers the terminal still owes it are taken (fence); a hang-up of
+ * the user's terminal hangs the pty up.
  */
 #include "hmm-helper.h"
 
@@ -178,7 +181,11 @@ struct relay {
 	struct termios saved;
 	char pending[4096]; /* read from the user, not yet taken by the pty */
 	size_t len, off;
+	struct term_filter filter; /* what of the command's output the user's terminal sees */
 };
+
+/* The most read from the command's terminal at once. */
+#define RELAYED 65536
 
 static void tell_init(const struct relay *r, int sig)
 {
@@ -250,11 +257,19 @@ static void suspend(struct relay *r)
 	resume(r);
 }
 
-/* Writes all of it to the user's terminal; a terminal gone takes no more. */
-static void to_user(struct relay *r, const char *buf, size_t n)
+/* Writes to the user's terminal; a terminal gone takes no more. */
+static void write_user(struct relay *r, const void *buf, size_t n)
 {
 	if (r->out >= 0 && write_all(r->out, buf, n) < 0)
 		r->out = -1;
+}
+
+/* The command's output, as the filter lets it reach the user's terminal
+ * (term-filter.c). */
+static void to_user(struct relay *r, const char *buf, size_t n)
+{
+	static unsigned char filtered[TERM_FILTER_ROOM(RELAYED)];
+	write_user(r, filtered, term_filter(&r->filter, (const unsigned char *)buf, n, filtered));
 }
 
 /* What the command wrote before it ended, to the last byte: a read that
@@ -264,11 +279,55 @@ static void drain(struct relay *r)
 	if (r->master < 0)
 		return;
 	fcntl(r->master, F_SETFL, fcntl(r->master, F_GETFL) | O_NONBLOCK);
-	char buf[65536];
+	char buf[RELAYED];
 	ssize_t n;
 	while ((n = read(r->master, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
 		if (n > 0)
 			to_user(r, buf, (size_t)n);
+	unsigned char end[TERM_FILTER_ROOM(0)];
+	write_user(r, end, term_filter_end(&r->filter, end));
+}
+
+/* How long the fence waits for the terminal's answer, in milliseconds. */
+#define FENCE_WAIT 1000
+
+/*
+ * Answers the terminal still owes the command (to queries written just
+ * before it ended: the cursor's position, the device attributes) must not
+ * reach the user's shell once hmm returns, which would read them as typed.
+ * A terminal answers in the order it was asked, so hmm, while the terminal
+ * is still raw, asks a question of its own that no command can ask (DSR 5n:
+ * the filter drops it) and discards what comes in up to its answer, CSI 0 n
+ * (or 3 n). Only when something the terminal answers passed, and where hmm
+ * reads the terminal it writes to; bounded, for a terminal that never
+ * answers (the owed answers then come when they come). What the user typed
+ * after the command's end goes with them.
+ */
+static void fence(struct relay *r)
+{
+	struct stat in, out;
+	if (!r->raw || r->out < 0 || !r->filter.asked || fstat(r->in, &in) < 0 || fstat(r->out, &out) < 0 ||
+	    in.st_rdev != out.st_rdev || write_all(r->out, "\033[5n", 4) < 0)
+		return;
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	size_t matched = 0; /* of ESC [ 0 n, where 3 may stand for 0 */
+	while (matched < 4) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long left = FENCE_WAIT - (now.tv_sec - start.tv_sec) * 1000 - (now.tv_nsec - start.tv_nsec) / 1000000;
+		struct pollfd p = {r->in, POLLIN, 0};
+		int ready = left > 0 ? poll(&p, 1, (int)left) : 0;
+		if (ready < 0 && errno == EINTR)
+			continue;
+		char c;
+		ssize_t n = ready > 0 ? read(r->in, &c, 1) : -1; /* one at a time: nothing after the answer */
+		if (n < 0 && ready > 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return;
+		int fits = matched == 2 ? c == '0' || c == '3' : c == "\033[0n"[matched];
+		matched = fits ? matched + 1 : c == '\033';
+	}
 }
 
 /* The user's terminal hung up (or ended): so does the command's. */
@@ -321,7 +380,7 @@ static void to_command(struct relay *r)
 
 static void from_command(struct relay *r)
 {
-	char buf[65536];
+	char buf[RELAYED];
 	ssize_t n = read(r->master, buf, sizeof buf);
 	if (n > 0)
 		to_user(r, buf, (size_t)n);
@@ -362,6 +421,7 @@ static void end_as(int status, pid_t init)
 void pty_waiter(int status_fd, pid_t init)
 {
 	struct relay r = {.init = init, .in = -1, .out = -1, .user = user_terminal(), .master = -1, .peer = -1};
+	term_filter_init(&r.filter);
 	if (given & 1)
 		r.in = 0;
 	r.out = (given & 2) ? 1 : (given & 4) ? 2 : r.in;
@@ -418,6 +478,7 @@ void pty_waiter(int status_fd, pid_t init)
 				continue;
 			}
 			drain(&r);
+			fence(&r);
 			restore(&r);
 			end_as(got == sizeof status ? status : -1, init);
 		}

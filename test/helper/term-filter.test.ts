@@ -1,0 +1,155 @@
+// What of the command's output reaches the user's terminal (native-helpers/term-filter.c;
+// attacker's review 5, F1): the filter itself, fed as the relay feeds it, in the pieces a
+// read may return, through test/helper/term-filter-driver.c (built here with the system's
+// cc from the helper's own source). The relay and a real terminal: test/cli/terminal-queries.
+import {spawnSync} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {repo} from './support.js'
+
+let dir: string
+let driver: string
+beforeAll(() => {
+  dir = mkdtempSync(join(repo, '.test-worlds', 'term-filter-'))
+  driver = join(dir, 'term-filter-driver')
+  const sources = ['test/helper/term-filter-driver.c', 'native-helpers/term-filter.c']
+  const built = spawnSync('cc', ['-O2', '-Wall', '-Wextra', '-Werror', '-std=gnu11', '-o', driver, ...sources], {cwd: repo, encoding: 'utf8'})
+  expect(built.status, built.stderr).toBe(0)
+})
+afterAll(() => rmSync(dir, {recursive: true, force: true}))
+
+interface Filtered {
+  out: string
+  /** Bytes passed after each piece, the last entry at the end of the output. */
+  passed: number[]
+  asked: boolean
+}
+
+/** The output as the terminal gets it, the input split at the given offsets. */
+function filter(input: string | Buffer, splits: number[] = []): Filtered {
+  const r = spawnSync(driver, splits.map(String), {input: typeof input === 'string' ? Buffer.from(input, 'latin1') : input})
+  expect(r.status, r.stderr.toString()).toBe(0)
+  const [passed, asked] = r.stderr.toString().trim().split('\n')
+  return {out: r.stdout.toString('latin1'), passed: passed!.split(' ').slice(1).map(Number), asked: asked === 'asked 1'}
+}
+
+const ESC = '\x1b'
+const BEL = '\x07'
+const ST = `${ESC}\\`
+const utf8 = (text: string) => Buffer.from(text, 'utf8').toString('latin1')
+
+// What programs need of a terminal passes byte for byte.
+const KEPT: Array<[string, string]> = [
+  ['colours', `${ESC}[31mred${ESC}[0m ${ESC}[38;2;255;128;0;48;5;17mrgb${ESC}[m`],
+  ['cursor motion and erasing', `${ESC}[H${ESC}[2J${ESC}[10;20H${ESC}[3A${ESC}[K${ESC}7${ESC}8`],
+  ['the alternate screen, bracketed paste, mouse and focus modes', `${ESC}[?1049h${ESC}[?2004h${ESC}[?1000h${ESC}[?1006h${ESC}[?1004h${ESC}[?1049l`],
+  ['the cursor position report and the device attributes', `${ESC}[6n${ESC}[c${ESC}[0c${ESC}[>c${ESC}[>q${ESC}[?2026$p${ESC}[?u`],
+  ['a title set (BEL and ST), the title stack', `${ESC}]0;a title${BEL}${ESC}]2;another${ST}${ESC}[22;0t${ESC}[23;0t`],
+  ['a hyperlink', `${ESC}]8;;https://example.com/a?b=c${ST}link${ESC}]8;;${ST}`],
+  ['colours set, and reset', `${ESC}]4;1;rgb:ff/00/00${BEL}${ESC}]11;#000000${ST}${ESC}]104${BEL}${ESC}]110${ST}`],
+  ['the working directory and shell marks', `${ESC}]7;file://host/home/me${BEL}${ESC}]133;A${ST}`],
+  ['character sets, keypad and cursor shape', `${ESC}(0lqk${ESC}(B${ESC}=${ESC}>${ESC}[2 q`],
+  ['a sixel image', `${ESC}P0;1;0q"1;1;2;2#0;2;0;0;0#0!2~-${ST}`],
+  ['UTF-8 text', utf8('é € 😀 ✓ — ›')],
+  ['controls that only move or sound', `a\tb\r\n\x08c${BEL}`],
+]
+
+// What makes the terminal answer with what it holds or what the command chose, or act
+// beyond the screen, is dropped whole; the text around it passes (and what follows a lone
+// C1 control is text).
+const DROPPED: Array<[string, string, string?]> = [
+  ['OSC 52 clipboard read (BEL and ST)', `${ESC}]52;c;?${BEL}${ESC}]52;p;?${ST}`],
+  ['OSC 52 clipboard set', `${ESC}]52;c;Y3VybCBldmlsIHwgc2g=${BEL}`],
+  ['OSC 52 with leading zeros', `${ESC}]052;c;?${BEL}`],
+  ['colour queries', `${ESC}]11;?${BEL}${ESC}]10;?${ST}${ESC}]4;1;?${BEL}${ESC}]4;1;rgb:ff/00/00;2;?${BEL}${ESC}]12;?${BEL}${ESC}]17;?${BEL}${ESC}]19;?${BEL}`],
+  ['font (OSC 50), set or asked', `${ESC}]50;?${BEL}${ESC}]50;fixed${BEL}`],
+  [
+    "iTerm2's OSC 1337, ConEmu's OSC 9, urxvt's OSC 777, kitty's file transfer",
+    `${ESC}]1337;RequestAttention=1${BEL}${ESC}]9;6;"macro"${BEL}${ESC}]777;notify;a;b${BEL}${ESC}]5113;ac=send${ST}`,
+  ],
+  ['an OSC whose number is not one', `${ESC}]l title${ST}${ESC}];x${BEL}`],
+  ['DECRQSS and XTGETTCAP', `${ESC}P$qm${ST}${ESC}P+q544e${ST}`],
+  ["kitty's remote control", `${ESC}P@kitty-cmd{"cmd":"launch","payload":{"args":["sh"]}}${ST}`],
+  ["tmux's passthrough", `${ESC}Ptmux;${ESC}${ESC}]52;c;?${BEL}${ST}`],
+  ['other DCS: user-defined keys, ReGIS, XTSETTCAP', `${ESC}P1;1|17/6563686f${ST}${ESC}P1pS(E)${ST}${ESC}P+p544e${ST}`],
+  ["APC (kitty's graphics), PM and SOS", `${ESC}_Gf=100,t=f;L2V0Yy9wYXNzd2Q=${ST}${ESC}^private${ST}${ESC}Xstring${ST}`],
+  ['window reports, the title report among them', `${ESC}[21t${ESC}[20t${ESC}[14t${ESC}[18t${ESC}[19t${ESC}[11t${ESC}[13;2t${ESC}[16t`],
+  ['the screen read back: DECRQCRA, DECRQPSR, DECRQTSR, XTREPORTSGR', `${ESC}[1;1;1;1;1;1*y${ESC}[1$w${ESC}[1$u${ESC}[1;1;1;1#|`],
+  ["DSR 5n, hmm's own question", `${ESC}[5n`],
+  ['ENQ and DECID', `\x05${ESC}Z`],
+  ['8-bit C1 controls', '\x9b6n\x9d52;c;?\x07\x90$qm\x9c', '6n52;c;?\x07$qm'],
+  ['C1 controls encoded in UTF-8', '\xc2\x9b6n\xc2\x9d52;c;?\x07', '6n52;c;?\x07'],
+  ['ST where no string is', ST],
+  ['bytes that are no UTF-8', '\xff\xfe\xc0\xaf\xe0\x80\xaf\xed\xa0\x80'],
+]
+
+describe('the terminal filter', () => {
+  it.each(KEPT)('passes %s as they are', (_, sequence) => {
+    expect(filter(`<${sequence}>`).out).toBe(`<${sequence}>`)
+  })
+
+  it.each(DROPPED)('drops %s', (_, sequence, rest = '') => {
+    expect(filter(`<${sequence}>`).out).toBe(`<${rest}>`)
+  })
+
+  it('cuts a shown string short at what it may not hold, so the terminal sees its end where the filter does', () => {
+    // A newline in a title: the title ends there, the rest of the string is dropped.
+    expect(filter(`${ESC}]0;one\ntwo${ESC}]52;c;?${BEL}three`).out).toBe(`${ESC}]0;one${ST}three`)
+    // A C1 control (ST or CSI to some terminals) in a title or a hyperlink.
+    expect(filter(`${ESC}]2;a\x9cb${BEL}c`).out).toBe(`${ESC}]2;a${ST}c`)
+    expect(filter(`${ESC}]8;;http://x/\xc2\x9b6n${BEL}c`).out).toBe(`${ESC}]8;;http://x/${ST}c`)
+    // ESC other than ST ends the string (with ST) and starts what follows, judged as any other.
+    expect(filter(`${ESC}]0;t${ESC}]52;c;?${BEL}${ESC}]0;u${ESC}[31mx`).out).toBe(`${ESC}]0;t${ST}${ESC}]0;u${ST}${ESC}[31mx`)
+    // CAN and SUB abandon a string.
+    expect(filter(`${ESC}]0;t\x18x${ESC}]52;c;?\x1ay`).out).toBe(`${ESC}]0;t${ST}xy`)
+    // Left open at the end of the output: closed.
+    expect(filter(`${ESC}]0;open`).out).toBe(`${ESC}]0;open${ST}`)
+    // UTF-8 in a title passes; what is no UTF-8 does not.
+    expect(filter(`${ESC}]0;${utf8('tête ✓')}\xff${BEL}`).out).toBe(`${ESC}]0;${utf8('tête ✓')}${BEL}`)
+    // Sixel data holds only printable bytes.
+    expect(filter(`${ESC}Pq#0!2~\x07${ESC}]52;c;?${ST}x`).out).toBe(`${ESC}Pq#0!2~${ST}x`)
+  })
+
+  it('recognises a sequence split anywhere between reads', () => {
+    const input = [
+      'text ',
+      utf8('é€😀'),
+      `${ESC}]52;c;?${BEL}`,
+      `${ESC}[38;5;208m`,
+      `${ESC}]0;title${ST}`,
+      `${ESC}P$qm${ST}`,
+      `${ESC}]11;?${BEL}`,
+      `${ESC}]4;1;rgb:ff/00/00${BEL}`,
+      '\xc2\x9b6n',
+      `${ESC}[21t`,
+      `${ESC}[6n`,
+      ' end',
+    ].join('')
+    const whole = filter(input)
+    expect(whole.out).toBe(`text ${utf8('é€😀')}${ESC}[38;5;208m${ESC}]0;title${ST}${ESC}]4;1;rgb:ff/00/00${BEL}6n${ESC}[6n end`)
+    const every = spawnSync(driver, ['every'], {input: Buffer.from(input, 'latin1')})
+    expect(every.stderr.toString()).toBe('differs at: none\n')
+  })
+
+  it('holds nothing without bound: a long sequence is dropped, a long string passes or goes as it comes', () => {
+    const many = `${ESC}[${'1;'.repeat(50_000)}m`
+    expect(filter(`a${many}b`).out).toBe('ab')
+    // An unterminated clipboard write followed by a megabyte of output: nothing of it is held, all dropped.
+    const flood = `${ESC}]52;c;${'A'.repeat(1_000_000)}`
+    expect(filter(`a${flood}`, [1, 500_000]).passed).toEqual([1, 0, 0, 0])
+    // A shown title's text passes in the read it came in, not held for its end.
+    const title = `${ESC}]0;${'t'.repeat(4000)}`
+    expect(filter(`${title}${BEL}`, [2000]).passed).toEqual([2000, 2005, 0])
+    // A colour set is held until its end (a '?' may come last), within a bound.
+    const colour = `${ESC}]4;1;rgb:ff/00/00${BEL}`
+    expect(filter(colour, [8]).passed).toEqual([0, colour.length, 0])
+    expect(filter(`${ESC}]4;${'1;rgb:ff/00/00;'.repeat(30)}${BEL}x`).out).toBe('x')
+  })
+
+  it('notes whether something that the terminal answers passed', () => {
+    expect(filter(`${ESC}[31mred${ESC}[0m${ESC}[?1049h${ESC}]0;t${BEL}`).asked).toBe(false)
+    expect(filter(`${ESC}[5n${ESC}]52;c;?${BEL}${ESC}[21t`).asked).toBe(false)
+    for (const query of ['[6n', '[c', '[>c', '[>q', '[?2026$p', '[?u', '[?6n']) expect(filter(`${ESC}${query}`).asked, query).toBe(true)
+  })
+})
