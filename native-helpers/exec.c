@@ -68,10 +68,10 @@ int cmd_locked(int argc, char **argv)
 }
 
 #define EXEC_USAGE                                                                       \
-	"usage: hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] " \
+	"usage: hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] [--program FILE] " \
 	"[--read PATH]... [--write PATH]... " \
 	"[--dev PATH]... [--hide PATH]... [--read-only PATH]... [--isolate DIR [--tmp-over PATH]... " \
-	"[--cache PATH]... [--mask PATH]... [--cover-data DIR] [--bind-src PATH --bind-dst PATH]... [--net none|proxy [--proxy-port N --proxy-socket NAME [--proxy-debug]]] [--end-with-command]] " \
+	"[--cache PATH]... [--layers NAME] [--mask PATH]... [--cover-data DIR] [--bind-src PATH --bind-dst PATH]... [--net none|proxy [--proxy-port N --proxy-socket NAME [--proxy-debug]]] [--end-with-command]] " \
 	"-- CMD [ARG...]"
 
 /* Paths must come absolute and canonical (the TS side resolves them), because
@@ -96,8 +96,8 @@ static void check_canonical(const char *flag, const char *p)
 }
 
 static const char *const VALUE_FLAGS[] = {
-	"--lock",  "--report-fd", "--wait-fd", "--chdir", "--read", "--write", "--dev",
-	"--hide",  "--read-only", "--isolate", "--tmp-over", "--cache", "--mask",
+	"--lock",  "--report-fd", "--wait-fd", "--chdir", "--program", "--read", "--write", "--dev",
+	"--hide",  "--read-only", "--isolate", "--tmp-over", "--cache", "--layers", "--mask",
 	"--cover-data", "--bind-src", "--bind-dst",
 	"--net",   "--proxy-port", "--proxy-socket",
 };
@@ -167,6 +167,9 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 			o->wait_fd = (int)fd;
 		} else if (strcmp(a, "--chdir") == 0) {
 			o->chdir = v;
+		} else if (strcmp(a, "--program") == 0) {
+			check_canonical(a, v);
+			o->program = v;
 		} else if (strcmp(a, "--read") == 0 || strcmp(a, "--write") == 0 ||
 			   strcmp(a, "--dev") == 0) {
 			check_canonical(a, v);
@@ -181,6 +184,12 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 		} else if (strcmp(a, "--cover-data") == 0) {
 			check_canonical(a, v);
 			o->cover_data = v;
+		} else if (strcmp(a, "--layers") == 0) {
+			/* A directory's name in the workspace's, and a part of the
+			 * overlays' options: none of their separators. */
+			if (!*v || strcmp(v, ".") == 0 || strcmp(v, "..") == 0 || strpbrk(v, "/,:\\"))
+				setup_fail("--layers needs a directory's name without '/', ',', ':' or '\\': %s", v);
+			o->layers = v;
 #ifdef __linux__
 		} else if (net_option(o, a, v)) {
 			/* net.c took it */
@@ -190,7 +199,7 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 		}
 	}
 	if (i >= argc || i + 1 >= argc || o->lock == NULL || o->lock[0] == '\0' ||
-	    ((o->end_with_command || o->cover_data || o->nbind_src) && !o->isolate) ||
+	    ((o->end_with_command || o->cover_data || o->nbind_src || o->layers) && !o->isolate) ||
 	    o->nbind_src != o->nbind_dst)
 		setup_fail("%s", EXEC_USAGE);
 	o->cmd = &argv[i + 1];
@@ -496,11 +505,15 @@ int cmd_exec(int argc, char **argv)
 		setup_fail("cannot install the seccomp filter: %s", strerror(errno));
 #endif
 
-	/* Step 5. PATH is looked up as a shell would; on success the report
-	 * descriptor closes with the exec and hmm reads EOF: "started". */
-	execvp(o.cmd[0], o.cmd);
+	/* Step 5. The program hmm found outside, or PATH looked up as a shell
+	 * would; on success the report descriptor closes with the exec and hmm
+	 * reads EOF: "started". */
+	if (o.program)
+		execv(o.program, o.cmd);
+	else
+		execvp(o.cmd[0], o.cmd);
 	int e = errno;
-	if (e == EACCES && !strchr(o.cmd[0], '/') && !found_on_path(o.cmd[0]))
+	if (e == EACCES && !o.program && !strchr(o.cmd[0], '/') && !found_on_path(o.cmd[0]))
 		e = ENOENT;
 	signal(SIGPIPE, SIG_IGN);
 	char line[512];

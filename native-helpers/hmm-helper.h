@@ -91,6 +91,7 @@ struct exec_opts {
 	const char *lock;
 	int wait_fd;	   /* -1, or where hmm sends the go-ahead */
 	const char *chdir; /* NULL, or where the command starts */
+	const char *program; /* NULL, or the file run for cmd[0] (found by hmm outside), not looked up on PATH */
 	struct grant *grants;
 	size_t ngrants;
 	const char **hides;
@@ -103,6 +104,7 @@ struct exec_opts {
 	size_t ntmp_over;
 	const char **caches;
 	size_t ncaches;
+	const char *layers; /* NULL, or the directory of the workspace's the caches' layers are kept in, for "caches" (mounts.c) */
 	const char **masks;
 	size_t nmasks;
 	const char *cover_data; /* NULL, or hmm's data directory, covered but for isolate (cover-data.c) */

@@ -247,7 +247,10 @@ static void seal(const struct exec_opts *o, const char *c, const char *upper)
 	sealed[nsealed++] = c;
 }
 
-/* A cache's layers, kept with the workspace in caches/<name>/: the first
+/* A cache's layers, kept with the workspace in caches/<name>/ (or, for a
+ * command with an agent's profile, in caches-<agent>/<name>/, --layers:
+ * what a command without the profile left in a cache, a program first on
+ * PATH, is not run by the agent, with its login): the first
  * is upper/ (its work dir work/), more are <n>/upper (and <n>/work) for
  * n = 1, 2, .... Commands may run in a workspace at once (hmm exec), and
  * two live overlay mounts may not share an upper or a work directory (the
@@ -369,7 +372,7 @@ static void overlay_caches(const struct exec_opts *o, int lock)
 		const char *base = strrchr(c, '/') + 1;
 		if (*base == '.')
 			base++;
-		char *dir = path_join(o->isolate, "caches");
+		char *dir = path_join(o->isolate, o->layers ? o->layers : "caches");
 		char *mine = path_join(dir, base);
 		unsigned n = choose_layer(mine, lock);
 		char *upper = layer_part(mine, n, "upper");

@@ -38,6 +38,22 @@ describe('hmm-helper exec', () => {
     expect(r.stdout).toBe(args.map(a => `[${a}]`).join(''))
   })
 
+  it('runs the file --program names for the command, argv[0] as given, not the first of that name on PATH', async () => {
+    const w = world('exec-program')
+    const first = join(w, 'first')
+    mkdirSync(first)
+    writeFileSync(join(first, 'named'), '#!/bin/sh\necho wrong\n', {mode: 0o755})
+    const r = await run(execArgs(join(w, 'lock'), ['--program', '/bin/sh', ...policy(w)], ['named', '-c', 'tr "\\0" " " < /proc/$$/cmdline']), {
+      env: {...process.env, PATH: `${first}:/usr/bin:/bin`},
+    })
+    expect(r).toMatchObject({code: 0, stdout: 'named -c tr "\\0" " " < /proc/$$/cmdline ', report: ''})
+    const missing = await run(execArgs(join(w, 'lock'), ['--program', join(w, 'none'), ...policy(w)], ['named']), {
+      env: {...process.env, PATH: `${first}:/usr/bin:/bin`},
+    })
+    expect(missing.code).toBe(127)
+    expect(missing.report).toMatch(/^exec ENOENT .+\n$/)
+  })
+
   it('reports a command that does not exist as exec ENOENT, status 127', async () => {
     const w = world('exec-enoent')
     const r = await run(execArgs(join(w, 'lock'), policy(w), ['hmm-no-such-command-here']))

@@ -32,6 +32,27 @@ describe('hmm-helper exec --isolate', () => {
     expect(() => readFileSync(join(cache, 'new'))).toThrow()
   })
 
+  it("with --layers, keeps a command's cache layers apart from those of the commands without (an agent's from the rest)", async () => {
+    const w = world('isolate-layers')
+    const cache = join(w, 'cache')
+    mkdirSync(cache)
+    const ws = join(w, 'ws')
+    mkdirSync(ws)
+    const isolated = (...layers: string[]) => [...policy(ws), '--isolate', ws, '--cache', cache, '--write', cache, ...layers]
+    const list = ['sh', '-c', `ls ${cache}; touch ${cache}/by-$0`]
+    const plain = await run(execArgs(join(ws, 'lock'), isolated(), [...list, 'plain']))
+    expect(plain).toMatchObject({code: 0, stdout: '', report: ''})
+    const agent = await run(execArgs(join(ws, 'lock'), isolated('--layers', 'caches-a'), [...list, 'agent']))
+    expect(agent).toMatchObject({code: 0, stdout: '', report: ''})
+    expect((await run(execArgs(join(ws, 'lock'), isolated('--layers', 'caches-a'), ['ls', cache]))).stdout).toBe('by-agent\n')
+    expect((await run(execArgs(join(ws, 'lock'), isolated(), ['ls', cache]))).stdout).toBe('by-plain\n')
+    for (const bad of ['..', 'a/b', 'a,upperdir=/x', '']) {
+      const r = await run(execArgs(join(ws, 'lock'), isolated('--layers', bad), ['true']))
+      expect(r.code, bad).toBe(125)
+      expect(r.report, bad).toMatch(/^setup --layers needs a directory's name without/)
+    }
+  })
+
   it('covers a directory with an empty one and a socket with nothing', async () => {
     const w = world('isolate-mask')
     const session = join(w, 'run-user')
