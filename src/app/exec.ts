@@ -12,9 +12,11 @@ import type {Workspace} from '../workspaces/workspace.js'
 import {lockedFiles} from '../native/helper.js'
 import type {Launch} from '../platform/launch.js'
 import {
+  agentAlone,
   commandEnded,
   commandOrShell,
   commandPolicy,
+  commandProgram,
   givenWritable,
   sayAgentProfile,
   sayInterrupted,
@@ -65,11 +67,12 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)
     checkNetCanHold(workspace, state, settings)
     const policy = commandPolicy(context, platform, workspace.tree, kept, settings)
+    const program = commandProgram(context, settings, command, policy)
     makeAgentPlaces(settings)
     if (kept.length !== workspace.row.writable.length) context.store.update(workspace.id, {writable: kept})
 
     // Counted before the helper takes the lock, so a command ending meanwhile does not mark it idle.
-    context.store.commandStarted(workspace.id)
+    const alone = agentAlone(settings, context.store.commandStarted(workspace.id, settings.agent?.name ?? ''))
     // Where the user is, as run does; the tree's top if the command removed that directory.
     const place = workspace.treeDirFor(context.cwd)
     const cwd = lstatSync(place, {throwIfNoEntry: false})?.isDirectory() ? place : workspace.tree
@@ -77,7 +80,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     const starting = whileStarting()
     let running: Launch | undefined
     try {
-      running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd})
+      running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd, program, alone})
       starting.check()
     } catch (error) {
       running?.abort()

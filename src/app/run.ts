@@ -26,9 +26,11 @@ import {removeWorkspace} from '../workspaces/remove.js'
 import type {Store} from '../workspaces/store.js'
 import {treePath, Workspace} from '../workspaces/workspace.js'
 import {
+  agentAlone,
   commandEnded,
   commandOrShell,
   commandPolicy,
+  commandProgram,
   givenWritable,
   sayAgentProfile,
   sayInterrupted,
@@ -156,6 +158,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   checkNoSecretCloned(context, platform, settings)
   // Before the workspace has an ID: its tree as hmm sandbox shows it, placed when the command starts (session.ts).
   const policy = commandPolicy(context, platform, treePath(context.data, '<id>', context.origin), given, settings)
+  const program = commandProgram(context, settings, command, policy)
   makeAgentPlaces(settings)
   const store = context.store
   // From the reservation until the command starts, a signal means: give up, leave nothing behind, say so.
@@ -163,12 +166,14 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   let workspace: Workspace | undefined
   let running: Launch | undefined
   try {
-    workspace = new Workspace(store.reserve({name: request.name ?? null, origin: context.origin, command, writable: given}, newId), context.data)
+    const agent = settings.agent?.name ?? ''
+    workspace = new Workspace(store.reserve({name: request.name ?? null, origin: context.origin, command, writable: given, agent}, newId), context.data)
     mkdirSync(workspace.root, {recursive: true, mode: 0o700})
     writeFileSync(workspace.lock, '')
     // Started in the subdirectory of the tree the user is in (the origin is the repository's top).
     const cwd = workspace.treeDirFor(context.cwd)
-    running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd})
+    const alone = agentAlone(settings, workspace.row.onlyAgent)
+    running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd, program, alone})
     starting.check()
     const record = await makeTree(workspace, starting.signal)
     starting.check()

@@ -14,8 +14,8 @@ import {checkNoLinkOnTheWay, checkNotInOwnTemp} from './grants.js'
 import {startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
 import {checkSandboxAvailable, placedAt, policyFor, userTmpdir} from '../platform/confine.js'
-import {checkProgramsOutOfReach} from '../platform/programs.js'
-import {commandEnv, unsignedGit} from '../sandbox/env.js'
+import {agentProgram, checkProgramsOutOfReach} from '../platform/programs.js'
+import {commandEnv, noFsmonitor, unsignedGit} from '../sandbox/env.js'
 import {canonical} from '../sandbox/paths.js'
 import {withBinds, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError, say} from '../ui/errors.js'
@@ -67,6 +67,7 @@ export function commandPolicy(context: Context, platform: Platform, tree: string
     namespaces,
     ...places,
     writable,
+    agent: settings.agent?.name,
   })
   checkNoLinkOnTheWay(policy, namespaces, {write: asked, tmpdir: userTmpdir()})
   if (namespaces) checkNotInOwnTemp(policy, writable)
@@ -75,12 +76,45 @@ export function commandPolicy(context: Context, platform: Platform, tree: string
 }
 
 /**
+ * The file a command with an agent's profile runs, found outside and
+ * checked before anything is made (programs.ts agentProgram); undefined
+ * for other commands, looked up on PATH inside as a shell would.
+ */
+export function commandProgram(context: Context, settings: Effective, command: string[], policy: SandboxPolicy): string | undefined {
+  return settings.agent ? agentProgram(command[0], policy, context.data) : undefined
+}
+
+/**
+ * Whether the command is an agent that alone ran in the workspace: every
+ * command there, this one included, had its profile (Store onlyAgent).
+ * Then nothing but the agent and what it ran wrote the tree, and Claude
+ * Code is told it is sandboxed, so it does not ask to trust the folder.
+ * Once another command ran there (say an install script), what it left in
+ * the tree's .claude settings (hooks) and .mcp.json would run at the
+ * agent's start, with its login: Claude Code asks, as anywhere else
+ * (attacker's review 5, F5).
+ */
+export function agentAlone(settings: Effective, onlyAgent: string | null): boolean {
+  return settings.agent !== undefined && onlyAgent === settings.agent.name
+}
+
+/**
  * Starts the helper for the command in the workspace's tree: it takes the
  * workspace's lock at once and waits for go() (run makes the tree meanwhile).
  */
 export async function startInWorkspace(
   workspace: Workspace,
-  options: {platform: Platform; policy: SandboxPolicy; command: string[]; settings: Effective; cwd: string},
+  options: {
+    platform: Platform
+    policy: SandboxPolicy
+    command: string[]
+    settings: Effective
+    cwd: string
+    /** commandProgram's. */
+    program: string | undefined
+    /** agentAlone's. */
+    alone: boolean
+  },
 ): Promise<Launch> {
   const {settings} = options
   const network = networkOf(settings)
@@ -99,18 +133,17 @@ export async function startInWorkspace(
     lock: workspace.lock,
     cwd: options.cwd,
     command: options.command,
+    program: options.program,
     proxy: net.proxy,
   }
-  const env = unsignedGit(
-    commandEnv(process.env, settings.env, {
-      // Claude Code, told it is sandboxed, does not ask to trust each new workspace.
-      CLAUDE_CODE_SANDBOXED: '1',
-      HMM_WORKSPACE: workspace.id,
-      ...(workspace.row.name === null ? {} : {HMM_WORKSPACE_NAME: workspace.row.name}),
-      ...(confinement.policy.tmpdir ? {TMPDIR: confinement.policy.tmpdir} : {}),
-      ...net.env,
-    }),
-  )
+  const own = commandEnv(process.env, settings.env, {
+    ...(options.alone ? {CLAUDE_CODE_SANDBOXED: '1'} : {}),
+    HMM_WORKSPACE: workspace.id,
+    ...(workspace.row.name === null ? {} : {HMM_WORKSPACE_NAME: workspace.row.name}),
+    ...(confinement.policy.tmpdir ? {TMPDIR: confinement.policy.tmpdir} : {}),
+    ...net.env,
+  })
+  const env = settings.agent ? noFsmonitor(unsignedGit(own)) : unsignedGit(own)
   // macOS: the workspace's own temp directory, its $TMPDIR (on Linux the helper makes it).
   if (options.platform === 'darwin' && confinement.policy.tmpdir) mkdirSync(confinement.policy.tmpdir, {recursive: true, mode: 0o700})
   try {

@@ -78,9 +78,13 @@ export function platformPolicy(platform: Platform, policy: SandboxPolicy): Sandb
 
 /** The helper's whole argv for running the command confined. */
 export function sandboxedArgv(platform: Platform, policy: SandboxPolicy, control: HelperControl, command: string[]): string[] {
-  return platform === 'darwin'
-    ? helperExecArgv(control, [], seatbeltArgv(policy, command, control.proxy?.port))
-    : helperExecArgv(control, [...landlockArgs(policy), ...isolationArgs(policy, control), ...networkArgs(policy, control.proxy)], command)
+  if (platform === 'darwin') {
+    // The helper execs sandbox-exec, which runs the program by its path.
+    const {program, ...rest} = control
+    const run = program ? [program, ...command.slice(1)] : command
+    return helperExecArgv(rest, [], seatbeltArgv(policy, run, control.proxy?.port))
+  }
+  return helperExecArgv(control, [...landlockArgs(policy), ...isolationArgs(policy, control), ...networkArgs(policy, control.proxy)], command)
 }
 
 /** The user's temporary directory, as the command would be given it. */
@@ -93,7 +97,7 @@ export function policyFor(
   platform: Platform,
   options: {tree: string; dataDir: string; writable: string[]; hide?: string[]; unhide?: string[]; network?: Network; namespaces?: boolean} & Pick<
     PolicyInput,
-    'layers'
+    'layers' | 'agent'
   >,
 ): SandboxPolicy {
   const policy = buildPolicy({
@@ -108,6 +112,7 @@ export function policyFor(
     network: options.network,
     namespaces: options.namespaces,
     layers: options.layers,
+    agent: options.agent,
   })
   return platformPolicy(platform, policy)
 }

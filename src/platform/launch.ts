@@ -63,6 +63,8 @@ export interface Confinement {
   proxy?: HelperControl['proxy']
   /** In namespaces: whatever the command leaves running ends with it. */
   endWithCommand?: boolean
+  /** The file to run for the command's first word, found outside (an agent's program). */
+  program?: string
 }
 
 /** The helper's whole argv for a confinement. */
@@ -75,6 +77,7 @@ export function launchArgv(confinement: Confinement): string[] {
     workspace: confinement.workspace,
     proxy: confinement.proxy,
     endWithCommand: confinement.endWithCommand,
+    program: confinement.program,
   }
   return sandboxedArgv(confinement.platform, confinement.policy, control, confinement.command)
 }

@@ -20,6 +20,8 @@ export interface HelperControl {
   proxy?: {port: number; socket?: string; debug?: boolean}
   /** In namespaces: whatever the command leaves running is ended with it (hmm's own confined programs). */
   endWithCommand?: boolean
+  /** The file the command's first word names, found outside (an agent's: programs.ts agentProgram); absent, looked up on PATH inside. */
+  program?: string
 }
 
 export function landlockArgs(policy: SandboxPolicy): string[] {
@@ -43,6 +45,8 @@ export function isolationArgs(policy: SandboxPolicy, control: HelperControl): st
     workspace,
     ...isolation.temp.flatMap(path => ['--tmp-over', path]),
     ...isolation.caches.flatMap(path => ['--cache', path]),
+    // An agent's layers apart from other commands' (policy.ts Isolation.agent).
+    ...(isolation.agent === undefined ? [] : ['--layers', `caches-${isolation.agent}`]),
     ...isolation.masked.flatMap(path => ['--mask', path]),
     '--cover-data',
     isolation.data,
@@ -73,6 +77,7 @@ export function helperExecArgv(control: HelperControl, rules: string[], command:
     '--report-fd', String(control.reportFd),
     '--wait-fd', String(control.waitFd),
     '--chdir', control.chdir,
+    ...(control.program ? ['--program', control.program] : []),
     ...rules,
     '--',
     ...command,

@@ -10,7 +10,7 @@
 // link in ~/.local/bin with -w ~/.local). So hmm refuses, naming the path,
 // rather than run it.
 import {accessSync, constants, realpathSync, statSync} from 'node:fs'
-import {delimiter, dirname, isAbsolute, join} from 'node:path'
+import {basename, delimiter, dirname, isAbsolute, join, resolve} from 'node:path'
 import {HELPER_PATH} from '../native/helper.js'
 import {everyWrite, loadConfig} from '../sandbox/config.js'
 import {canonical, isWithin, linksOnTheWay} from '../sandbox/paths.js'
@@ -150,4 +150,24 @@ export function checkProgramsOutOfReach(policy: SandboxPolicy, inPlace: string[]
     const path = findOnPath(what)
     if (path) checkNotShadowed(what, path, inPlace)
   }
+}
+
+/**
+ * The program of a command with an agent's profile (chosen by its base
+ * name), found here, outside, before the namespaces and layers: on the
+ * user's PATH, or the path given (from where the user is). The helper runs
+ * it by that path. Looked up inside instead, it would be the first of that
+ * name on PATH as the workspace shows it: one a command without the
+ * profile left in a cache's layer (rustup puts ~/.cargo/bin first), which
+ * would then start with the agent's login (attacker's review 5, F5).
+ * Refused where it, or a link on the way to it, lies where a command of
+ * the workspace could write: the policy's writable places and hmm's data
+ * directory (every workspace's tree, temporary directory and layers). Not
+ * found: as a shell says it, before anything is made.
+ */
+export function agentProgram(name: string, policy: SandboxPolicy, dataDir: string): string {
+  const path = name.includes('/') ? resolve(name) : findOnPath(name)
+  if (!path) throw new HmmError(`${name}: command not found`, 127)
+  checkOutOfReach(basename(name), path, {...policy, writable: [...policy.writable, canonical(dataDir)]})
+  return path
 }

@@ -173,6 +173,11 @@ function entriesOf(env: Record<string, string>): Array<[string, string]> {
   return Array.from({length: count}, (_, index): [string, string] => [env[`GIT_CONFIG_KEY_${index}`], env[`GIT_CONFIG_VALUE_${index}`]])
 }
 
+/** Git settings appended to those the environment sets, which stay: git takes the last. */
+function withGitSettings(env: Record<string, string>, settings: Array<[string, string]>): Record<string, string> {
+  return {...env, ...gitEntries([...entriesOf(env), ...settings])}
+}
+
 /**
  * Commit and tag signing off, after what the environment sets: the user's
  * signing key and agent are hidden from the sandbox, so a signed commit
@@ -180,7 +185,24 @@ function entriesOf(env: Record<string, string>): Array<[string, string]> {
  * environment").
  */
 export function unsignedGit(env: Record<string, string>): Record<string, string> {
-  return {...env, ...gitEntries([...entriesOf(env), ['commit.gpgsign', 'false'], ['tag.gpgsign', 'false']])}
+  return withGitSettings(env, [
+    ['commit.gpgsign', 'false'],
+    ['tag.gpgsign', 'false'],
+  ])
+}
+
+/**
+ * No fsmonitor for an agent's git and its children's: the workspace's
+ * repository is every command's to configure, and a core.fsmonitor a
+ * command without the agent's profile set there (an install script) would
+ * run at the agent's first `git status`, which Claude Code runs at start,
+ * with the agent's login readable (attacker's review 5, F5). The
+ * environment's entries outrank the repository's config. Hooks stay:
+ * projects rely on them (pre-commit), and they run when the agent commits
+ * or checks out, not at its start.
+ */
+export function noFsmonitor(env: Record<string, string>): Record<string, string> {
+  return withGitSettings(env, [['core.fsmonitor', 'false']])
 }
 
 /** `base` less what the command does not get, and the names of what it does not get. */

@@ -60,6 +60,14 @@ export interface Isolation {
   data: string
   /** Files bound over others after the caches are overlaid: an agent's login through its layer, its state's copy (config.ts AgentKeeping). */
   binds?: Bind[]
+  /**
+   * The agent profile the command has, if any: its layers over the caches
+   * are its own, apart from those of the commands without it (which see
+   * none of its, nor it theirs): a program such a command left in a cache
+   * (~/.cargo/bin/git, first on PATH) would otherwise run in the agent,
+   * with its login (attacker's review 5, F5).
+   */
+  agent?: string
 }
 
 export interface Bind {
@@ -351,6 +359,8 @@ export interface PolicyInput {
   namespaces?: boolean
   /** Agents' directories overlaid with the workspace's layer, as the caches are (Linux, namespaces). */
   layers?: string[]
+  /** The command's agent profile, if it has one (Isolation.agent). */
+  agent?: string
 }
 
 /** Each secret's directory (relative to a home) and name: the many homes root hides are looked at by these. */
@@ -533,7 +543,7 @@ function isolationFor(input: PolicyInput, tree: string, temp: string[], caches: 
   const found = socketsWithin([...SOCKET_ROOTS, input.home], [data, ...session, ...hidden, ...caches]).filter(
     socket => !granted.some(place => isWithin(socket, place)),
   )
-  return {temp, caches, masked: unique([...session, ...secrets, ...found]), data}
+  return {temp, caches, masked: unique([...session, ...secrets, ...found]), data, ...(input.agent === undefined ? {} : {agent: input.agent})}
 }
 
 export function buildPolicy(input: PolicyInput): SandboxPolicy {

@@ -54,6 +54,14 @@ export interface WorkspaceRow {
    * shown when none ran, or none was): apply, merge and pr take nothing else.
    */
   shownTree: string | null
+  /**
+   * The agent profile every command run in the workspace had ('' once one
+   * ran with none or another; null: not recorded, made before hmm kept it):
+   * what any of them left in the tree runs in the commands started there
+   * later, so only an agent that alone ran there is told it is sandboxed
+   * (app/session.ts).
+   */
+  onlyAgent: string | null
 }
 
 /**
@@ -106,6 +114,7 @@ const MIGRATIONS: string[] = [
    ALTER TABLE workspaces ADD COLUMN size INTEGER;`,
   `ALTER TABLE workspaces ADD COLUMN pending_merge TEXT;`,
   `ALTER TABLE workspaces ADD COLUMN shown_tree TEXT;`,
+  `ALTER TABLE workspaces ADD COLUMN only_agent TEXT;`,
 ]
 
 const ADDON = 'better-sqlite3/build/Release/better_sqlite3.node'
@@ -212,6 +221,7 @@ const COLUMNS: Record<keyof WorkspaceRow, string> = {
   size: 'size',
   pendingMerge: 'pending_merge',
   shownTree: 'shown_tree',
+  onlyAgent: 'only_agent',
 }
 
 const SELECT = `SELECT ${Object.entries(COLUMNS)
@@ -295,7 +305,7 @@ export class Store {
    * UNIQUE constraint, so two racing runs cannot both get it; an ID that
    * collides (1 in 10^9) is drawn again.
    */
-  reserve(fields: {name: string | null; origin: string; command: string[]; writable?: string[]}, newId: () => string): WorkspaceRow {
+  reserve(fields: {name: string | null; origin: string; command: string[]; writable?: string[]; agent?: string}, newId: () => string): WorkspaceRow {
     // Active from the start: the helper holds the lock while the tree is made.
     for (let attempt = 0; ; attempt++) {
       const row = {
@@ -305,12 +315,14 @@ export class Store {
         created_at: Date.now(),
         command: JSON.stringify(fields.command),
         writable: JSON.stringify(fields.writable ?? []),
+        // The first command's agent profile ('' for none): see onlyAgent.
+        agent: fields.agent ?? '',
       }
       try {
         this.db
           .prepare(
-            `INSERT INTO workspaces (id, name, origin, created_at, state, command, origin_kind, active, writable)
-             VALUES (@id, @name, @origin, @created_at, 'creating', @command, 'plain', 1, @writable)`,
+            `INSERT INTO workspaces (id, name, origin, created_at, state, command, origin_kind, active, writable, only_agent)
+             VALUES (@id, @name, @origin, @created_at, 'creating', @command, 'plain', 1, @writable, @agent)`,
           )
           .run(row)
         return this.get(row.id)!
@@ -354,9 +366,21 @@ export class Store {
     this.db.prepare(`UPDATE workspaces SET ${sets} WHERE id = @id`).run({...values, id})
   }
 
-  /** Another command started in the workspace (`hmm exec`; `hmm run`'s own is counted by reserve). */
-  commandStarted(id: string): void {
-    this.db.prepare('UPDATE workspaces SET active = active + 1 WHERE id = ?').run(id)
+  /**
+   * Another command started in the workspace (`hmm exec`; `hmm run`'s own is
+   * counted by reserve), with the agent profile `agent` ('' for none).
+   * Returns onlyAgent as this command leaves it, in the same statement, so
+   * that a command started at once by another hmm is counted either before
+   * or after.
+   */
+  commandStarted(id: string, agent: string): string | null {
+    const row = this.db
+      .prepare(
+        `UPDATE workspaces SET active = active + 1, only_agent = CASE WHEN only_agent = @agent THEN only_agent ELSE '' END
+         WHERE id = @id RETURNING only_agent AS onlyAgent`,
+      )
+      .get({id, agent}) as {onlyAgent: string | null} | undefined
+    return row?.onlyAgent ?? null
   }
 
   /**

@@ -52,11 +52,11 @@ describe('hmm run', () => {
     expect(result.exitCode).toBe(143)
   })
 
-  it('runs the command in the tree, told it is sandboxed', async () => {
+  it('runs the command in the tree, told its workspace (and that it is sandboxed only where an agent needs it: agents-planted.test)', async () => {
     world = new World('run-env')
-    const result = await world.hmm(['run', 'sh', '-c', 'pwd; echo "$CLAUDE_CODE_SANDBOXED"'])
+    const result = await world.hmm(['run', 'sh', '-c', 'pwd; echo "$HMM_WORKSPACE ${CLAUDE_CODE_SANDBOXED-unset}"'])
     const ws = workspaceLine(result.stderr)
-    expect(result.stdout).toBe(`${ws.tree}\n1\n`)
+    expect(result.stdout).toBe(`${ws.tree}\n${ws.id} unset\n`)
   })
 
   it("passes everything from the command on to the command, hmm's flags included", async () => {

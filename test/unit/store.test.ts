@@ -23,7 +23,7 @@ describe('the registry', () => {
     Store.open(data).close()
     const db = new Database(registryPath(data), {readonly: true})
     expect(db.pragma('journal_mode', {simple: true})).toBe('wal')
-    expect(db.pragma('user_version', {simple: true})).toBe(5)
+    expect(db.pragma('user_version', {simple: true})).toBe(6)
     db.close()
   })
 
@@ -52,9 +52,25 @@ describe('the registry', () => {
       workFiles: null,
       workTaken: null,
       size: null,
+      onlyAgent: null,
     })
     store.update('k3xq9a', {writable: ['/w']})
     expect(store.get('k3xq9a')?.writable).toEqual(['/w'])
+    // Who ran there before is not known: as if a command without the agent's profile had.
+    expect(store.commandStarted('k3xq9a', 'claude')).toBe('')
+    store.close()
+  })
+
+  it('keeps the agent profile every command run in a workspace had, until one without it runs there', () => {
+    const store = Store.open(freshData())
+    const {id} = store.reserve({name: null, origin: '/a', command: ['claude'], agent: 'claude'}, newId)
+    expect(store.get(id)?.onlyAgent).toBe('claude')
+    expect(store.commandStarted(id, 'claude')).toBe('claude')
+    expect(store.commandStarted(id, 'codex')).toBe('')
+    expect(store.commandStarted(id, 'claude')).toBe('')
+    const plain = store.reserve({name: null, origin: '/a', command: ['npm', 'install']}, newId)
+    expect(store.commandStarted(plain.id, 'claude')).toBe('')
+    expect(store.get(plain.id)?.active).toBe(true)
     store.close()
   })
 
