@@ -2,7 +2,7 @@
 // which the sandboxed command may write), git configured by the world only,
 // GIT_*/XDG_*/HMM_* scrubbed. Kept on failure for a look, removed otherwise.
 import {execa, type Options, type Result, type ResultPromise} from 'execa'
-import {chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {onTestFailed, onTestFinished} from 'vitest'
@@ -165,6 +165,15 @@ export class World {
     this.file('notes.txt', 'untracked\n')
     this.file('build/out.o', 'ignored build output\n')
   }
+}
+
+/** Waits for a file that something else (a terminal's program, a command) writes when done, and reads it; a bound for hangs, not a measure. */
+export async function whenWritten(path: string, timeout = 60_000): Promise<string> {
+  for (let waited = 0; !existsSync(path); waited += 50) {
+    if (waited > timeout) throw new Error(`${path} was never written`)
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+  return readFileSync(path, 'utf8')
 }
 
 /** How long Started.line waits, far below the test's own timeout. */

@@ -6,10 +6,10 @@
 // for the user's terminal where what matters is what a real one answers; a terminal that
 // answers late (test/late-terminal.py) where what matters is when.
 import {execa} from 'execa'
-import {existsSync, mkdirSync, readFileSync} from 'node:fs'
+import {mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it, onTestFinished} from 'vitest'
-import {BIN, PROJECT, World} from '../world.js'
+import {BIN, PROJECT, whenWritten, World} from '../world.js'
 
 let world: World
 let results: string
@@ -50,15 +50,6 @@ print('owed', got[:-4].hex() or '-')
 `
 const hex = (text: string) => Buffer.from(text, 'latin1').toString('hex')
 const hmm = `'${process.execPath}' '${BIN}'`
-
-/** Waits for a file a test's terminal writes when done (a bound for hangs, not a measure). */
-async function whenWritten(path: string): Promise<string> {
-  for (let waited = 0; !existsSync(path); waited += 50) {
-    if (waited > 60_000) throw new Error(`${path} never came`)
-    await new Promise(resolve => setTimeout(resolve, 50))
-  }
-  return readFileSync(path, 'utf8')
-}
 
 describe("the command's output on the user's terminal (tmux)", () => {
   it("cannot read the user's clipboard or colours, or write the clipboard (OSC 52, OSC 10/11/4 ?)", async () => {

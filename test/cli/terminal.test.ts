@@ -4,9 +4,10 @@
 // of its own that the helper relays (native-helpers/pty.c), nothing of it
 // reads what the user types once hmm is stopped or has returned.
 import {execa} from 'execa'
+import {mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it, onTestFinished} from 'vitest'
-import {BIN, PROJECT, World} from '../world.js'
+import {BIN, PROJECT, whenWritten, World} from '../world.js'
 
 let world: World
 beforeAll(() => {
@@ -388,6 +389,34 @@ sys.stdout.write('x' * 300000 + '\\nlast-line\\n')
       [{expect: '\r\n/dev/pts/0\r\npipe:\\[\\d+\\]\r\n/dev/pts/0\r\n'}],
       ['sh', '-c', `${hmm} run --rm readlink /proc/self/fd/0 /proc/self/fd/1 /proc/self/fd/2 | cat`],
     )
+    expect(seen.failed, seen.transcript).toBe(null)
+    expect(seen.status, seen.transcript).toBe(0)
+  }, 90_000)
+})
+
+describe("the user's terminal when hmm's helper is killed", () => {
+  it('is set back as it was once hmm returns, though the helper that had it raw could not (Node restores the modes it found)', async () => {
+    const marks = join(world.root, 'killed')
+    mkdirSync(marks)
+    onTestFinished(async () => void (await world.hmm(['rm', '-f', 'killed'])))
+    const running = onPty(
+      [
+        ...START,
+        ...type(`${hmm} run -w '${marks}' -n killed sh -c 'touch ${marks}/ready; exec sleep 600'; echo "status-$?"`),
+        {expect: 'status-137\r\n'}, // (hmm's own last line came while the terminal was still raw)
+        prompt,
+        ...type(`stty -a | tr ' ' '\\n' | grep -x -e '-\\?icanon' -e '-\\?echo'`),
+        {expect: '\r\nicanon\r\necho\r\n'},
+        prompt,
+        ...type('exit 0'),
+      ],
+      BASH,
+    )
+    await whenWritten(join(marks, 'ready'))
+    // The helper hmm started (the waiter, relaying the terminal); the init and the command are its children.
+    const waiter = await execa('pgrep', ['-o', '-f', `hmm-helper exec --lock ${world.dataDir}/`])
+    process.kill(Number(waiter.stdout), 'SIGKILL')
+    const seen = await running
     expect(seen.failed, seen.transcript).toBe(null)
     expect(seen.status, seen.transcript).toBe(0)
   }, 90_000)
