@@ -396,6 +396,21 @@ static int found_on_path(const char *name)
 	}
 }
 
+#ifdef __linux__
+/* Made before the command can start anything (see UNISOLATED). */
+static void mark_unisolated(const char *lock)
+{
+	char *dir = dir_of(lock);
+	char *path = path_join(dir, UNISOLATED);
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		setup_fail("cannot make %s: %s", path, strerror(errno));
+	close(fd);
+	free(path);
+	free(dir);
+}
+#endif
+
 int cmd_exec(int argc, char **argv)
 {
 	/* Step 1, first, so that even a usage error is reported where hmm
@@ -450,6 +465,8 @@ int cmd_exec(int argc, char **argv)
 	net_check(&o);
 	if (o.isolate)
 		isolate_namespaces(&o, lock); /* returns in the init only */
+	else
+		mark_unisolated(o.lock);
 #endif
 
 	/* Shared: other commands may run in the workspace at once (see locked). */

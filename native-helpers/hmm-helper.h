@@ -2,7 +2,7 @@
  * hmm-helper: what the modules of the helper share. One mode per file
  * (main.c dispatches): exec.c (lock, descriptors, capabilities, exec),
  * landlock.c, seccomp.c, layers.c, clone.c + clone-copy.c, statpairs.c,
- * remove.c, net.c + bridge.c, isolate.c + mounts.c + devices.c + readonly.c + pty.c + term-filter.c; util.c holds the small utilities every mode uses.
+ * remove.c, stop.c + members.c, net.c + bridge.c, isolate.c + mounts.c + devices.c + readonly.c + pty.c + term-filter.c; util.c holds the small utilities every mode uses.
  */
 #ifndef HMM_HELPER_H
 #define HMM_HELPER_H
@@ -59,6 +59,7 @@ void oom(void) __attribute__((noreturn));
 void *xmalloc(size_t n);
 char *xstrdup(const char *s);
 char *path_join(const char *a, const char *b);
+char *dir_of(const char *path);
 char *rel_join(const char *rel, const char *name);
 
 #ifdef __linux__
@@ -282,7 +283,23 @@ void verdict_keep(const char *head, size_t head_len, const char *verdict, size_t
 
 /* ---- stop.c ---- */
 
+/* The file, beside a workspace's lock, that says a command ran there
+ * without the namespaces (exec.c makes it): no init then holds the lock for
+ * every process of the workspace, and stop looks for them itself. */
+#define UNISOLATED "unisolated"
+
 int cmd_stop(int argc, char **argv);
+
+/* ---- members.c ---- */
+
+#ifdef __linux__
+/* The processes of a workspace without a PID namespace of its own (see
+ * members.c): the user's, confined, working in `dir` (<data>/<id>) or
+ * started with `var` (HMM_WORKSPACE=<id>). find_members gives a list to
+ * free, never with this process or its parent in it. */
+int is_member(pid_t pid, const char *dir, const char *var);
+size_t find_members(const char *dir, const char *var, pid_t **out);
+#endif
 
 /* ---- clone.c ---- */
 

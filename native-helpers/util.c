@@ -73,6 +73,18 @@ char *path_join(const char *a, const char *b)
 	return p;
 }
 
+/* The directory holding `path` ("." for a bare name). */
+char *dir_of(const char *path)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else
+		slash[slash == dir] = 0; /* "/x" is in "/" */
+	return dir;
+}
+
 /* rel + "/" + name, where rel "." is the top. */
 char *rel_join(const char *rel, const char *name)
 {

@@ -372,6 +372,37 @@ describe('hmm stop', () => {
     expect(existsSync(join(world.dataDir, id))).toBe(false)
   })
 
+  it('opted out of the namespaces, ends what the command left that lets go of the lock (double fork, setsid, descriptors closed), by what ties it to the workspace; hmm run --rm too', async () => {
+    world = new World('stop-landlock-only')
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'isolation = "landlock-only"\n')
+    const token = `hmm-stop-llo-${randomBytes(4).toString('hex')}`
+    const alive = async () => (await execa('pgrep', ['-af', token], {reject: false})).stdout
+    // Two daemons, detached, every descriptor closed: one leaves the tree for / and is deaf to SIGTERM (its
+    // environment still names the workspace); the other executes itself anew without any environment, in the tree.
+    const daemon = (body: string) => `if (!fork) { POSIX::setsid(); POSIX::_exit(0) if fork; POSIX::close($_) for 0..1023; ${body} }`
+    const script = [
+      `# ${token}`,
+      'use POSIX;',
+      daemon(`chdir '/'; $SIG{TERM} = 'IGNORE'; sleep 600;`),
+      daemon(`%ENV = (); exec 'perl', '-e', '# ${token}-env' . "\\nsleep 600";`),
+      `sleep 0.05 until \`pgrep -f ${token}-env\`;`,
+    ].join('\n')
+    const result = await world.hmm(['run', '-n', 'left', 'perl', '-e', script])
+    expect(result.exitCode, result.stderr).toBe(0)
+    const {id} = workspaceLine(result.stderr)
+    // Both are there (the one executed anew under its own name).
+    expect(await alive()).toContain(`# ${token}-env`)
+    expect((await alive()).split('\n').length).toBeGreaterThanOrEqual(2)
+    const stopped = await world.hmm(['stop', 'left'])
+    expect(stopped).toMatchObject({exitCode: 0, stderr: `hmm: stopped workspace ${id} (left)\n`})
+    expect(await alive()).toBe('')
+
+    const removed = await world.hmm(['run', '--rm', 'perl', '-e', script])
+    expect(removed.exitCode, removed.stderr).toBe(0)
+    expect(await alive()).toBe('')
+    expect(existsSync(join(world.dataDir, workspaceLine(removed.stderr).id))).toBe(false)
+  })
+
   it('says which workspace it cannot find, and still stops the others', async () => {
     world = new World('stop-missing')
     const result = await world.hmm(['run', '-n', 'quiet', 'true'])
