@@ -21,7 +21,7 @@ import type {Workspace} from '../workspaces/workspace.js'
 import {git, gitBytes, gitLine, gitReason, gitScript, PLAIN_PATCH, type GitOptions, type GitResult} from './git.js'
 import {checkFirstIndex} from './first-index.js'
 import {distrustRecentEntries, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS, objectFormatOf} from './index-trust.js'
-import {excludingForeign, restoreGitlinks, takeOutGitlinks, type Gitlink} from './nested.js'
+import {excludingUnrecordable, restoreGitlinks, takeOutGitlinks, type Gitlink} from './nested.js'
 import {ensureBaseBlobs} from './origin.js'
 import {oncePerWorkspace} from './per-workspace.js'
 import {privateEnv, privateRepo} from './private-repo.js'
@@ -176,9 +176,9 @@ async function addAll(workspace: Workspace, env: Record<string, string>, reading
   for (let attempt = 1; ; attempt++) {
     const added = checked && attempt === 1 ? await checkedAdd(workspace, options) : await git(['add', '--all', '--', '.', ...excluded], options)
     if (added.exitCode === 0) return
-    // Once: a nested repository git cannot record (another object format) is left out.
+    // Once: a nested repository git cannot record (another object format, no commit) is left out.
     if (!added.stderr.includes('index.lock') && excluded.length === 0) {
-      excluded = await excludingForeign({...options, okStatuses: []}, objectFormatOf(env.GIT_INDEX_FILE))
+      excluded = await excludingUnrecordable({...options, okStatuses: []}, objectFormatOf(env.GIT_INDEX_FILE))
       if (excluded.length > 0) continue
     }
     if (!added.stderr.includes('index.lock') || attempt >= INDEX_LOCK_TRIES) {

@@ -14,7 +14,7 @@ import {join} from 'node:path'
 import {git, type GitOptions} from './git.js'
 import {parseIndex, type ObjectFormat} from './index-file.js'
 import {objectFormatOf} from './index-trust.js'
-import {readRegularFile} from './workspace-head.js'
+import {readRegularFile, readWorkspaceHead} from './workspace-head.js'
 
 export interface Gitlink {
   path: string
@@ -69,12 +69,13 @@ export async function restoreGitlinks(on: IndexGit, tree: string, gitlinks: Gitl
 }
 
 /*
- * A nested repository of another object format than the index recording it
- * (a SHA-256 one in a plain directory, whose private repository is SHA-1; a
- * SHA-1 one in a SHA-256 repository) cannot be a gitlink there: git add
- * fails on it, for the user's own git too. hmm leaves such a repository
- * out, as it leaves out what git ignores. Its format is read from its
- * config as a file; git never runs in it.
+ * A nested repository git cannot record as a gitlink makes git add fail,
+ * for the user's own git too: one of another object format than the index
+ * recording it (a SHA-256 one in a plain directory, whose private
+ * repository is SHA-1; a SHA-1 one in a SHA-256 repository), or one with no
+ * commit checked out (a fresh `git init`). hmm leaves such a repository
+ * out, as it leaves out what git ignores. Its format and HEAD are read from
+ * its files; git never runs in it.
  */
 
 /** The object format of the repository in dir, where dir/.git is a directory; undefined otherwise. */
@@ -84,19 +85,19 @@ function nestedFormat(dir: string): ObjectFormat | undefined {
   return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? 'sha256' : 'sha1'
 }
 
-/** Of the paths `git ls-files --others` listed, the nested repositories ("path/") whose format is not `format`. */
-export function foreignRepositories(root: string, listed: string[], format: ObjectFormat): string[] {
+/** Of the paths `git ls-files --others` listed, the nested repositories ("path/") git cannot record in an index of `format`. */
+export function unrecordableRepositories(root: string, listed: string[], format: ObjectFormat): string[] {
   return listed
     .filter(path => path.endsWith('/'))
     .map(path => path.slice(0, -1))
     .filter(path => {
       const found = nestedFormat(join(root, path))
-      return found !== undefined && found !== format
+      return found !== undefined && (found !== format || readWorkspaceHead(join(root, path)) === null)
     })
 }
 
-/** Pathspecs leaving out the foreign nested repositories under options.cwd (asked after a git add failed). */
-export async function excludingForeign(options: GitOptions, format: ObjectFormat): Promise<string[]> {
+/** Pathspecs leaving out the nested repositories under options.cwd that git cannot record (asked after a git add failed). */
+export async function excludingUnrecordable(options: GitOptions, format: ObjectFormat): Promise<string[]> {
   const listed = await git(['ls-files', '-z', '--others', '--exclude-standard'], options)
-  return foreignRepositories(options.cwd, listed.stdout.split('\0').filter(Boolean), format).map(path => `:(exclude,literal)${path}`)
+  return unrecordableRepositories(options.cwd, listed.stdout.split('\0').filter(Boolean), format).map(path => `:(exclude,literal)${path}`)
 }

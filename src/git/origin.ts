@@ -12,7 +12,7 @@ import {isAbsolute, join, resolve} from 'node:path'
 import {HmmError} from '../ui/errors.js'
 import {git, gitLine, gitReason, nulPairs} from './git.js'
 import type {ObjectFormat} from './index-file.js'
-import {excludingForeign} from './nested.js'
+import {excludingUnrecordable} from './nested.js'
 import {trustFreshIndex} from './first-index.js'
 import {createPrivateRepo, hashTreeOf, privateEnv, privateRepo, type PrivateRepo} from './private-repo.js'
 
@@ -74,7 +74,7 @@ export async function recordGitOrigin(origin: string, repoOfOrigin: GitOrigin, g
   const env = {GIT_INDEX_FILE: forkIndex, GIT_OBJECT_DIRECTORY: join(gitDir, 'objects'), GIT_ALTERNATE_OBJECT_DIRECTORIES: repoOfOrigin.objects}
   const added = await git(['add', '--all', '--', '.'], {cwd: origin, env, okStatuses: [128]})
   if (added.exitCode !== 0) {
-    const excluded = await excludingForeign({cwd: origin, env}, repoOfOrigin.objectFormat as ObjectFormat)
+    const excluded = await excludingUnrecordable({cwd: origin, env}, repoOfOrigin.objectFormat as ObjectFormat)
     if (excluded.length === 0) throw new HmmError(`git add failed: ${gitReason(added.stderr)}`)
     await git(['add', '--all', '--', '.', ...excluded], {cwd: origin, env})
   }

@@ -10,7 +10,7 @@ import {appendFileSync, mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {git, gitLine} from './git.js'
 import {objectFormatOf} from './index-trust.js'
-import {foreignRepositories} from './nested.js'
+import {unrecordableRepositories} from './nested.js'
 
 export interface PrivateRepo {
   gitDir: string
@@ -93,9 +93,9 @@ export async function createPrivateRepo(gitDir: string, origin?: OriginSettings)
 export async function hashTreeOf(repo: PrivateRepo, workTree: string): Promise<string> {
   const env = {...privateEnv(repo), GIT_WORK_TREE: workTree}
   const listed = (await git(['ls-files', '-z', '--others', '--exclude-standard'], {cwd: workTree, env})).stdout.split('\0').filter(Boolean)
-  // A nested repository is listed as "dir/"; it is recorded as git records it, by its HEAD (one of another format: left out).
-  const foreign = new Set(foreignRepositories(workTree, listed, objectFormatOf(repo.index)))
-  const paths = listed.map(path => path.replace(/\/$/, '')).filter(path => !foreign.has(path))
+  // A nested repository is listed as "dir/"; it is recorded as git records it, by its HEAD (one git cannot record: left out).
+  const unrecordable = new Set(unrecordableRepositories(workTree, listed, objectFormatOf(repo.index)))
+  const paths = listed.map(path => path.replace(/\/$/, '')).filter(path => !unrecordable.has(path))
   if (paths.length > 0) {
     await git(['update-index', '--add', '--info-only', '-z', '--stdin'], {cwd: workTree, env, input: paths.join('\0') + '\0'})
   }

@@ -145,3 +145,18 @@ describe('a nested repository of another object format than the one recording it
     expect(await world.sh('cat a.txt b.txt nested/inner.txt')).toBe('a\nmore\nb\ninner')
   })
 })
+
+describe('a nested repository with no commit yet (a fresh git init)', () => {
+  // git add -A fails on one ("does not have a commit checked out"), for the user's own git too: hmm leaves it out,
+  // as it leaves out what git ignores, and works on the rest, whether the origin holds one or the command made it.
+  it('run, diff and apply work on the rest', async () => {
+    world = new World('nested-no-commit')
+    await world.gitRepo()
+    world.file('scratch/notes.txt', 'notes\n')
+    await world.git(['init', '-q'], join(world.origin, 'scratch'))
+    const ws = await made(world, 'echo more >> README.md && mkdir fresh && git -C fresh init -q && echo x > fresh/f && echo y >> scratch/notes.txt')
+    expect(await hmm(world, ['diff', '--stat'])).toEqual({exitCode: 0, stdout: ' README.md | 1 +\n 1 file changed, 1 insertion(+)\n', stderr: ''})
+    expect(await hmm(world, ['apply'])).toMatchObject({exitCode: 0, stderr: `hmm: applied workspace ${ws.label} to ${world.origin}\n`})
+    expect(await world.sh('tail -1 README.md; cat scratch/notes.txt; test -e fresh || echo no fresh')).toBe('more\nnotes\nno fresh')
+  })
+})
