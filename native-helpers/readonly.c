@@ -56,7 +56,56 @@ static int by_path(const void *a, const void *b)
 static int beneath_or_at(const char *p, const char *dir)
 {
 	size_t n = strlen(dir);
+	if (strcmp(dir, "/") == 0)
+		return 1;
 	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+/* Every mount at or beneath root read-only, but the places (sorted) at or
+ * beneath it: each cloned first, with what is mounted beneath it, and put
+ * back after. */
+static void read_only_at(const char *root, const char **places, size_t n)
+{
+	const char **cloned = xmalloc(sizeof *cloned * (n + 1));
+	int *clones = xmalloc(sizeof *clones * (n + 1));
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		int inside = !beneath_or_at(places[i], root);
+		for (size_t k = 0; k < kept; k++)
+			inside |= beneath_or_at(places[i], cloned[k]);
+		if (inside)
+			continue;
+		int fd = open_no_links(places[i], O_PATH);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0 || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+			/* Not there as named: its grant gives nothing either. */
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		int clone = (int)syscall(__NR_open_tree, fd, "",
+					 HMM_OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+		if (clone < 0)
+			setup_fail("read-only: cannot clone %s: %s", places[i], strerror(errno));
+		close(fd);
+		cloned[kept] = places[i];
+		clones[kept++] = clone;
+	}
+
+	struct hmm_mount_attr ro = {.attr_set = HMM_MOUNT_ATTR_RDONLY};
+	if (syscall(__NR_mount_setattr, AT_FDCWD, root, AT_RECURSIVE, &ro, sizeof ro) < 0)
+		setup_fail("read-only: cannot make the mounts at %s read-only: %s", root, strerror(errno));
+
+	for (size_t i = 0; i < kept; i++) {
+		int at = open_no_links(cloned[i], O_PATH);
+		if (at < 0 || syscall(__NR_move_mount, clones[i], "", at, "",
+				      HMM_MOVE_MOUNT_F_EMPTY_PATH | HMM_MOVE_MOUNT_T_EMPTY_PATH) < 0)
+			setup_fail("read-only: cannot put %s back writable: %s", cloned[i], strerror(errno));
+		close(at);
+		close(clones[i]);
+	}
+	free(clones);
+	free(cloned);
 }
 
 void read_only_but_granted(const struct exec_opts *o)
@@ -73,45 +122,19 @@ void read_only_but_granted(const struct exec_opts *o)
 		free(places);
 		return;
 	}
-
-	int *clones = xmalloc(sizeof *clones * (n + 1));
-	size_t kept = 0;
-	for (size_t i = 0; i < n; i++) {
-		int inside = 0;
-		for (size_t k = 0; k < kept; k++)
-			inside |= beneath_or_at(places[i], places[k]);
-		if (inside)
-			continue;
-		int fd = open_no_links(places[i], O_PATH);
-		struct stat st;
-		if (fd < 0 || fstat(fd, &st) < 0 || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
-			/* Not there as named: its grant gives nothing either. */
-			if (fd >= 0)
-				close(fd);
-			continue;
-		}
-		int clone = (int)syscall(__NR_open_tree, fd, "",
-					 HMM_OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
-		if (clone < 0)
-			setup_fail("read-only: cannot clone %s: %s", places[i], strerror(errno));
-		close(fd);
-		places[kept] = places[i];
-		clones[kept++] = clone;
-	}
-
-	struct hmm_mount_attr ro = {.attr_set = HMM_MOUNT_ATTR_RDONLY};
-	if (syscall(__NR_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) < 0)
-		setup_fail("read-only: cannot make the mounts read-only: %s", strerror(errno));
-
-	for (size_t i = 0; i < kept; i++) {
-		int at = open_no_links(places[i], O_PATH);
-		if (at < 0 || syscall(__NR_move_mount, clones[i], "", at, "",
-				      HMM_MOVE_MOUNT_F_EMPTY_PATH | HMM_MOVE_MOUNT_T_EMPTY_PATH) < 0)
-			setup_fail("read-only: cannot put %s back writable: %s", places[i], strerror(errno));
-		close(at);
-		close(clones[i]);
-	}
-	free(clones);
+	read_only_at("/", places, n);
+	/* A place holding hmm's data directory (-w ~/.local, -w ~) brought it
+	 * back in its clone as cover_data made it, writable: the workspace's
+	 * bookkeeping (its private repository, lock) open to chmod and chown.
+	 * It is made read-only again, but for the places beneath it (the
+	 * tree, /tmp). */
+	char *data = o->cover_data ? realpath(o->cover_data, NULL) : NULL;
+	int held = 0;
+	for (size_t i = 0; data && i < n; i++)
+		held |= beneath_or_at(data, places[i]) && !beneath_or_at(places[i], data);
+	if (held)
+		read_only_at(data, places, n);
+	free(data);
 	free(places);
 }
 #endif /* __linux__ */

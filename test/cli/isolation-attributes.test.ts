@@ -4,7 +4,7 @@
 // the places it may write, and the seccomp filter refuses set-user-ID and
 // set-group-ID bits in every mode. Run as root and as a plain user: as root
 // the command's capabilities would reach every file of the system.
-import {chmodSync, chownSync, copyFileSync, lstatSync, mkdirSync, readFileSync, statSync} from 'node:fs'
+import {chmodSync, chownSync, copyFileSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {World} from '../world.js'
@@ -44,6 +44,22 @@ describe('the sandboxed command, isolated', () => {
     expect(result.exitCode, result.stderr).toBe(0)
     expect(result.stdout).toBe('')
     expect(outside.map(attributes)).toEqual(before)
+  })
+
+  it("changes no mode, time or attribute of hmm's bookkeeping of its workspace though a -w place holds the data directory (-w ~/.local)", async () => {
+    world = new World('attributes-data-held')
+    world.file('f.txt', 'x\n')
+    const made = await world.hmm(['run', '-n', 'w', 'true'])
+    expect(made.exitCode, made.stderr).toBe(0)
+    const [id] = readdirSync(world.dataDir).filter(name => name !== 'registry' && !name.startsWith('registry'))
+    const own = ['git', 'git/objects', 'lock'].map(rel => join(world.dataDir, id, rel))
+    const before = own.map(attributes)
+    const script = `${own.map(tryChanges).join('; ')}; touch f.txt && chmod 0600 f.txt && echo tree`
+    const result = await world.hmm(['exec', '-w', join(world.home, '.local'), 'w', 'sh', '-c', script])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe('tree\n')
+    expect(own.map(attributes)).toEqual(before)
+    expect((await world.hmm(['diff', '--stat', 'w'])).exitCode).toBe(0)
   })
 
   it('changes modes, times and attributes where it may write: the tree (and commits there), its /tmp and $TMPDIR, the caches, a -w path', async () => {
