@@ -195,8 +195,8 @@ export function seatbeltProfile(shape: SeatbeltShape): string {
     ),
     rule(
       [
-        'Where the caches keep programs that run outside the sandbox later',
-        '(~/.cargo/bin, ~/.cargo/env, ~/.rustup/toolchains, ~/.npm/_npx): not',
+        'Where the caches keep programs that run outside the sandbox later, or',
+        'name them (~/.cargo/bin, ~/.cargo/env, ~/.cargo/config.toml, ...): not',
         'written, not linked away, after the writable paths they lie in. macOS',
         "has no overlay to keep the command's cache writes in its workspace.",
       ],

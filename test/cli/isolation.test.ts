@@ -145,6 +145,23 @@ describe('the sandboxed command, isolated', () => {
     expect(result.stdout, result.stderr).toBe('1\n')
   })
 
+  it("opted out of the namespaces, cannot write cargo's config (its rustc-wrapper, linker and runner run at the user's next cargo build), while cargo's caches work", async () => {
+    world = new World('cargo-config-landlock-only')
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'isolation = "landlock-only"\n')
+    const config = world.write(join(world.home, '.cargo', 'config.toml'), '[build]\njobs = 4\n')
+    world.write(join(world.home, '.cargo', 'registry', 'index'), 'index\n')
+    const result = await inSandbox(
+      [
+        'printf "[build]\\nrustc-wrapper = \\"/tmp/w\\"\\n" > ~/.cargo/config.toml || echo refused toml',
+        'echo "[build]" > ~/.cargo/config || echo refused config',
+        'echo cached >> ~/.cargo/registry/index && echo used cache',
+      ].join('; '),
+    )
+    expect(result.stdout, result.stderr).toBe('refused toml\nrefused config\nused cache\n')
+    expect(readFileSync(config, 'utf8')).toBe('[build]\njobs = 4\n')
+    expect(existsSync(join(world.home, '.cargo', 'config'))).toBe(false)
+  })
+
   it("cannot read a key of the user's session keyring, nor use the kernel's keyrings", async () => {
     world = new World('keyring')
     // The user's session: a session keyring of its own holding a secret, from which hmm runs (and can read it: the control).
