@@ -4,7 +4,7 @@
 // of its own that the helper relays (native-helpers/pty.c), nothing of it
 // reads what the user types once hmm is stopped or has returned.
 import {execa} from 'execa'
-import {mkdirSync} from 'node:fs'
+import {mkdirSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it, onTestFinished} from 'vitest'
 import {BIN, PROJECT, whenWritten, World} from '../world.js'
@@ -417,6 +417,37 @@ describe("the user's terminal when hmm's helper is killed", () => {
     const waiter = await execa('pgrep', ['-o', '-f', `hmm-helper exec --lock ${world.dataDir}/`])
     process.kill(Number(waiter.stdout), 'SIGKILL')
     const seen = await running
+    expect(seen.failed, seen.transcript).toBe(null)
+    expect(seen.status, seen.transcript).toBe(0)
+  }, 90_000)
+})
+
+describe('a command that ignores Ctrl-C and Ctrl-Z, without the namespaces (landlock-only; attack-4, F5)', () => {
+  it('has Ctrl-Z still stop hmm and give the shell its terminal back; kill -KILL %1 ends it', async () => {
+    const config = world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'isolation = "landlock-only"\n')
+    onTestFinished(async () => {
+      rmSync(config)
+      await world.hmm(['rm', '-f', 'keys'])
+    })
+    const seen = await onPty(
+      [
+        ...START,
+        ...type(`${hmm} run -n keys sh -c 'trap "" INT TSTP QUIT; echo ignoring-"keys"; exec sleep 600'`),
+        {expect: 'ignoring-keys'},
+        {send: '\x1a'},
+        {expect: '\\[1\\]\\+\\s+Stopped\\s+'},
+        prompt,
+        ...type('echo at-the-"shell"'),
+        {expect: '\r\nat-the-shell\r\n'},
+        prompt,
+        // The command ran on meanwhile (Stopped is hmm alone); KILL to the job's process group ends it with hmm.
+        ...type('pg=$(jobs -p %1); kill -KILL %1; while pgrep -g "$pg" >/dev/null; do sleep 0.05; done; echo group-"gone"'),
+        {expect: '\r\ngroup-gone\r\n'},
+        prompt,
+        ...type('exit 0'),
+      ],
+      BASH,
+    )
     expect(seen.failed, seen.transcript).toBe(null)
     expect(seen.status, seen.transcript).toBe(0)
   }, 90_000)
