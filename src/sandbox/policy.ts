@@ -147,6 +147,23 @@ export const SECRETS = [
   '.supabase',
   '.config/hcloud',
   '.config/helm',
+  // Git Credential Manager's plaintext store, Gerrit's git cookies; package managers' logins kept beside their
+  // settings (pip's index-url, Bundler's, NuGet's, sbt's and Ivy's): a private index's address is given back with
+  // `unhide` (MANUAL); data tools' and vaults' logins (dbt's profiles, Snowflake's connections, 1Password's CLI,
+  // Hugging Face's old token place).
+  '.gcm',
+  '.gitcookies',
+  '.config/pip/pip.conf',
+  '.pip/pip.conf',
+  '.bundle/config',
+  '.nuget/NuGet/NuGet.Config',
+  '.config/NuGet/NuGet.Config',
+  '.sbt/.credentials',
+  '.ivy2/.credentials',
+  '.dbt/profiles.yml',
+  '.snowflake',
+  '.config/op',
+  '.huggingface/token',
   // The user's display: X11's and ICE's cookies (with ssh -X the display is a port on the loopback: whoever holds
   // the cookie types into the user's windows), VNC's password (a VNC server is the whole desktop).
   '.Xauthority',
@@ -168,10 +185,18 @@ export const SECRETS = [
   '.codeium/windsurf',
   '.continue',
   // Tokens of servers on the loopback that run code for whoever holds them: Jupyter's kernels and servers,
-  // code-server (Claude Code's editor lock files are in ~/.claude/ide).
+  // code-server, VS Code's remote server (Remote-SSH: its connection token and port in ~/.vscode-server) and its
+  // forks', VS Code's CLI (`code tunnel`, `code serve-web`). Claude Code's editor lock files are in ~/.claude/ide.
   '.local/share/jupyter/runtime',
   'Library/Jupyter/runtime',
   '.config/code-server',
+  '.vscode-server',
+  '.vscode-server-insiders',
+  '.vscodium-server',
+  '.cursor-server',
+  '.windsurf-server',
+  '.vscode/cli',
+  '.vscode-insiders/cli',
   // Keyrings, password stores, client certificates, browser profiles (snap and Flatpak ones too: ~/.var/app is
   // every Flatpak app's data), messengers' sessions.
   '.local/share/keyrings',
@@ -260,7 +285,7 @@ export const SYSTEM_SECRETS = [
  * elsewhere (/srv/home/bob): stat follows the link, canonical names where
  * the home really is.
  */
-function otherHomes(home: string): string[] {
+export function otherHomes(home: string): string[] {
   if (process.getuid?.() !== 0) return []
   let users: string[]
   try {

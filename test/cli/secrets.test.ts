@@ -127,6 +127,28 @@ const HOME_SECRETS = [
   // F7: every copy of ~/.claude.json beside it, whatever its suffix (Claude Code's .corrupted.<ms>).
   '.claude.json.corrupted.1764600000000',
   '.claude.json.old',
+  // The attacker's sixth review, F6: VS Code's remote servers' (and its forks') connection tokens, its CLI's tunnel
+  // token; F7: Git Credential Manager's store, Gerrit's cookies, package managers' and data tools' logins.
+  '.vscode-server/.0123abcd.token',
+  '.vscode-server-insiders/.0123abcd.token',
+  '.vscodium-server/.0123abcd.token',
+  '.cursor-server/.0123abcd.token',
+  '.windsurf-server/.0123abcd.token',
+  '.vscode/cli/token.json',
+  '.vscode-insiders/cli/token.json',
+  '.gcm/store/git/https/github.com/me.credential',
+  '.gitcookies',
+  '.config/pip/pip.conf',
+  '.pip/pip.conf',
+  '.bundle/config',
+  '.nuget/NuGet/NuGet.Config',
+  '.config/NuGet/NuGet.Config',
+  '.sbt/.credentials',
+  '.ivy2/.credentials',
+  '.dbt/profiles.yml',
+  '.snowflake/connections.toml',
+  '.config/op/config',
+  '.huggingface/token',
 ]
 
 let world: World
