@@ -1,13 +1,16 @@
 // Git's credentials kept out of the sandbox (git/credentials.ts): taken out
 // of the workspace's repository when the tree is made, and on Linux with
-// the namespaces out of the user's global config as the command sees it (a
-// copy bound over it, as an agent's state file is). Without the namespaces
-// (macOS, landlock-only) ~/.gitconfig is read as it is (MANUAL says so).
+// the namespaces out of every other git config file the command could read
+// (the user's global ones, the system's, the origin's repository's, as root
+// other users', and what they include) as the command sees them (a copy
+// bound over each, as an agent's state file is). Without the namespaces
+// (macOS, landlock-only) those are read as they are (MANUAL says so).
 import {lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
-import {withoutCredentials} from '../git/credentials.js'
+import {join, resolve} from 'node:path'
+import {includedFiles, withoutCredentials} from '../git/credentials.js'
+import {workTreeTop} from '../git/top.js'
 import {canonical} from '../sandbox/paths.js'
-import type {Bind} from '../sandbox/policy.js'
+import {otherHomes, type Bind} from '../sandbox/policy.js'
 
 /** Writes `text` to `path` by a rename, so a link there is replaced, never followed. */
 function replaceFile(path: string, text: string, mode: number): void {
@@ -61,22 +64,82 @@ function globalConfigs(env: NodeJS.ProcessEnv, home: string): string[] {
   return [join(home, '.gitconfig'), join(xdg, 'git', 'config')]
 }
 
+/** The system's git config file (git's default place), unless git is told to read none. */
+function systemConfigs(env: NodeJS.ProcessEnv): string[] {
+  if (env.GIT_CONFIG_NOSYSTEM) return []
+  return [env.GIT_CONFIG_SYSTEM || '/etc/gitconfig']
+}
+
 /**
- * Copies of the user's global git config files that hold credentials,
- * without them, made in the workspace's directory `root` for this command
- * (the user's may have changed since the last), and bound over the user's.
+ * The git directories of the repository the origin lies in (its `.git`;
+ * for a linked worktree its own and the common one its `.git` file leads to).
  */
-export async function gitConfigBinds(root: string, env: NodeJS.ProcessEnv, home: string): Promise<Bind[]> {
+function originGitDirs(origin: string): string[] {
+  const top = workTreeTop(origin)
+  if (top === undefined) return []
+  const dotGit = join(top, '.git')
+  const stat = lstatSync(dotGit, {throwIfNoEntry: false})
+  if (stat?.isDirectory()) return [dotGit]
+  if (!stat?.isFile()) return []
+  const gitDir = /^gitdir: (.+)$/m.exec(readable(dotGit) ?? '')?.[1]
+  if (gitDir === undefined) return []
+  const own = resolve(origin, gitDir)
+  const common = readable(join(own, 'commondir'))
+  return common === undefined ? [own] : [own, resolve(own, common.trim())]
+}
+
+/** The file's text, or undefined where hmm cannot read it (nor can the command, which runs as the same user). */
+function readable(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return undefined
+  }
+}
+
+/** How deep includes are followed (git's own limit is 10). */
+const MAX_INCLUDE_DEPTH = 10
+
+/**
+ * Each git config file the command could read with a credential in it, as
+ * a config file and the home it belongs to (for `~/` in its includes): the
+ * user's global ones and the system's; the origin's repository's (the
+ * command reads the origin as it is); run as root, every other home's (as
+ * their secrets are hidden: policy.ts otherHomes).
+ */
+function configsToClean(env: NodeJS.ProcessEnv, home: string, origin: string | undefined): Array<[string, string]> {
+  const others = otherHomes(home).flatMap(dir => [join(dir, '.gitconfig'), join(dir, '.config', 'git', 'config')].map((file): [string, string] => [file, dir]))
+  const repositories = origin === undefined ? [] : originGitDirs(origin).flatMap(repositoryConfigs)
+  return [...[...globalConfigs(env, home), ...systemConfigs(env), ...repositories].map((file): [string, string] => [file, home]), ...others]
+}
+
+/**
+ * Copies of the git config files the command could read (configsToClean),
+ * and of each file they include, that hold credentials, without them: made
+ * in the workspace's directory `root` for this command (the user's may
+ * have changed since the last), and bound over the user's (actions/checkout
+ * keeps its token in a file a repository's config includes).
+ */
+export async function gitConfigBinds(root: string, env: NodeJS.ProcessEnv, home: string, origin?: string): Promise<Bind[]> {
   const dir = join(root, 'git-config')
   const binds: Bind[] = []
-  for (const [index, file] of globalConfigs(env, home).entries()) {
-    if (!statSync(file, {throwIfNoEntry: false})?.isFile()) continue
+  const seen = new Set<string>()
+  const clean = async (file: string, owner: string, depth: number): Promise<void> => {
+    if (!statSync(file, {throwIfNoEntry: false})?.isFile()) return
+    const target = canonical(file)
+    if (seen.has(target)) return
+    seen.add(target)
+    const text = readable(file)
+    if (text === undefined) return
     mkdirSync(dir, {recursive: true, mode: 0o700})
-    const cleaned = await withoutCredentials(readFileSync(file, 'utf8'), join(dir, `scratch-${process.pid}`))
-    if (cleaned === undefined) continue
-    const copy = join(dir, String(index))
-    replaceFile(copy, cleaned, 0o600)
-    binds.push({source: copy, target: canonical(file)})
+    const cleaned = await withoutCredentials(text, join(dir, `scratch-${process.pid}`))
+    if (cleaned !== undefined) {
+      const copy = join(dir, String(binds.length))
+      replaceFile(copy, cleaned, 0o600)
+      binds.push({source: copy, target})
+    }
+    if (depth < MAX_INCLUDE_DEPTH) for (const included of await includedFiles(file, text, owner)) await clean(included, owner, depth + 1)
   }
+  for (const [file, owner] of configsToClean(env, home, origin)) await clean(file, owner, 0)
   return binds
 }

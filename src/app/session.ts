@@ -123,7 +123,7 @@ export async function startInWorkspace(
   const binds =
     isolated === undefined || options.platform !== 'linux'
       ? []
-      : [...agentBinds(settings, isolated, canonical(workspace.tree)), ...(await gitConfigBinds(isolated, process.env, homedir()))]
+      : [...agentBinds(settings, isolated, canonical(workspace.tree)), ...(await gitConfigBinds(isolated, process.env, homedir(), workspace.row.origin))]
   // Its proxy lives as long as the command: closed, and its refusals said, when the helper has exited.
   const net = await startNetwork(options.platform, network, workspace.id)
   const confinement = {

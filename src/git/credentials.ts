@@ -10,15 +10,12 @@
 // (no repository of the workspace's, no include followed), never on a file
 // the command could have changed.
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {dirname} from 'node:path'
-import {holdsLogin} from '../sandbox/env.js'
+import {dirname, join, resolve} from 'node:path'
+import {holdsLogin, isGitCredential} from '../sandbox/env.js'
 import {git} from './git.js'
 
 /** A first look, without git: most config files hold nothing of the kind. */
-const MAY_HOLD = /extraheader|:\/\/[^\s/?#@]+@/i
-
-/** `http.extraHeader` and `http.<url>.extraHeader`, as git lists them (section and name in lower case). */
-const EXTRA_HEADER = /^http\.(.+\.)?extraheader$/i
+const MAY_HOLD = /extraheader|:\/\/[^\s/?#@]+@|password=/i
 
 /** `text` with the login taken out of each URL that holds one (env.ts holdsLogin); the rest as it was. */
 function withoutLogins(text: string): string {
@@ -36,9 +33,29 @@ function entries(listed: string): Array<[string, string | undefined]> {
     })
 }
 
+/** include.path and includeIf.<condition>.path (git-config(1), INCLUDES). */
+const INCLUDE = '^include(if\\..*)?\\.path$'
+
+/**
+ * The files the config file `file` (holding `text`) includes, whatever the
+ * condition, as git would find them for the user whose home is `home`
+ * (`~/`; a relative path from the file's directory). Git runs with --file
+ * on the user's own file (never the workspace's), from `/`: no repository's
+ * config is read.
+ */
+export async function includedFiles(file: string, text: string, home: string): Promise<string[]> {
+  if (!/include/i.test(text)) return []
+  const listed = await git(['config', '--file', file, '--null', '--get-regexp', INCLUDE], {cwd: '/', okStatuses: [1]})
+  return entries(listed.stdout).flatMap(([, path]) => {
+    // %(prefix)/ is git's installation: nothing of the user's.
+    if (path === undefined || path === '' || path.startsWith('%(prefix)/')) return []
+    return [path.startsWith('~/') ? join(home, path.slice(2)) : resolve(dirname(file), path)]
+  })
+}
+
 /**
  * The config file's `text` without its credentials, or undefined if it
- * holds none: extra headers and entries whose key holds a login go; a
+ * holds none: entries that are a credential whole (env.ts isGitCredential) go; a
  * value's login is taken out of it (`remote.origin.url` keeps working for
  * fetches that need none). `scratch` is a path hmm may write and remove.
  */
@@ -49,11 +66,15 @@ export async function withoutCredentials(text: string, scratch: string): Promise
     const options = {cwd: dirname(scratch)}
     const file = ['config', '--file', scratch]
     const listed = entries((await git([...file, '--null', '--list'], options)).stdout)
-    const unset = new Set(listed.filter(([key]) => EXTRA_HEADER.test(key) || withoutLogins(key) !== key).map(([key]) => key))
-    const changed = listed.filter((entry): entry is [string, string] => !unset.has(entry[0]) && entry[1] !== undefined && withoutLogins(entry[1]) !== entry[1])
-    if (unset.size === 0 && changed.length === 0) return undefined
-    // Status 5: the key is gone already (an entry listed twice).
-    for (const key of unset) await git([...file, '--unset-all', key], {...options, okStatuses: [5]})
+    const unset = listed.filter(([key, value]) => isGitCredential(key, value))
+    const changed = listed.filter(
+      (entry): entry is [string, string] => !unset.includes(entry) && entry[1] !== undefined && withoutLogins(entry[1]) !== entry[1],
+    )
+    if (unset.length === 0 && changed.length === 0) return undefined
+    // By value: a helper that prints a password goes, the other helpers stay. Status 5: gone already (listed twice).
+    for (const [key, value] of unset) {
+      await git([...file, ...(value === undefined ? ['--unset-all', key] : ['--fixed-value', '--unset-all', key, value])], {...options, okStatuses: [5]})
+    }
     for (const [key, value] of changed) await git([...file, '--fixed-value', '--replace-all', key, withoutLogins(value), value], {...options, okStatuses: [5]})
     return readFileSync(scratch, 'utf8')
   } finally {

@@ -22,6 +22,8 @@ const CREDENTIAL_NAMES = [
   'ARM_ACCESS_KEY',
   // Bitwarden's unlocked vault: with it, `bw get password ...` answers.
   'BW_SESSION',
+  // SonarQube's token, by its old name.
+  'SONAR_LOGIN',
 ]
 
 /**
@@ -42,6 +44,11 @@ const CREDENTIAL_PATTERNS = [
   /^NPM_CONFIG_.*(_AUTH|AUTHTOKEN)/i,
   // 1Password CLI's signed-in sessions, one per account (OP_SESSION_<account>).
   /^OP_SESSION_/i,
+  // A password abbreviated at the end (LDAP_BIND_PW); not at the start: Playwright's PW_TEST_* are settings.
+  /(^|_)PW$/i,
+  // Bundler's login for a gem server, by its host (BUNDLE_GEMS__EXAMPLE__COM: dots written `__`); its settings
+  // with a dot in their names (build.<gem>, local.<gem>, mirror.<uri>, github.https) are not logins.
+  /^BUNDLE_(?!(BUILD|LOCAL|MIRROR)__|GITHUB__HTTPS$)\w*__/i,
 ]
 
 /**
@@ -57,6 +64,24 @@ export function holdsLogin(value: string): boolean {
     if (userinfo.includes(':') || /^https?$/i.test(scheme)) return true
   }
   return false
+}
+
+/** `http.extraHeader` and `http.<url>.extraHeader` (section and name in any case). */
+const EXTRA_HEADER = /^http\.(.+\.)?extraheader$/i
+
+/** `credential.helper` and `credential.<url>.helper`. */
+const CREDENTIAL_HELPER = /^credential\.(.+\.)?helper$/i
+
+/**
+ * Whether git's config entry `key` (= `value`) is a credential whole, in a
+ * config file (git/credentials.ts) or in the environment: an extra header
+ * (actions/checkout's token), a key holding a login
+ * (`url.<base>.insteadOf`), a credential helper written as a shell snippet
+ * that prints the password itself (CI scripts pasting a token into one).
+ * A login in a value alone is holdsLogin's.
+ */
+export function isGitCredential(key: string, value: string | undefined): boolean {
+  return EXTRA_HEADER.test(key) || holdsLogin(key) || (CREDENTIAL_HELPER.test(key) && value?.includes('password=') === true)
 }
 
 /**
@@ -145,12 +170,16 @@ function gitEntries(entries: Array<[string, string]>): Record<string, string> {
   return env
 }
 
+/** Whether hmm removes a variable: by `name` and `value`, `credential` when something else found it one. */
+type Dropped = (name: string, value: string, credential?: boolean) => boolean
+
 /**
  * The user's git entries in the environment, in their order: a key names a
- * setting, never a secret (though it holds _KEY_); an entry whose value is
- * removed goes whole, renumbered, so the rest still parse.
+ * setting, never a secret (though it holds _KEY_); an entry that is a
+ * credential (isGitCredential) or whose value is removed goes whole,
+ * renumbered, so the rest still parse.
  */
-function gitConfig(base: NodeJS.ProcessEnv, dropped: (name: string, value: string) => boolean): {env: Record<string, string>; removed: string[]} {
+function gitConfig(base: NodeJS.ProcessEnv, dropped: Dropped): {env: Record<string, string>; removed: string[]} {
   const count = /^\d+$/.test(base.GIT_CONFIG_COUNT ?? '') ? Number(base.GIT_CONFIG_COUNT) : 0
   const indexes = Object.keys(base)
     .map(name => /^GIT_CONFIG_KEY_(\d+)$/.exec(name)?.[1])
@@ -161,10 +190,45 @@ function gitConfig(base: NodeJS.ProcessEnv, dropped: (name: string, value: strin
   for (const index of indexes) {
     const [key, value] = [base[`GIT_CONFIG_KEY_${index}`], base[`GIT_CONFIG_VALUE_${index}`]]
     if (key === undefined || value === undefined) continue
-    if (dropped(`GIT_CONFIG_VALUE_${index}`, value)) removed.push(`GIT_CONFIG_VALUE_${index}`)
+    if (dropped(`GIT_CONFIG_VALUE_${index}`, value, isGitCredential(key, value))) removed.push(`GIT_CONFIG_VALUE_${index}`)
     else entries.push([key, value])
   }
   return {env: entries.length > 0 ? gitEntries(entries) : {}, removed}
+}
+
+/** One string as git's sq_quote writes it: `'...'`, each `'` and `!` as `'\''` and `'\!'`. */
+const SQ_QUOTED = "'[^']*'(?:\\\\[!']'[^']*')*"
+/** An entry of GIT_CONFIG_PARAMETERS: `'key'='value'`, `'key'` (no value), or git's older `'key=value'`. */
+const PARAMETER = new RegExp(`\\s*(${SQ_QUOTED})(?:=(${SQ_QUOTED}))?(?=\\s|$)`, 'y')
+
+const sqDequoted = (quoted: string) => quoted.slice(1, -1).replace(/'\\([!'])'/g, '$1')
+
+/** GIT_CONFIG_PARAMETERS' entries, each as written and as a key and value; undefined where git could not parse it either. */
+function parameterEntries(text: string): Array<{written: string; key: string; value: string | undefined}> | undefined {
+  const entries = []
+  PARAMETER.lastIndex = 0
+  while (PARAMETER.lastIndex < text.trimEnd().length) {
+    const match = PARAMETER.exec(text)
+    if (!match) return undefined
+    const [key, value] = match[2] === undefined ? sqDequoted(match[1]).split(/=(.*)/s) : [sqDequoted(match[1]), sqDequoted(match[2])]
+    entries.push({written: match[0].trim(), key, value})
+  }
+  return entries
+}
+
+/**
+ * GIT_CONFIG_PARAMETERS (what `git -c` hands its children, set by wrappers
+ * and CI scripts too) less its entries that hold a credential, as the
+ * numbered entries are judged; one git could not parse goes whole.
+ */
+function gitParameters(base: NodeJS.ProcessEnv, dropped: Dropped): {env: Record<string, string>; removed: string[]} {
+  const [name, text] = ['GIT_CONFIG_PARAMETERS', base.GIT_CONFIG_PARAMETERS]
+  if (text === undefined) return {env: {}, removed: []}
+  const entries = parameterEntries(text)
+  if (entries === undefined) return dropped(name, text, true) ? {env: {}, removed: [name]} : {env: {[name]: text}, removed: []}
+  const kept = entries.filter(({key, value}) => !dropped(name, value ?? '', isGitCredential(key, value)))
+  const env = kept.length > 0 ? {[name]: kept.map(entry => entry.written).join(' ')} : {}
+  return {env, removed: kept.length < entries.length ? [name] : []}
 }
 
 /** Read back: the entries of an environment gitConfig made. */
@@ -209,16 +273,16 @@ export function noFsmonitor(env: Record<string, string>): Record<string, string>
 function filtered(base: NodeJS.ProcessEnv, config: {keep: string[]; remove: string[]}): {env: Record<string, string>; removed: string[]} {
   const keep = matcher(config.keep)
   const remove = matcher(config.remove)
-  const dropped = (name: string, value: string) => remove(name) || (removedBecause(name, value) !== undefined && !keep(name))
+  const dropped: Dropped = (name, value, credential = false) => remove(name) || ((credential || removedBecause(name, value) !== undefined) && !keep(name))
   const env: Record<string, string> = {}
   const removed: string[] = []
   for (const [name, value] of Object.entries(base)) {
-    if (value === undefined || OWN.includes(name) || GIT_CONFIG.test(name)) continue
+    if (value === undefined || OWN.includes(name) || GIT_CONFIG.test(name) || name === 'GIT_CONFIG_PARAMETERS') continue
     if (dropped(name, value)) removed.push(name)
     else env[name] = value
   }
-  const git = gitConfig(base, dropped)
-  return {env: {...env, ...git.env}, removed: [...removed, ...git.removed]}
+  const git = [gitConfig(base, dropped), gitParameters(base, dropped)]
+  return {env: Object.assign(env, ...git.map(part => part.env)), removed: [...removed, ...git.flatMap(part => part.removed)]}
 }
 
 /** The names `commandEnv` takes out of `base`, for `hmm sandbox`. */

@@ -53,6 +53,13 @@ describe("the command's environment", () => {
           'DISCORD_WEBHOOK',
           'JWT',
           'SUPABASE_JWT',
+          // The attacker's sixth review, F7: an LDAP bind's password, SonarQube's token, Bundler's logins per host.
+          'LDAP_BIND_PW',
+          'DB_PW',
+          'SONAR_LOGIN',
+          'BUNDLE_GEMS__CONTRIBSYS__COM',
+          'BUNDLE_RUBYGEMS__PKG__GITHUB__COM',
+          'BUNDLE_MY___GEMS__EXAMPLE__ORG',
         ].map(name => [name, 'secret']),
       ),
     ],
@@ -113,6 +120,14 @@ describe("the command's environment", () => {
         GIT_ASKPASS: '/usr/bin/ksshaskpass',
         OAUTHLIB_INSECURE_TRANSPORT: '1',
         COMPASS_HOME: '/x',
+        // PW only at the end (Playwright's PW_TEST_*), Bundler's settings that are not a host's login.
+        PW_TEST_REPORTER: 'list',
+        OLDPWD: '/y',
+        BUNDLE_PATH: 'vendor/bundle',
+        BUNDLE_BUILD__NOKOGIRI: '--use-system-libraries',
+        BUNDLE_LOCAL__RACK: '/src/rack',
+        BUNDLE_MIRROR__RUBYGEMS__ORG: 'https://mirror.example',
+        BUNDLE_GITHUB__HTTPS: 'true',
       },
     ],
     // A Docker daemon over TCP is not the user's session.
@@ -176,6 +191,46 @@ describe("the command's environment", () => {
       GIT_CONFIG_KEY_1: 'tag.gpgsign',
       GIT_CONFIG_VALUE_1: 'false',
     })
+  })
+
+  it("drops git's config entries in the environment that hold a credential, as in a config file, renumbered; GIT_CONFIG_PARAMETERS' too", () => {
+    const base = {
+      GIT_CONFIG_COUNT: '5',
+      GIT_CONFIG_KEY_0: 'http.https://github.com/.extraheader',
+      GIT_CONFIG_VALUE_0: 'AUTHORIZATION: bearer ghp_ENV',
+      GIT_CONFIG_KEY_1: 'user.name',
+      GIT_CONFIG_VALUE_1: 'Me',
+      GIT_CONFIG_KEY_2: 'url.https://oauth2:glpat@gitlab.com/.insteadOf',
+      GIT_CONFIG_VALUE_2: 'https://gitlab.com/',
+      GIT_CONFIG_KEY_3: 'credential.https://github.com.helper',
+      GIT_CONFIG_VALUE_3: '!f() { echo username=x; echo password=ghp_HELPER; }; f',
+      GIT_CONFIG_KEY_4: 'credential.helper',
+      GIT_CONFIG_VALUE_4: 'cache --timeout=600',
+      // Old and new forms, quotes and ! quoted as git quotes them; a helper with a password, an extra header.
+      GIT_CONFIG_PARAMETERS: [
+        "'http.extraHeader'='Authorization: Bearer ghp_PARAMS'",
+        "'core.editor'='vi'",
+        "'alias.hi=!echo it'\\''s'",
+        "'credential.helper'='!f() { echo password=ghp_X; }; f'",
+        "'remote.origin.url'='https://ghp_URL@github.com/me/r'",
+        "'core.bare'",
+        "'HTTP.EXTRAHEADER=x'",
+      ].join(' '),
+    }
+    expect(commandEnv(base, NONE, {})).toEqual({
+      GIT_CONFIG_COUNT: '2',
+      GIT_CONFIG_KEY_0: 'user.name',
+      GIT_CONFIG_VALUE_0: 'Me',
+      GIT_CONFIG_KEY_1: 'credential.helper',
+      GIT_CONFIG_VALUE_1: 'cache --timeout=600',
+      GIT_CONFIG_PARAMETERS: "'core.editor'='vi' 'alias.hi=!echo it'\\''s' 'core.bare'",
+    })
+    expect(removedVariables(base, NONE)).toEqual(['GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_VALUE_0', 'GIT_CONFIG_VALUE_2', 'GIT_CONFIG_VALUE_3'])
+    // Kept by name, whole; removed by name, whole; one git cannot parse goes whole.
+    expect(commandEnv(base, {keep: ['GIT_CONFIG_PARAMETERS'], remove: []}, {}).GIT_CONFIG_PARAMETERS).toBe(base.GIT_CONFIG_PARAMETERS)
+    expect(commandEnv({GIT_CONFIG_PARAMETERS: "'core.editor'='vi'"}, {keep: [], remove: ['GIT_CONFIG_PARAMETERS']}, {})).toEqual({})
+    expect(commandEnv({GIT_CONFIG_PARAMETERS: "'core.editor'=vi"}, NONE, {})).toEqual({})
+    expect(commandEnv({GIT_CONFIG_PARAMETERS: "'core.editor'='vi'"}, NONE, {})).toEqual({GIT_CONFIG_PARAMETERS: "'core.editor'='vi'"})
   })
 
   it("sets hmm's own variables last", () => {
