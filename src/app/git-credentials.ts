@@ -6,9 +6,9 @@
 // bound over each, as an agent's state file is). Without the namespaces
 // (macOS, landlock-only) those are read as they are (MANUAL says so).
 import {lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
-import {join, resolve} from 'node:path'
+import {join} from 'node:path'
 import {includedFiles, withoutCredentials} from '../git/credentials.js'
-import {workTreeTop} from '../git/top.js'
+import {gitDirsOf, readable} from '../git/top.js'
 import {canonical} from '../sandbox/paths.js'
 import {otherHomes, type Bind} from '../sandbox/policy.js'
 
@@ -70,33 +70,6 @@ function systemConfigs(env: NodeJS.ProcessEnv): string[] {
   return [env.GIT_CONFIG_SYSTEM || '/etc/gitconfig']
 }
 
-/**
- * The git directories of the repository the origin lies in (its `.git`;
- * for a linked worktree its own and the common one its `.git` file leads to).
- */
-function originGitDirs(origin: string): string[] {
-  const top = workTreeTop(origin)
-  if (top === undefined) return []
-  const dotGit = join(top, '.git')
-  const stat = lstatSync(dotGit, {throwIfNoEntry: false})
-  if (stat?.isDirectory()) return [dotGit]
-  if (!stat?.isFile()) return []
-  const gitDir = /^gitdir: (.+)$/m.exec(readable(dotGit) ?? '')?.[1]
-  if (gitDir === undefined) return []
-  const own = resolve(origin, gitDir)
-  const common = readable(join(own, 'commondir'))
-  return common === undefined ? [own] : [own, resolve(own, common.trim())]
-}
-
-/** The file's text, or undefined where hmm cannot read it (nor can the command, which runs as the same user). */
-function readable(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8')
-  } catch {
-    return undefined
-  }
-}
-
 /** How deep includes are followed (git's own limit is 10). */
 const MAX_INCLUDE_DEPTH = 10
 
@@ -109,7 +82,7 @@ const MAX_INCLUDE_DEPTH = 10
  */
 function configsToClean(env: NodeJS.ProcessEnv, home: string, origin: string | undefined): Array<[string, string]> {
   const others = otherHomes(home).flatMap(dir => [join(dir, '.gitconfig'), join(dir, '.config', 'git', 'config')].map((file): [string, string] => [file, dir]))
-  const repositories = origin === undefined ? [] : originGitDirs(origin).flatMap(repositoryConfigs)
+  const repositories = origin === undefined ? [] : gitDirsOf(origin).flatMap(repositoryConfigs)
   return [...[...globalConfigs(env, home), ...systemConfigs(env), ...repositories].map((file): [string, string] => [file, home]), ...others]
 }
 

@@ -27,7 +27,8 @@ import {HmmError} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {ALLOW_LOCAL_TRANSPORT, confinedEnv, git, gitLine, gitReason, nulPairs} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
-import {readWorkspaceHead} from './workspace-head.js'
+import {gitDirsOf, readable} from './top.js'
+import {readRegularFile, readWorkspaceHead} from './workspace-head.js'
 
 /** The name the bundle is made under, in the directory the sandbox may write. */
 export const BUNDLE_NAME = 'out.bundle'
@@ -71,8 +72,33 @@ export function workspaceCommits(workspace: Workspace): WorkspaceCommits | undef
   return head === null || head === workspace.row.headCommit ? undefined : {head}
 }
 
+/** Whether a repository's config `text` makes it a partial clone (git's own parser, on the text: no repository read). */
+async function partialClone(text: string | undefined): Promise<boolean> {
+  if (text === undefined) return false
+  const found = await git(['config', '--file', '-', '--get', 'extensions.partialclone'], {cwd: '/', input: text, okStatuses: [1]})
+  return found.exitCode === 0
+}
+
+/**
+ * Refuses a workspace's repository its command made a partial clone: git
+ * would fetch the objects it lacks from where its config says, running
+ * what that names (core.sshCommand, a remote helper). The confined git is
+ * allowed no transport anyway (git.ts NO_TRANSPORT); this says why plainly.
+ * A workspace of an origin that is a partial clone (a blobless clone of a
+ * large repository) is one from the start: it bundles as before.
+ */
+async function refuseMadePartial(workspace: Workspace): Promise<void> {
+  if (!(await partialClone(readRegularFile(join(workspace.tree, '.git', 'config'))))) return
+  const origin = gitDirsOf(workspace.row.origin).at(-1)
+  if (origin !== undefined && (await partialClone(readable(join(origin, 'config'))))) return
+  throw new HmmError(
+    `workspace ${workspace.label}'s repository was made a partial clone (extensions.partialClone in its .git/config), whose missing objects git would fetch; hmm takes commits only from a full one`,
+  )
+}
+
 /** Makes the bundle inside the sandbox; returns its path (not yet trusted), or undefined when it holds no commit. */
 async function makeBundle(workspace: Workspace, data: string): Promise<string | undefined> {
+  await refuseMadePartial(workspace)
   const dir = bundleDir(workspace)
   // A process the last bundling left behind may still be changing it.
   removeTree(dir)

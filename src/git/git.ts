@@ -49,16 +49,32 @@ export const PLAIN_PATCH = ['--no-ext-diff', '--no-textconv', '--src-prefix=a/',
 
 const shellQuoted = (text: string) => `'${text.replace(/'/g, "'\\''")}'`
 
-/** The protective settings as git reads them from its environment. */
-export function protectiveEnv(): Record<string, string> {
-  const parameters = Object.entries(PROTECTIVE_SETTINGS).map(([key, value]) => `${shellQuoted(key)}=${shellQuoted(value)}`)
+/**
+ * For git run confined on what the workspace's command wrote (its
+ * repository: git/bundle.ts), which needs no transport: none is allowed, so
+ * the repository's config cannot make git fetch (a partial clone's lazy
+ * fetch of a missing object runs its core.sshCommand or a remote helper).
+ * Each transport git has by name too: a repository's protocol.<name>.allow
+ * outranks protocol.allow, but not the same key given here. A remote helper
+ * of another name runs only if the user installed it.
+ */
+const NO_TRANSPORT: Record<string, string> = {
+  'protocol.allow': 'never',
+  ...Object.fromEntries(['file', 'git', 'ssh', 'http', 'https', 'ftp', 'ftps', 'ext', 'fd'].map(name => [`protocol.${name}.allow`, 'never'])),
+}
+
+/** The protective settings (and `more`) as git reads them from its environment. */
+export function protectiveEnv(more: Record<string, string> = {}): Record<string, string> {
+  const parameters = Object.entries({...PROTECTIVE_SETTINGS, ...more}).map(([key, value]) => `${shellQuoted(key)}=${shellQuoted(value)}`)
   return {GIT_CONFIG_PARAMETERS: parameters.join(' ')}
 }
 
 /**
  * The whole environment of a git hmm runs confined (platform/confined.ts),
  * `extra` added: only what git needs to run, since hmm's own could hold
- * tokens; no system or global config, no prompt, no optional locks.
+ * tokens; no system or global config, no prompt, no optional locks, no
+ * transport (NO_TRANSPORT; and no lazy fetch, by name, for git 2.45 and
+ * later).
  */
 export function confinedEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {}
@@ -72,8 +88,9 @@ export function confinedEnv(extra: Record<string, string>): Record<string, strin
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_TERMINAL_PROMPT: '0',
     GIT_OPTIONAL_LOCKS: '0',
+    GIT_NO_LAZY_FETCH: '1',
     ...extra,
-    ...protectiveEnv(),
+    ...protectiveEnv(NO_TRANSPORT),
   }
 }
 

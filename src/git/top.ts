@@ -7,7 +7,7 @@
 // submodules); never inside a git directory, never across a file system
 // boundary, never up into a directory of GIT_CEILING_DIRECTORIES.
 import {existsSync, lstatSync, readFileSync, statSync} from 'node:fs'
-import {basename, dirname, isAbsolute, join} from 'node:path'
+import {basename, dirname, isAbsolute, join, resolve} from 'node:path'
 
 /** A git directory as git tells one: HEAD, and objects of its own or of a common directory (a linked worktree's). */
 function isGitDir(dir: string): boolean {
@@ -56,4 +56,32 @@ export function workTreeTop(dir: string): string | undefined {
 /** Whether dir lies inside a git directory (a repository's .git, a bare repository), where no work tree is. */
 export function isInsideGitDir(dir: string): boolean {
   return placeOf(dir) === 'git directory'
+}
+
+/** The file's text, or undefined where it cannot be read. */
+export function readable(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The git directories of the repository whose work tree holds `dir` (its
+ * `.git`; for a linked worktree its own and, last, the common one its
+ * `.git` file leads to, which holds the repository's config).
+ */
+export function gitDirsOf(dir: string): string[] {
+  const top = workTreeTop(dir)
+  if (top === undefined) return []
+  const dotGit = join(top, '.git')
+  const stat = lstatSync(dotGit, {throwIfNoEntry: false})
+  if (stat?.isDirectory()) return [dotGit]
+  if (!stat?.isFile()) return []
+  const gitDir = /^gitdir: (.+)$/m.exec(readable(dotGit) ?? '')?.[1]
+  if (gitDir === undefined) return []
+  const own = resolve(top, gitDir)
+  const common = readable(join(own, 'commondir'))
+  return common === undefined ? [own] : [own, resolve(own, common.trim())]
 }

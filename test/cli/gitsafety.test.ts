@@ -2,8 +2,8 @@
 // belongs to the command that ran there, so nothing it configures may run
 // outside the sandbox, and nothing it leaves may steer hmm outside it.
 import {execa} from 'execa'
-import {mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
-import {createServer, type Server} from 'node:net'
+import {mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {createServer} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {bundleDir, bundleReader, copyRegularFile} from '../../src/git/bundle.js'
@@ -281,53 +281,70 @@ describe('the bundle made in the sandbox', () => {
     expect(markers()).toEqual([])
   })
 
-  it("runs what the repository makes it run only where the command could: a lazy fetch's core.sshCommand reaches no unix socket in the user's /tmp", async () => {
-    world = new World('bundle-socket')
+  /**
+   * hmm merge of a workspace whose command's last commit names a blob its repository does not have, with a
+   * promisor remote to fetch it from over ssh (git bundle create's pack-objects would run core.sshCommand for it,
+   * here a script that connects to a socket beside the world, which any process of the user's may reach).
+   * `partialOrigin`: the origin is a partial clone itself, so the workspace's repository is one from the start.
+   * Returns hmm's result and whether the script ran.
+   */
+  async function lazyFetchAtMerge(name: string, partialOrigin: boolean): Promise<{result: {exitCode: number; stderr: string}; ran: boolean}> {
+    world = new World(name)
     await world.gitRepo()
     await world.git(['add', '-A'])
     await world.git(['commit', '-qm', 'second'])
-    const listen = async (path: string) => {
-      const server = createServer(connection => {
-        listening.connections.set(path, (listening.connections.get(path) ?? 0) + 1)
-        connection.destroy()
-      })
-      await new Promise<void>(resolve => server.listen(path, resolve))
-      listening.servers.push(server)
-    }
-    const listening = {connections: new Map<string, number>(), servers: [] as Server[]}
-    // One of the user's session, in /tmp; one beside the world, which any process of the user's may reach: proof that the setting ran.
-    const dir = mkdtempSync(join('/tmp', 'hmm-bundle-socket-'))
-    const user = join(dir, 'agent.sock')
+    const partial = [
+      'git config core.repositoryformatversion 1',
+      'git config extensions.partialClone origin',
+      'git config remote.origin.url ssh://example.invalid/x',
+      'git config remote.origin.promisor true',
+      // Set already: the fetch would fail writing it (the tree is read-only there) before it ran anything.
+      'git config remote.origin.partialclonefilter blob:none',
+    ]
+    if (partialOrigin) await world.sh(partial.join(' && '))
     const proof = join(world.root, 'proof.sock')
+    let connections = 0
+    const server = createServer(connection => {
+      connections++
+      connection.destroy()
+    })
+    await new Promise<void>(resolve => server.listen(proof, resolve))
     try {
-      await listen(user)
-      await listen(proof)
-      const reach = (socket: string) => `perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Peer => shift)' '${socket}'`
-      // The command's last commit names a blob its repository does not have, with a promisor remote
-      // to fetch it from over ssh: git bundle create (its pack-objects) runs core.sshCommand for it.
+      const reach = `perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Peer => shift)' '${proof}'`
       const ws = await made(
         world,
         [
-          'git config core.repositoryformatversion 1',
-          'git config extensions.partialClone origin',
-          'git config remote.origin.url ssh://example.invalid/x',
-          'git config remote.origin.promisor true',
-          // Set already: the fetch would fail writing it (the tree is read-only there) before it ran anything.
-          'git config remote.origin.partialclonefilter blob:none',
-          `git config core.sshCommand "${`${reach(proof)}; ${reach(user)}; false`.replaceAll('"', '\\"')}"`,
+          ...(partialOrigin ? [] : partial),
+          // The repository's own word on the transports: outranked by hmm's.
+          'git config protocol.allow always',
+          'git config protocol.ssh.allow always',
+          `git config core.sshCommand "${`${reach}; false`.replaceAll('"', '\\"')}"`,
           `tree=$(printf '100644 blob 1111111111111111111111111111111111111111\\tmissing\\n' | git mktree --missing)`,
           'git update-ref HEAD $(git commit-tree -p HEAD -m lazy $tree)',
         ].join(' && '),
       )
       const result = await taking(world, ['merge', ws.id])
-      expect(result.exitCode).toBe(1)
-      expect(result.stderr).toMatch(/^hmm: could not take the commits out of workspace /m)
-      expect(listening.connections.get(proof)).toBeGreaterThan(0)
-      expect(listening.connections.get(user)).toBeUndefined()
+      return {result, ran: connections > 0}
     } finally {
-      for (const server of listening.servers) server.close()
-      rmSync(dir, {recursive: true, force: true})
+      server.close()
     }
+  }
+
+  // The attacker's sixth review, F11: with isolation = "landlock-only" the setting ran with the user's network.
+  it("is refused when the command made the workspace's repository a partial clone: nothing its config names runs", async () => {
+    const {result, ran} = await lazyFetchAtMerge('bundle-partial', false)
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toMatch(
+      /^hmm: workspace \S+'s repository was made a partial clone \(extensions.partialClone in its .git\/config\), whose missing objects git would fetch; hmm takes commits only from a full one\n$/,
+    )
+    expect(ran).toBe(false)
+  })
+
+  it("fetches nothing for a workspace of an origin that is a partial clone: a lazy fetch's core.sshCommand does not run", async () => {
+    const {result, ran} = await lazyFetchAtMerge('bundle-partial-origin', true)
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toMatch(/^hmm: could not take the commits out of workspace /m)
+    expect(ran).toBe(false)
   })
 
   function scratch(): string {
