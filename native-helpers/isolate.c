@@ -10,8 +10,8 @@
  *     which it exits with (or dies of), passing hmm's signals on and
  *     relaying the command's terminal (pty.c);
  *   - the init, PID 1 of the new PID namespace, takes the workspace's lock,
- *     makes the mounts, leads the session of the command's terminal, forks
- *     the command and then only reaps: it holds the
+ *     makes the mounts, leads the session of the command's terminal, starts
+ *     the command (exec.c) and then only reaps: it holds the
  *     lock while any process of the workspace lives (the command never has
  *     the lock's descriptor, so nothing it does can drop it), and when it
  *     exits the kernel kills whatever is left in the namespace;
