@@ -71,26 +71,42 @@ static void write_file(pid_t pid, const char *name, const char *text)
  * the command runs as the user it is. A plain user can map only itself
  * (which needs setgroups denied), and does so from inside. Root maps the
  * whole range, so root stays root over every file; only a process left
- * outside may write that map: the mapper, forked before the unshare, which
- * writes it once told the namespace exists. */
+ * outside may write that map: the mapper, started before the unshare,
+ * which writes it once told the namespace exists. It shares the helper's
+ * memory (CLONE_VM, as exec.c starts the command): no copy of the address
+ * space is made for a process that only writes two files, and it touches
+ * nothing of the helper's but its own stack, the pipe and, on a failure,
+ * the report (setup_fail). The namespace can still be made beside it:
+ * unshare(CLONE_NEWUSER) refuses only a process with other threads. */
+static struct {
+	int heard, told; /* the pipe's ends */
+	pid_t parent;
+	char stack[64 * 1024] __attribute__((aligned(16)));
+} mapper_of;
+
+static int mapper_main(void *unused)
+{
+	(void)unused;
+	char go;
+	close(mapper_of.told);
+	if (read(mapper_of.heard, &go, 1) != 1)
+		_exit(EXIT_SETUP); /* the unshare failed; the helper says why */
+	write_file(mapper_of.parent, "uid_map", "0 0 4294967295\n");
+	write_file(mapper_of.parent, "gid_map", "0 0 4294967295\n");
+	_exit(0);
+}
+
 static pid_t start_mapper(int *tell)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
 		setup_fail("namespaces: pipe: %s", strerror(errno));
-	pid_t parent = getpid();
-	pid_t mapper = fork();
+	mapper_of.heard = p[0];
+	mapper_of.told = p[1];
+	mapper_of.parent = getpid();
+	pid_t mapper = clone(mapper_main, mapper_of.stack + sizeof mapper_of.stack, CLONE_VM | SIGCHLD, NULL);
 	if (mapper < 0)
 		setup_fail("namespaces: cannot start the mapper: %s", strerror(errno));
-	if (mapper == 0) {
-		close(p[1]);
-		char go;
-		if (read(p[0], &go, 1) != 1)
-			_exit(EXIT_SETUP); /* the unshare failed; the helper says why */
-		write_file(parent, "uid_map", "0 0 4294967295\n");
-		write_file(parent, "gid_map", "0 0 4294967295\n");
-		_exit(0);
-	}
 	close(p[0]);
 	*tell = p[1];
 	return mapper;
