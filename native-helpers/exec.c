@@ -557,6 +557,17 @@ int cmd_exec(int argc, char **argv)
 	if (flock_retry(lock, LOCK_SH) < 0)
 		setup_fail("cannot lock %s: %s", o.lock, strerror(errno));
 
+#ifdef __linux__
+	/* The mounts that need no tree are made while hmm makes it (run
+	 * clones the origin meanwhile), not after: they are a large part of
+	 * what the namespaces cost to start a command. Not where a cache is
+	 * missing: they would make it in the user's home, and nothing of the
+	 * user's is made before hmm is ready to run the command. */
+	int mounted = o.isolate && isolate_caches_there(&o);
+	if (mounted)
+		isolate_mounts(&o, lock);
+#endif
+
 	/* Step 2b: hmm makes the tree while this process already holds the
 	 * lock, so a half-made workspace shows as running, never as broken,
 	 * while hmm is alive; if hmm dies meanwhile, the pipe closes and this
@@ -574,9 +585,12 @@ int cmd_exec(int argc, char **argv)
 
 #ifdef __linux__
 	/* Step 2c: the mounts, then the command as the init's child, on a
-	 * terminal of its own (pty.c). */
+	 * terminal of its own (pty.c). The tree is there now: everything is
+	 * made read-only but where the command may write. */
 	if (o.isolate) {
-		isolate_mounts(&o, lock);
+		if (!mounted)
+			isolate_mounts(&o, lock);
+		read_only_but_granted(&o);
 		net_isolate(&o);
 		int slave = pty_session();
 		isolate_init(start_command(&o, lock, slave), lock, o.end_with_command);

@@ -159,10 +159,15 @@ int seccomp_confine(int net);
  * keeps the lock's descriptor; the process that called it waits for the
  * command and exits as it did. */
 void isolate_namespaces(const struct exec_opts *o, int lock);
-/* In the init (mounts.c): /proc, /dev (devices.c), caches, tmp, masks.
+/* In the init (mounts.c): /proc, /dev (devices.c), caches, binds, tmp,
+ * masks, the data directory covered; none needs the workspace's tree.
  * lock: the workspace's lock file, open read-write for the namespace's
  * life (its bytes mark the caches' layers in use). */
 void isolate_mounts(const struct exec_opts *o, int lock);
+/* Is every cache of o there, as named, in the user's view? Then
+ * isolate_mounts makes nothing of the user's (it makes a missing cache
+ * in the user's home). */
+int isolate_caches_there(const struct exec_opts *o);
 /* After isolate_mounts: whether path is a cache whose layer whites out
  * every hidden path beneath it, so that none is there (landlock.c grants
  * it whole). */

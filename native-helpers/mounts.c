@@ -4,8 +4,8 @@
  * $TMPDIR, /dev (devices.c), the tool caches and agents' directories as
  * layers kept with the workspace (with hidden places whited out), the
  * agents' files bound over them, masks over hidden places, and the data
- * directory covered (cover-data.c); then everything else read-only
- * (readonly.c). Every path the command could have
+ * directory covered (cover-data.c); exec.c then makes everything else
+ * read-only (readonly.c). Every path the command could have
  * written in an earlier run is opened without following links
  * (open_no_links) and acted on through its descriptor.
  */
@@ -500,6 +500,17 @@ static void mask(const struct exec_opts *o)
 	free(empty);
 }
 
+int isolate_caches_there(const struct exec_opts *o)
+{
+	for (size_t i = 0; i < o->ncaches; i++) {
+		int fd = open_no_links(o->caches[i], O_PATH | O_DIRECTORY);
+		if (fd < 0)
+			return 0;
+		close(fd);
+	}
+	return 1;
+}
+
 void isolate_mounts(const struct exec_opts *o, int lock)
 {
 	/* Processes of this namespace only; needs the init to mount it. */
@@ -512,6 +523,5 @@ void isolate_mounts(const struct exec_opts *o, int lock)
 	own_tmp(o);
 	mask(o);
 	cover_data(o);
-	read_only_but_granted(o);
 }
 #endif /* __linux__ */
