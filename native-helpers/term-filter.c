@@ -21,7 +21,9 @@
  * So where a terminal acts on a string the filter keeps only what is
  * known to be shown: OSC for titles (0, 1, 2), the working directory (7),
  * hyperlinks (8), shell marks (133) and colours set without '?' (4, 5,
- * 10-19 and their resets); DCS for sixel images; APC, PM and SOS never.
+ * 10-19 and their resets); DCS for sixel images; APC, PM, SOS and tmux's
+ * and screen's window name (ESC k, which hides what follows) never; nor
+ * ESC %, which takes a terminal out of UTF-8 (then passed text holds C1).
  * CSI sequences and short escapes pass, but for the reports above, so
  * programs keep colours, cursor motion, the alternate screen, modes
  * (bracketed paste, mouse), the cursor position report (CSI 6n) and the
@@ -234,8 +236,8 @@ static int step(struct term_filter *f, unsigned char b, unsigned char **o)
 		} else if (b == 'P') {
 			f->state = DCS_HEAD;
 			f->len = 0;
-		} else if (b == 'X' || b == '^' || b == '_') {
-			f->state = STR_DROP; /* SOS, PM, APC */
+		} else if (b == 'X' || b == '^' || b == '_' || b == 'k') {
+			f->state = STR_DROP; /* SOS, PM, APC; tmux's and screen's window name */
 		} else if (b >= 0x20 && b <= 0x2F) {
 			f->state = ESC_INTER;
 			f->held[0] = b;
@@ -257,7 +259,9 @@ static int step(struct term_filter *f, unsigned char b, unsigned char **o)
 			if (f->len <= ESC_MAX)
 				f->held[f->len++] = b;
 		} else if (b >= 0x30 && b <= 0x7E) {
-			if (f->len <= ESC_MAX) {
+			/* ESC % switches out of UTF-8 (xterm, the console): the
+			 * filter's reading of what follows would no longer hold. */
+			if (f->len <= ESC_MAX && f->held[0] != '%') {
 				put(o, "\033", 1);
 				put(o, f->held, f->len);
 				put(o, &b, 1);

@@ -74,6 +74,9 @@ const DROPPED: Array<[string, string, string?]> = [
   ["tmux's passthrough", `${ESC}Ptmux;${ESC}${ESC}]52;c;?${BEL}${ST}`],
   ['other DCS: user-defined keys, ReGIS, XTSETTCAP', `${ESC}P1;1|17/6563686f${ST}${ESC}P1pS(E)${ST}${ESC}P+p544e${ST}`],
   ["APC (kitty's graphics), PM and SOS", `${ESC}_Gf=100,t=f;L2V0Yy9wYXNzd2Q=${ST}${ESC}^private${ST}${ESC}Xstring${ST}`],
+  // ESC % @ takes xterm and the Linux console out of UTF-8: then text the filter passes (Ý, C3 9D) is a letter and an OSC.
+  ['a switch out of UTF-8 (ESC % @, ESC % G)', `${ESC}%@${ESC}%G`],
+  ["tmux's and screen's window name (ESC k), which hides what follows it there", `${ESC}kname${ST}`],
   ['window reports, the title report among them', `${ESC}[21t${ESC}[20t${ESC}[14t${ESC}[18t${ESC}[19t${ESC}[11t${ESC}[13;2t${ESC}[16t`],
   ['the screen read back: DECRQCRA, DECRQPSR, DECRQTSR, XTREPORTSGR', `${ESC}[1;1;1;1;1;1*y${ESC}[1$w${ESC}[1$u${ESC}[1;1;1;1#|`],
   ["DSR 5n, hmm's own question", `${ESC}[5n`],
