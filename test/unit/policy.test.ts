@@ -92,7 +92,16 @@ describe('the sandbox policy', () => {
 
   it("keeps the caches' program parts read-only only where the caches are written in place: opted out of namespaces, or on macOS", () => {
     const home = scratch()
-    const programs = ['.cargo/bin', '.cargo/env', '.cargo/config.toml', '.cargo/config', '.rustup/toolchains', '.npm/_npx'].map(rel => join(home, rel))
+    const programs = [
+      '.cargo/bin',
+      '.cargo/env',
+      '.cargo/env.fish',
+      '.cargo/env.nu',
+      '.cargo/config.toml',
+      '.cargo/config',
+      '.rustup/toolchains',
+      '.npm/_npx',
+    ].map(rel => join(home, rel))
     const input = {tree: join(home, 'data/ab/tree/p'), home, dataDir: join(home, 'data'), extraWritable: [], tmpdir: '/tmp'}
     expect(buildPolicy({...input, platform: 'linux'}).readOnly).toEqual(programs)
     expect(buildPolicy({...input, platform: 'darwin'}).readOnly).toEqual(programs)
