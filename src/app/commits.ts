@@ -12,9 +12,10 @@ import type {Workspace} from '../workspaces/workspace.js'
 import {takeIntoOrigin, takeIntoPrivate, workspaceCommits, type TakenCommits} from '../git/bundle.js'
 import {treeNow} from '../git/changes.js'
 import {checkoutConversions} from '../git/conversions.js'
-import {commitRecords, identitiesOf, unshownChanges, type CommitRecord} from '../git/review.js'
+import {commitRecords, identitiesOf, refusedPaths, unshownChanges, type CommitRecord} from '../git/review.js'
 import {listPaths, printable} from '../ui/format.js'
 import {gitOriginOf} from '../git/origin.js'
+import {REFUSED} from '../git/refused-paths.js'
 import {checkShown, checkTakeable} from './taking.js'
 
 /** Why merge and apply refuse files git converts as it writes them (git/conversions.ts). */
@@ -91,6 +92,9 @@ export async function takeForGit(
   for (const commit of await shownCommits(workspace, tip)) {
     say(`taking ${commit.line}${commit.kinds.length > 0 ? ` (more in hmm log: ${commit.kinds.join(', ')})` : ''}`)
   }
+  // No --force takes these: git itself refuses them.
+  const refused = await refusedPaths(workspace, tip)
+  if (refused.length > 0) throw new HmmError(`workspace ${workspace.label}'s commits hold ${REFUSED}: ${listPaths(refused)}`)
   const nowTree = await treeNow(workspace)
   checkShown(workspace, nowTree)
   const unshown = options.force ? [] : await unshownChanges(workspace, tip, nowTree)

@@ -25,6 +25,7 @@ import {excludingUnrecordable, restoreGitlinks, takeOutGitlinks, type Gitlink} f
 import {ensureBaseBlobs} from './origin.js'
 import {oncePerWorkspace} from './per-workspace.js'
 import {privateEnv, privateRepo} from './private-repo.js'
+import {REFUSED, refusedAmong} from './refused-paths.js'
 
 /*
  * Stat checks are git's defaults (mtime, ctime, inode, size), never
@@ -182,6 +183,12 @@ async function addAll(workspace: Workspace, env: Record<string, string>, reading
       if (excluded.length > 0) continue
     }
     if (!added.stderr.includes('index.lock') || attempt >= INDEX_LOCK_TRIES) {
+      // git names only the first path it refuses, and in the user's language: hmm names them all.
+      const others = await git(['ls-files', '-z', '--others', '--exclude-standard'], {...options, okStatuses: []})
+      const refused = refusedAmong(others.stdout.split('\0').filter(Boolean))
+      if (refused.length > 0) {
+        throw new HmmError(`workspace ${workspace.label} holds files whose ${REFUSED}, so hmm cannot read its files: ${listPaths(refused)}`)
+      }
       throw new HmmError(`could not read the files of workspace ${workspace.label}: ${gitReason(added.stderr)}`)
     }
     await sleep(INDEX_LOCK_WAIT_MS)

@@ -20,6 +20,7 @@ import type {Workspace} from '../workspaces/workspace.js'
 import {commitRange} from './bundle.js'
 import {git, gitBytes, gitLine, PLAIN_PATCH} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
+import {refusedAmong} from './refused-paths.js'
 
 function onPrivate(workspace: Workspace) {
   return {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))}
@@ -60,6 +61,22 @@ export async function unshownChanges(workspace: Workspace, tip: string, nowTree:
   ])
   const taken = new Set([...nulSeparated(touched.stdout), ...net])
   return [...taken].filter(path => originUncommitted.has(path) || !net.has(path) || changedSince.has(path)).sort()
+}
+
+/**
+ * The paths, sorted, that some commit up to `tip` holds and git refuses
+ * (refused-paths.ts): the origin's fetch would refuse their objects and
+ * its checkout their paths, whatever the review says. Each commit's paths
+ * are its first parent's and those its diff against it names (-t: trees
+ * too, so an empty `.git` directory counts), from commits that start the
+ * range (--root) on.
+ */
+export async function refusedPaths(workspace: Workspace, tip: string): Promise<string[]> {
+  const named = await git(
+    ['log', '-z', '--format=', '--name-only', '--no-renames', '-t', '--root', '--diff-merges=first-parent', ...commitRange(workspace, tip), '--'],
+    onPrivate(workspace),
+  )
+  return refusedAmong(nulSeparated(named.stdout))
 }
 
 /** What a push of a commit publishes beyond its tree, as its object holds it. */
