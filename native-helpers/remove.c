@@ -227,9 +227,15 @@ static void remove_entry(const char *name, int tries)
 		if (!S_ISDIR(st.st_mode)) {
 			if (unlinkat(l->fd, name, 0) == 0 || errno == ENOENT)
 				return;
-			/* EISDIR (EPERM on macOS) if it became a directory, or
-			 * a failure of its own if it is still what we saw. */
+			/* EISDIR: it was a directory as it was unlinked (a racing
+			 * process made it one), whatever it is by now (the very
+			 * file seen, put back): look again, and remove a directory
+			 * as one, inside the tree. macOS says EPERM for it, which a
+			 * file can say of its own: there only a change seen now
+			 * tells, else it is a failure of its own. */
 			int e = errno;
+			if (e == EISDIR)
+				continue;
 			struct stat now;
 			int r = fstatat(l->fd, name, &now, AT_SYMLINK_NOFOLLOW);
 			if (r < 0 && errno == ENOENT)

@@ -1,7 +1,7 @@
 // The removal tests' hostile processes, built with the helper's compiler into
 // a directory of the test: swapper.c, ended by the test whatever happened
 // (found by its executable's path, so nothing else is touched), and
-// swap-at-open.c, loaded into the remover.
+// swap-at-open.c and swap-at-unlink.c, loaded into the remover.
 import {execFileSync} from 'node:child_process'
 import {readdirSync, readlinkSync} from 'node:fs'
 import {join} from 'node:path'
@@ -21,6 +21,11 @@ export function buildSwapper(dir: string): string {
 /** Compiles swap-at-open into dir; returns the library's path, for LD_PRELOAD. */
 export function buildSwapAtOpen(dir: string): string {
   return compile('swap-at-open.c', join(dir, 'swap-at-open.so'), ['-shared', '-fPIC', '-ldl'])
+}
+
+/** Compiles swap-at-unlink into dir; returns the library's path, for LD_PRELOAD. */
+export function buildSwapAtUnlink(dir: string): string {
+  return compile('swap-at-unlink.c', join(dir, 'swap-at-unlink.so'), ['-shared', '-fPIC', '-ldl'])
 }
 
 /** Kills every process running the swapper at this path, and waits until none runs it (a zombie runs nothing). */
