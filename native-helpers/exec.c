@@ -72,7 +72,7 @@ int cmd_locked(int argc, char **argv)
 	"usage: hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] [--program FILE] " \
 	"[--read PATH]... [--write PATH]... " \
 	"[--dev PATH]... [--hide PATH]... [--read-only PATH]... [--isolate DIR [--tmp-over PATH]... " \
-	"[--cache PATH]... [--layers NAME] [--mask PATH]... [--cover-data DIR] [--bind-src PATH --bind-dst PATH]... [--net none|proxy [--proxy-port N --proxy-socket NAME [--proxy-debug]]] [--end-with-command]] " \
+	"[--cache PATH]... [--layers NAME] [--mask PATH]... [--cover-data DIR] [--bind-src PATH --bind-dst PATH]... [--net none|proxy [--proxy-port N --proxy-socket NAME [--net-mark N] [--proxy-debug]]] [--end-with-command]] " \
 	"-- CMD [ARG...]"
 
 /* Paths must come absolute and canonical (the TS side resolves them), because
@@ -100,7 +100,7 @@ static const char *const VALUE_FLAGS[] = {
 	"--lock",  "--report-fd", "--wait-fd", "--chdir", "--program", "--read", "--write", "--dev",
 	"--hide",  "--read-only", "--isolate", "--tmp-over", "--cache", "--layers", "--mask",
 	"--cover-data", "--bind-src", "--bind-dst",
-	"--net",   "--proxy-port", "--proxy-socket",
+	"--net",   "--proxy-port", "--proxy-socket", "--net-mark",
 };
 
 static int takes_value(const char *a)
@@ -115,6 +115,7 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->wait_fd = -1;
+	o->net_mark = -1;
 	/* The flags that may be given again and again, each value a canonical
 	 * path kept in a list of its own. Each value takes an argument, so argc
 	 * is room enough for any list. */
@@ -556,6 +557,7 @@ int cmd_exec(int argc, char **argv)
 	/* Shared: other commands may run in the workspace at once (see locked). */
 	if (flock_retry(lock, LOCK_SH) < 0)
 		setup_fail("cannot lock %s: %s", o.lock, strerror(errno));
+	mark_network(&o, lock);
 
 #ifdef __linux__
 	/* The mounts that need no tree are made while hmm makes it (run

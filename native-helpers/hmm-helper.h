@@ -2,7 +2,7 @@
  * hmm-helper: what the modules of the helper share. One mode per file
  * (main.c dispatches): exec.c (lock, descriptors, capabilities, exec),
  * landlock.c, seccomp.c, layers.c, clone.c + clone-copy.c, statpairs.c,
- * remove.c, stop.c + members.c, net.c + bridge.c, isolate.c + mounts.c + devices.c + readonly.c + pty.c + term-filter.c; util.c holds the small utilities every mode uses.
+ * remove.c, stop.c + members.c, net.c + bridge.c, marks.c, isolate.c + mounts.c + devices.c + readonly.c + pty.c + term-filter.c; util.c holds the small utilities every mode uses.
  */
 #ifndef HMM_HELPER_H
 #define HMM_HELPER_H
@@ -116,6 +116,7 @@ struct exec_opts {
 	int proxy_port;		  /* NET_PROXY: the loopback port inside */
 	const char *proxy_socket; /* NET_PROXY: the abstract socket outside */
 	int proxy_debug;	  /* NET_PROXY: the bridge says why it could not connect (hmm's HMM_DEBUG) */
+	long net_mark;		  /* NET_PROXY: -1, or the mark hmm gives its host list (marks.c) */
 	char **cmd;
 };
 
@@ -126,6 +127,14 @@ void close_other_fds(int k1, int k2);
 void stdio_to_null(int keep_stderr);
 int cmd_locked(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
+
+/* ---- marks.c ---- */
+
+/* A host list's mark as --net-mark and `marked` take it, or -1. */
+long parse_mark(const char *value);
+/* Marks the command's network on the lock's descriptor, held with the lock. */
+void mark_network(const struct exec_opts *o, int lock);
+int cmd_marked(int argc, char **argv);
 
 /* ---- landlock.c ---- */
 

@@ -48,8 +48,9 @@ static void usage(void)
 	      "                       [--hide PATH]... [--read-only PATH]... [--isolate DIR [--tmp-over PATH]...\n"
 	      "                       [--cache PATH]... [--mask PATH]... [--cover-data DIR]\n"
 	      "                       [--bind-src PATH --bind-dst PATH]... [--end-with-command]\n"
-	      "                       [--net none|proxy [--proxy-port N --proxy-socket NAME [--proxy-debug]]]]\n"
+	      "                       [--net none|proxy [--proxy-port N --proxy-socket NAME [--net-mark N] [--proxy-debug]]]]\n"
 	      "                       -- CMD [ARG...]\n"
+	      "       hmm-helper marked LOCK [HOSTS]\n"
 	      "       hmm-helper stop LOCK...\n"
 	      "       hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST\n"
 	      "       hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated paths\n"
@@ -66,6 +67,7 @@ static const struct {
 	{"abi", cmd_abi},
 	{"layers", cmd_layers},
 	{"locked", cmd_locked},
+	{"marked", cmd_marked},
 	{"exec", cmd_exec},
 	{"stop", cmd_stop},
 	{"clone", cmd_clone},

@@ -5,11 +5,12 @@
  *                 no route leads anywhere, so every connection out fails at
  *                 once (DNS too: the resolver's server is unreachable, or
  *                 refuses on the loopback, with no timeout to wait for).
- *   --net proxy --proxy-port N --proxy-socket NAME [--proxy-debug]
+ *   --net proxy --proxy-port N --proxy-socket NAME [--net-mark N] [--proxy-debug]
  *                 the same, and 127.0.0.1:N inside is bridged to hmm's proxy,
  *                 listening outside on the abstract unix socket NAME (with
  *                 --proxy-debug the bridge says on stderr why it could not
- *                 connect to a host, as the proxy does under HMM_DEBUG).
+ *                 connect to a host, as the proxy does under HMM_DEBUG;
+ *                 --net-mark names the host list, see marks.c).
  *
  * Where it stands on security: the namespace is the barrier (seccomp adds,
  * in these modes, that only unix, IPv4 and IPv6 sockets are made, none raw).
@@ -80,6 +81,10 @@ int net_option(struct exec_opts *o, const char *flag, const char *value)
 		if (value[0] == '\0' || strlen(value) + strlen(CONNECT_SUFFIX) >= sizeof(((struct sockaddr_un *)0)->sun_path))
 			setup_fail("--proxy-socket needs a name of 1 to 99 bytes");
 		o->proxy_socket = value;
+	} else if (strcmp(flag, "--net-mark") == 0) {
+		o->net_mark = parse_mark(value);
+		if (o->net_mark < 0)
+			setup_fail("--net-mark needs a number below 2^48: %s", value);
 	} else {
 		return 0;
 	}
@@ -88,8 +93,8 @@ int net_option(struct exec_opts *o, const char *flag, const char *value)
 
 void net_check(const struct exec_opts *o)
 {
-	if (o->net != NET_PROXY && (o->proxy_port || o->proxy_socket || o->proxy_debug))
-		setup_fail("--proxy-port, --proxy-socket and --proxy-debug go with --net proxy");
+	if (o->net != NET_PROXY && (o->proxy_port || o->proxy_socket || o->proxy_debug || o->net_mark >= 0))
+		setup_fail("--proxy-port, --proxy-socket, --net-mark and --proxy-debug go with --net proxy");
 	if (o->net == NET_HOST)
 		return;
 	if (!o->isolate)

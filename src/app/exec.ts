@@ -9,8 +9,9 @@ import {HmmError, say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
 import {status, type Status} from '../workspaces/status.js'
 import type {Workspace} from '../workspaces/workspace.js'
-import {lockedFiles} from '../native/helper.js'
+import {lockedFiles, runsMoreNetwork} from '../native/helper.js'
 import type {Launch} from '../platform/launch.js'
+import {hostsMark} from '../sandbox/policy.js'
 import {
   agentAlone,
   commandEnded,
@@ -38,16 +39,20 @@ export interface ExecRequest {
 
 /**
  * A network limit (--net, or net in the config file) confines one command,
- * not the workspace: a process an earlier command left running with a
- * wider network can relay for it through a socket or FIFO in the files and
- * /tmp they share. So such a command starts only in a workspace where
- * nothing runs.
+ * not the workspace: a process an earlier command left running with more
+ * network can relay for it through a socket or FIFO in the files and /tmp
+ * they share. So such a command does not start beside one with more: the
+ * user's network, or (for none) a host list, or another host list. The
+ * networks of what runs are marked on the lock (native-helpers/marks.c).
  */
 function checkNetCanHold(workspace: Workspace, state: Status, settings: Effective): void {
-  if (state !== 'running' || networkOf(settings) === undefined) return
+  const network = networkOf(settings)
+  if (state !== 'running' || network === undefined) return
+  if (!runsMoreNetwork(workspace.lock, network.kind === 'proxy' ? hostsMark(network.hosts) : undefined)) return
   const key = workspace.row.name ?? workspace.id
+  const asked = network.kind === 'proxy' ? network.hosts.join(', ') : 'none'
   throw new HmmError(
-    `workspace ${workspace.label} is running: --net cannot hold beside what already runs there (it shares the workspace's files and /tmp); hmm stop ${key} first`,
+    `workspace ${workspace.label} is running something with more network than this command's (${asked}), which it could lend through the workspace's files and /tmp; hmm stop ${key} first`,
   )
 }
 

@@ -72,6 +72,15 @@ export function lockedFiles(paths: string[]): boolean[] {
   return paths.map((_, index) => lines[index] === '1')
 }
 
+/**
+ * Whether something running in the workspace whose lock this is has more
+ * network than a command with the host list marked `hostsMark`
+ * (sandbox/policy.ts), or, without it, with none (native-helpers/marks.c).
+ */
+export function runsMoreNetwork(lock: string, hostsMark?: number): boolean {
+  return runHelper(['marked', lock, ...(hostsMark === undefined ? [] : [String(hostsMark)])]).trim() === '1'
+}
+
 export type StopOutcome = 'stopped' | 'not-running' | 'still-running'
 
 /**

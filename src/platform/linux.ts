@@ -1,7 +1,7 @@
 // The policy as the helper's arguments: Landlock rules it applies right
 // before exec and namespaces (see native-helpers/exec.c, landlock.c, isolate.c). Pure: building the argv is
 // separate from running it, so `hmm sandbox` shows exactly what `hmm run` does.
-import type {SandboxPolicy} from '../sandbox/policy.js'
+import {hostsMark, type SandboxPolicy} from '../sandbox/policy.js'
 
 export interface HelperControl {
   lock: string
@@ -57,14 +57,20 @@ export function isolationArgs(policy: SandboxPolicy, control: HelperControl): st
 
 /**
  * The network namespace (native-helpers/net.c): only loopback, and with the
- * proxy its port bridged to hmm's proxy. Needs the namespaces.
+ * proxy its port bridged to hmm's proxy, the host list marked for hmm exec
+ * (marks.c). Needs the namespaces.
  */
 export function networkArgs(policy: SandboxPolicy, proxy: HelperControl['proxy']): string[] {
   const network = policy.network
   if (!network) return []
   if (network.kind === 'none') return ['--net', 'none']
   if (!proxy?.socket) throw new Error('the proxy network needs the proxy')
-  return ['--net', 'proxy', '--proxy-port', String(proxy.port), '--proxy-socket', proxy.socket, ...(proxy.debug ? ['--proxy-debug'] : [])]
+  // prettier-ignore
+  return [
+    '--net', 'proxy', '--proxy-port', String(proxy.port), '--proxy-socket', proxy.socket,
+    '--net-mark', String(hostsMark(network.hosts)),
+    ...(proxy.debug ? ['--proxy-debug'] : []),
+  ]
 }
 
 /** `hmm-helper exec` with its control flags, then the confinement rules, then the command. */

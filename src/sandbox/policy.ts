@@ -4,6 +4,7 @@
 //
 // Everything may be read except the hidden paths; only the tree, temp
 // directories, devices, tool caches and -w paths may be written.
+import {createHash} from 'node:crypto'
 import {lstatSync, readdirSync, readFileSync, statSync, type Dirent} from 'node:fs'
 import {basename, dirname, isAbsolute, join, resolve} from 'node:path'
 import {canonical, isWithin, unique} from './paths.js'
@@ -48,6 +49,16 @@ export function ownTmpOf(tree: string): string {
 
 /** No network but loopback, or only HTTP(S) to these hosts through hmm's proxy (as the user wrote them). */
 export type Network = {kind: 'none'} | {kind: 'proxy'; hosts: string[]}
+
+/**
+ * The mark of a host list (native-helpers/marks.c): a number below 2^48,
+ * the same for the same hosts in any order or case, so hmm exec can tell
+ * whether a command beside it has another list.
+ */
+export function hostsMark(hosts: string[]): number {
+  const list = unique(hosts.map(host => host.toLowerCase())).sort()
+  return createHash('sha256').update(list.join('\n')).digest().readUIntBE(0, 6)
+}
 
 export interface Isolation {
   /** Temporary directories the workspace's own is put over. */

@@ -24,6 +24,10 @@ afterEach(() => {
 
 const configFile = () => join(world.home, '.config', 'hmm', 'config.toml')
 
+/** hmm exec's refusal beside something running with more network than the command's `net`. */
+const besideWider = (label: string, net: string) =>
+  `hmm: workspace ${label} is running something with more network than this command's (${net}), which it could lend through the workspace's files and /tmp; hmm stop ws first\n`
+
 /** Node inside: connect to the host's server, then serve and reach a server of its own on the loopback. */
 function nodeScript(port: number): string {
   return `const net = require('net')
@@ -71,9 +75,7 @@ while [ ! -S /tmp/.relay ]; do sleep 0.1; done`
     const through = 'curl -sS -m 10 --unix-socket /tmp/.relay http://x/ 2>/dev/null || echo refused'
     for (const net of ['none', 'example.com']) {
       const refused = await world.hmm(['exec', '--net', net, 'ws', 'sh', '-c', through])
-      expect(refused.stderr).toBe(
-        `hmm: workspace ${workspaceLine(made.stderr).id} (ws) is running: --net cannot hold beside what already runs there (it shares the workspace's files and /tmp); hmm stop ws first\n`,
-      )
+      expect(refused.stderr).toBe(besideWider(`${workspaceLine(made.stderr).id} (ws)`, net))
       expect(refused.exitCode).toBe(1)
     }
     expect(host.connections()).toBe(0)
@@ -81,6 +83,35 @@ while [ ! -S /tmp/.relay ]; do sleep 0.1; done`
     const confined = await world.hmm(['exec', '--net', 'none', 'ws', 'sh', '-c', through])
     expect(confined.stdout).toBe('refused\n')
     expect(host.connections()).toBe(0)
+  })
+
+  it('is refused by hmm exec only beside something running with more network: none beside none, the same hosts beside them', async () => {
+    world = new World('net-exec-beside')
+    world.write(configFile(), 'net = "none"\n')
+    const leave = (what: string) => ['sh', '-c', `setsid sleep 300 </dev/null >/dev/null 2>&1 & echo ${what}`]
+    // Left running: something without the network (the config file's).
+    const made = await world.hmm(['run', '-n', 'ws', ...leave('none left')])
+    expect(made.exitCode, made.stderr).toBe(0)
+    const label = `${workspaceLine(made.stderr).id} (ws)`
+    expect(await world.hmm(['exec', 'ws', 'echo', 'beside none'])).toMatchObject({exitCode: 0, stdout: 'beside none\n'})
+    // More network beside it is not refused (the other way round is); then two hosts left running.
+    const hosts = await world.hmm(['exec', '--net', 'example.com,api.example.com', 'ws', ...leave('hosts left')])
+    expect(hosts).toMatchObject({exitCode: 0, stdout: 'hosts left\n'})
+    expect(await world.hmm(['exec', '--net', 'api.example.com,example.com', 'ws', 'echo', 'same hosts'])).toMatchObject({
+      exitCode: 0,
+      stdout: 'same hosts\n',
+    })
+    const refused: Array<[string[], string]> = [
+      [[], 'none'],
+      [['--net', 'none'], 'none'],
+      [['--net', 'example.com'], 'example.com'],
+      [['--net', 'example.com,api.example.com,other.example'], 'example.com, api.example.com, other.example'],
+    ]
+    for (const [args, net] of refused) {
+      expect(await world.hmm(['exec', ...args, 'ws', 'echo', 'ran'])).toMatchObject({exitCode: 1, stdout: '', stderr: besideWider(label, net)})
+    }
+    expect((await world.hmm(['stop', 'ws'])).exitCode).toBe(0)
+    expect(await world.hmm(['exec', 'ws', 'echo', 'stopped'])).toMatchObject({exitCode: 0, stdout: 'stopped\n'})
   })
 
   it('is what net = "none" in the config file gives, and what hmm sandbox shows', async () => {
@@ -273,7 +304,9 @@ describe('--net HOST,...', () => {
     expect(result.stdout).toBe('no-tunnel\n')
     expect(result.stderr).toContain(`hmm: debug: proxy: localhost:${closed.port}: connect 127.0.0.1:${closed.port}: Connection refused\n`)
     // hmm sandbox shows the helper's arguments as hmm run gives them, the bridge's debugging too.
-    expect((await world.hmm(['sandbox', '--net', 'localhost'])).stdout).toMatch(/ --proxy-socket 'hmm-proxy-<id>-<random>' --proxy-debug -- COMMAND\.\.\.\n/)
+    expect((await world.hmm(['sandbox', '--net', 'localhost'])).stdout).toMatch(
+      / --proxy-socket 'hmm-proxy-<id>-<random>' --net-mark \d+ --proxy-debug -- COMMAND\.\.\.\n/,
+    )
   })
 
   it('sends a plain HTTP request to the host its URL names, with that Host header, whatever Host the client sent', async () => {
@@ -326,7 +359,7 @@ describe('--net HOST,...', () => {
     expect(shown.stdout).toContain(
       `network: only HTTP and HTTPS through hmm's proxy, to 127.0.0.1:${plain.port} (port ${plain.port}), *.example.com (ports 80, 443); everything else fails, name lookups too\n`,
     )
-    expect(shown.stdout).toMatch(/ --net proxy --proxy-port 3128 --proxy-socket 'hmm-proxy-<id>-<random>' -- COMMAND\.\.\.\n/)
+    expect(shown.stdout).toMatch(/ --net proxy --proxy-port 3128 --proxy-socket 'hmm-proxy-<id>-<random>' --net-mark \d+ -- COMMAND\.\.\.\n/)
     // Other commands: the file's top level.
     expect((await world.hmm(['sandbox'])).stdout).toContain('network: none:')
   })
