@@ -96,7 +96,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
       if (interruptedBy) return sayInterrupted(interruptedBy)
       throw error
     }
-    sayAgentProfile(settings)
+    sayAgentProfile(settings, platform)
     say(workspaceLine(workspace))
     const exitStatus = await waitForCommand(running, command, starting)
     await commandEnded(context, workspace)

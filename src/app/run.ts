@@ -191,7 +191,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     return sayInterrupted(interruptedBy, `: workspace ${workspace.label} ${removed ? 'removed' : 'is left broken (hmm rm removes it)'}`)
   }
 
-  sayAgentProfile(settings)
+  sayAgentProfile(settings, platform)
   say(workspaceLine(workspace))
   const status = await waitForCommand(running, command, starting)
 

@@ -110,7 +110,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
       policy,
       asked.map(path => canonical(path)),
     )
-  const agent = settings.agent ? describeProfile(settings.agent) : 'none'
+  const agent = settings.agent ? describeProfile(settings.agent, places.layers !== undefined) : 'none'
   const layers = policy.isolation?.caches.filter(path => settings.agent?.layers.includes(path)) ?? []
   const lines = [
     `origin: ${origin}`,

@@ -155,14 +155,37 @@ export async function startInWorkspace(
   }
 }
 
-/** An agent profile as its line shows it: its name, where it comes from, and what it sets (only the keys it has). */
-export function describeProfile(agent: NonNullable<Effective['agent']>): string {
+const paths = (list: string[]) => list.map(path => tildify(path)).join(' ') || 'nothing'
+
+/**
+ * What the profile's `write` gives, as it is in force (agent-places.ts):
+ * the agent's own directory and state file are kept with the workspace
+ * where they are layered (`layered`), else of its directory only its
+ * sessions, records and login are written, in place.
+ */
+function describeWrites(agent: NonNullable<Effective['agent']>, write: string[], layered: boolean): string {
+  const own = (path: string) => agent.layers.includes(path) || (layered && agent.state.includes(path))
+  const kept = write.filter(own)
+  const through = agent.logins.length > 0 ? ' (its login written through)' : ''
+  const plain = write.filter(path => !own(path))
+  const groups = [
+    ...(plain.length > 0 ? [paths(plain)] : []),
+    ...(kept.length === 0 ? [] : [layered ? `${paths(kept)} kept with the workspace${through}` : `only the sessions, records and login in ${paths(kept)}`]),
+  ]
+  return `may also write ${groups.join(', and ') || 'nothing'}`
+}
+
+/**
+ * An agent profile as its line shows it: its name, where it comes from,
+ * and what it sets (only the keys it has); `layered`: its places are
+ * layers of the workspace (agent-places.ts).
+ */
+export function describeProfile(agent: NonNullable<Effective['agent']>, layered: boolean): string {
   const {write, hide, unhide, env, isolation, net} = agent.sets
-  const paths = (list: string[]) => list.map(path => tildify(path)).join(' ') || 'nothing'
   const names = (list: string[]) => list.join(' ') || 'nothing'
   const hosts = (list: string[]) => list.join(', ') || 'no host'
   const parts = [
-    write && `may also write ${paths(write)}`,
+    write && describeWrites(agent, write, layered),
     hide && `hides ${paths(hide)}`,
     unhide && `unhides ${paths(unhide)}`,
     env?.keep && `keeps ${names(env.keep)}`,
@@ -174,8 +197,9 @@ export function describeProfile(agent: NonNullable<Effective['agent']>): string 
 }
 
 /** Says which agent profile applies, if one does, before the workspace line. */
-export function sayAgentProfile(settings: Effective): void {
-  if (settings.agent) say(`agent profile ${describeProfile(settings.agent)}`)
+export function sayAgentProfile(settings: Effective, platform: Platform): void {
+  const layered = agentPlaces(settings, platform, settings.isolation === 'full').layers !== undefined
+  if (settings.agent) say(`agent profile ${describeProfile(settings.agent, layered)}`)
 }
 
 export function signalNumber(signal: NodeJS.Signals): number {

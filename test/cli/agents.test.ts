@@ -1,7 +1,7 @@
 // Agent profiles (SPEC "Sandbox", Config file; issue 13 item 5): `hmm run
 // claude` lets Claude Code keep its sessions, settings and login without
 // -w, and only that.
-import {chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {World, workspaceLine} from '../world.js'
@@ -30,7 +30,9 @@ describe('the claude profile', () => {
   it('lets claude write ~/.claude and ~/.claude.json, made if missing, and nothing else of the home directory', async () => {
     const result = await world.hmm(['run', 'claude'], {env: env()})
     expect(result.stdout).toBe('claude-ok\n')
-    expect(result.stderr).toContain('hmm: agent profile claude (built-in): may also write ~/.claude ~/.claude.json\n')
+    expect(result.stderr).toContain(
+      'hmm: agent profile claude (built-in): may also write ~/.claude ~/.claude.json kept with the workspace (its login written through)\n',
+    )
     expect(existsSync(join(world.home, '.claude'))).toBe(true)
     expect(existsSync(join(world.home, '.bashrc'))).toBe(false)
     expect(existsSync(join(world.home, '.claude.json.tmp.1'))).toBe(false)
@@ -205,7 +207,9 @@ describe('the claude profile', () => {
     world.write(join(world.home, '.config', 'hmm', 'config.toml'), '[agent.claude]\nwrite = ["~/.claude"]\n')
     mkdirSync(join(world.home, '.claude'))
     const shown = await world.hmm(['sandbox', '--', 'claude'], {env: env()})
-    expect(shown.stdout).toContain('agent profile: claude (built-in, changed by the config file): may also write ~/.claude\n')
+    expect(shown.stdout).toContain(
+      'agent profile: claude (built-in, changed by the config file): may also write ~/.claude kept with the workspace (its login written through)\n',
+    )
     const mayWrite = shown.stdout.split('may write:\n')[1].split('may not read:')[0]
     expect(mayWrite).toContain(`  ${join(world.home, '.claude')}\n`)
     expect(mayWrite).not.toContain('.claude.json')
@@ -232,7 +236,7 @@ describe("the profile's line", () => {
     world.write(config, '[agent.codex]\nisolation = "landlock-only"\n')
     expect(await profileLine(['sandbox', '--', 'codex'])).toBe('')
     expect((await world.hmm(['sandbox', '--', 'codex'], {env: env()})).stdout).toContain(
-      'agent profile: codex (built-in, changed by the config file): may also write ~/.codex; isolation landlock-only\n',
+      'agent profile: codex (built-in, changed by the config file): may also write only the sessions, records and login in ~/.codex; isolation landlock-only\n',
     )
   })
 })
@@ -241,7 +245,15 @@ describe('hmm sandbox -- COMMAND', () => {
   it('shows which profile applies', async () => {
     const claude = await world.hmm(['sandbox', '--', 'claude', '--resume'], {env: env()})
     expect(claude.exitCode).toBe(0)
-    expect(claude.stdout).toContain('agent profile: claude (built-in): may also write ~/.claude ~/.claude.json\n')
+    expect(claude.stdout).toContain(
+      'agent profile: claude (built-in): may also write ~/.claude ~/.claude.json kept with the workspace (its login written through)\n',
+    )
+    // Without the layer (macOS, landlock-only) it writes only some places of ~/.claude, in place.
+    const inPlace = 'agent profile: claude (built-in): may also write ~/.claude.json, and only the sessions, records and login in ~/.claude\n'
+    expect((await world.hmm(['sandbox', '--platform', 'darwin', '--', 'claude'], {env: env()})).stdout).toContain(inPlace)
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'isolation = "landlock-only"\n')
+    expect((await world.hmm(['sandbox', '--', 'claude'], {env: env()})).stdout).toContain(inPlace)
+    rmSync(join(world.home, '.config', 'hmm', 'config.toml'))
     expect(claude.stdout.split('may write:\n')[1].split('may not read:')[0]).toContain(`  ${join(world.home, '.claude.json')}\n`)
     const plain = await world.hmm(['sandbox', '--', 'make'], {env: env()})
     expect(plain.stdout).toContain('agent profile: none\n')
