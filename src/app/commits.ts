@@ -103,10 +103,15 @@ export async function takeForGit(
       `workspace ${workspace.label}'s commits change what its files do not show: ${listPaths(unshown)} (hmm log -p shows them; --force takes them anyway)`,
     )
   }
-  const {attributeFiles, converted} = options.checkedOut ? await checkoutConversions(workspace, origin, tip) : {attributeFiles: [], converted: []}
+  const {attributeFiles, converted, applyTakes} = options.checkedOut
+    ? await checkoutConversions(workspace, origin, tip, nowTree)
+    : {attributeFiles: [], converted: [], applyTakes: true}
   if (attributeFiles.length > 0) {
+    const instead = applyTakes
+      ? 'hmm apply takes their changes as hmm diff shows them'
+      : "hmm apply refuses them too: take the files by hand from the workspace's tree, which hmm path shows"
     throw new HmmError(
-      `workspace ${workspace.label}'s commits change how git writes files it checks out, which hmm diff does not show: ${listPaths(attributeFiles)} (hmm apply takes their changes as hmm diff shows them)`,
+      `workspace ${workspace.label}'s commits change how git writes files it checks out, which hmm diff does not show: ${listPaths(attributeFiles)} (${instead})`,
     )
   }
   if (converted.length > 0) throw new HmmError(`workspace ${workspace.label}'s commits change ${CONVERTED}: ${listPaths(converted)}`)

@@ -131,10 +131,12 @@ export interface CheckoutConversions {
   attributeFiles: string[]
   /** The paths the commits change that git converts as it writes them (the origin's filters, encodings, ident, line ends). */
   converted: string[]
+  /** With attribute files: whether hmm apply would write the files the commits write as shown (it runs no filter), or refuse them too (applyConversions). */
+  applyTakes: boolean
 }
 
-/** What checking out the commits up to `tip` in the origin would write otherwise than hmm diff shows them. */
-export async function checkoutConversions(workspace: Workspace, origin: string, tip: string): Promise<CheckoutConversions> {
+/** What checking out the commits up to `tip` in the origin would write otherwise than hmm diff shows them; `now`: the workspace's files (treeNow). */
+export async function checkoutConversions(workspace: Workspace, origin: string, tip: string, now: string): Promise<CheckoutConversions> {
   const onPrivate = {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))}
   const base = workspace.row.headCommit ?? (await gitLine(['mktree'], {...onPrivate, input: ''}))
   const changedPaths = async (...filter: string[]) =>
@@ -148,14 +150,16 @@ export async function checkoutConversions(workspace: Workspace, origin: string, 
   const changedNow = await conversionsOf(workspace, originWorld(workspace, origin, tip), {paths: nulTerminated(written), settings})
   const converted = converting(changedNow).map(([path]) => path)
   // Attributes are the same where no attribute file changed: the user's own, for both.
-  if (attributeFiles.length === 0) return {attributeFiles: lfsConfig, converted}
+  const applyTakes = async () => (await applyConversions(workspace, origin, {paths: written, now})).length === 0
+  if (attributeFiles.length === 0) return {attributeFiles: lfsConfig, converted, applyTakes: lfsConfig.length === 0 || (await applyTakes())}
   const paths = (await git(['ls-tree', '-r', '-z', '--name-only', tip], onPrivate)).stdout
   const [before, after] = await Promise.all([
     conversionsOf(workspace, originWorld(workspace, origin, base), {paths, settings}),
     conversionsOf(workspace, originWorld(workspace, origin, tip), {paths, settings}),
   ])
   const changes = converting(after).some(([path, made]) => made !== before.get(path))
-  return {attributeFiles: [...(changes ? attributeFiles : []), ...lfsConfig].sort(), converted}
+  const refused = [...(changes ? attributeFiles : []), ...lfsConfig].sort()
+  return {attributeFiles: refused, converted, applyTakes: refused.length === 0 || (await applyTakes())}
 }
 
 const nulTerminated = (paths: string[]) => paths.map(path => `${path}\0`).join('')

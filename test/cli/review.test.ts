@@ -21,8 +21,9 @@ async function withRemote(name: string): Promise<string> {
   return bare
 }
 
-const converts = (label: string, paths: string) =>
-  `hmm: workspace ${label}'s commits change how git writes files it checks out, which hmm diff does not show: ${paths} (hmm apply takes their changes as hmm diff shows them)\n`
+/** The refusal of attribute files; `applied`: whether hmm apply takes the files as shown (no filter runs there), or refuses them too. */
+const converts = (label: string, paths: string, applied: boolean) =>
+  `hmm: workspace ${label}'s commits change how git writes files it checks out, which hmm diff does not show: ${paths} (${applied ? 'hmm apply takes their changes as hmm diff shows them' : "hmm apply refuses them too: take the files by hand from the workspace's tree, which hmm path shows"})\n`
 const convertedBy = (label: string, paths: string) =>
   `hmm: workspace ${label}'s commits change files that git would write converted (by a filter, working-tree-encoding, ident or line ends), not as hmm diff shows them: ${paths}\n`
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -197,11 +198,11 @@ describe('review: what merge and pr take', () => {
     const before = snapshot(world.origin)
     const result = await hmm(world, ['merge'])
     expect(result).toMatchObject({exitCode: 1, stdout: ''})
-    expect(result.stderr).toMatch(new RegExp(`^hmm: taking [0-9a-f]{7,} Add run script\n${escaped(converts(ws.label, '.gitattributes'))}$`))
+    expect(result.stderr).toMatch(new RegExp(`^hmm: taking [0-9a-f]{7,} Add run script\n${escaped(converts(ws.label, '.gitattributes', false))}$`))
     expect(snapshot(world.origin)).toEqual(before)
     expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
     // --force is for commits undone in the files; it does not make a checkout write what was not shown.
-    expect((await hmm(world, ['merge', '--force'])).stderr).toContain(converts(ws.label, '.gitattributes'))
+    expect((await hmm(world, ['merge', '--force'])).stderr).toContain(converts(ws.label, '.gitattributes', false))
     expect(snapshot(world.origin)).toEqual(before)
   })
 
@@ -218,7 +219,7 @@ describe('review: what merge and pr take', () => {
     )
     const before = snapshot(world.origin)
     const refused = await taking(world, ['merge', brings.id])
-    expect(refused).toEqual({exitCode: 1, stdout: '', stderr: converts(brings.label, '.gitattributes, .lfsconfig')})
+    expect(refused).toEqual({exitCode: 1, stdout: '', stderr: converts(brings.label, '.gitattributes, .lfsconfig', true)})
     expect(snapshot(world.origin)).toEqual(before)
     expect(existsSync(ran)).toBe(false)
 
@@ -262,10 +263,11 @@ describe('review: what merge and pr take', () => {
     const lf = await made(world, 'echo "* text=auto eol=lf" > .gitattributes && echo "echo hi" > run.sh && git add .gitattributes run.sh && git commit -qm lf')
     const auto = await made(world, 'echo "*.sh text" > .gitattributes && echo "echo hi" > run.sh && git add .gitattributes run.sh && git commit -qm text')
     const before = snapshot(world.origin)
-    expect(await taking(world, ['merge', crlf.id])).toEqual({exitCode: 1, stdout: '', stderr: converts(crlf.label, '.gitattributes')})
-    // `text` writes CRLF only where the user's config asks for it (core.eol=crlf; core.autocrlf=true converts without it).
+    expect(await taking(world, ['merge', crlf.id])).toEqual({exitCode: 1, stdout: '', stderr: converts(crlf.label, '.gitattributes', false)})
+    // `text` writes CRLF only where the user's config asks for it (core.eol=crlf; core.autocrlf=true converts without it),
+    // which hmm apply does not read.
     await world.git(['config', 'core.eol', 'crlf'])
-    expect(await taking(world, ['merge', auto.id])).toEqual({exitCode: 1, stdout: '', stderr: converts(auto.label, '.gitattributes')})
+    expect(await taking(world, ['merge', auto.id])).toEqual({exitCode: 1, stdout: '', stderr: converts(auto.label, '.gitattributes', true)})
     await world.git(['config', '--unset', 'core.eol'])
     expect(snapshot(world.origin)).toEqual({...before, '.git/config': snapshot(world.origin)['.git/config']})
     expect(await taking(world, ['merge', lf.id])).toMatchObject({exitCode: 0})
