@@ -415,12 +415,17 @@ const SECRET_PLACES = SECRETS.map(rel => ({dir: dirname(rel), name: basename(rel
 /** The secrets that exist in `home`, each directory they are in read once: many homes, few secrets in each. */
 function existingSecrets(home: string): string[] {
   const listed = new Map<string, Set<string> | undefined>()
-  const names = (dir: string) => {
+  const names = (dir: string): Set<string> | undefined => {
     if (!listed.has(dir)) {
-      try {
-        listed.set(dir, new Set(readdirSync(join(home, dir))))
-      } catch {
-        listed.set(dir, undefined)
+      // Not read where its parent does not list it: most homes hold few of these places, and a failed read costs an
+      // exception (as root, for every home).
+      if (dir !== '.' && names(dirname(dir))?.has(basename(dir)) !== true) listed.set(dir, undefined)
+      else {
+        try {
+          listed.set(dir, new Set(readdirSync(join(home, dir))))
+        } catch {
+          listed.set(dir, undefined)
+        }
       }
     }
     return listed.get(dir)
