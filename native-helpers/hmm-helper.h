@@ -121,6 +121,7 @@ struct exec_opts {
 };
 
 int is_locked(const char *path);
+int flock_retry(int fd, int how);
 /* Closes every descriptor above 2 but k1 and k2 (-1: none). */
 void close_other_fds(int k1, int k2);
 /* Points stdin, stdout and stderr (unless kept) at /dev/null (a process that must hold nothing of the terminal). */
