@@ -353,12 +353,13 @@ export const CACHES: Record<Platform, string[]> = {
 /**
  * Where the caches keep programs that run outside the sandbox later, or
  * name them: a command that wrote them would persist past its workspace
- * (rustup puts ~/.cargo/bin first on PATH and ~/.profile sources
- * ~/.cargo/env; npx runs what it finds in ~/.npm/_npx; cargo's config names
- * the rustc-wrapper, linker and runner of every later cargo build). Read-only wherever no overlay keeps the
- * command's cache writes in its workspace (macOS; Linux opted out): under
- * the overlay what the command writes there stays in the workspace too, and
- * npx, cargo install and rustup work.
+ * (rustup puts ~/.cargo/bin first on PATH, ~/.profile sources ~/.cargo/env
+ * and fish env.fish; npx runs what it finds in ~/.npm/_npx; cargo's config
+ * names the rustc-wrapper, linker and runner of every later cargo build).
+ * Read-only wherever no overlay keeps the command's cache writes in its
+ * workspace (macOS; Linux opted out): under the overlay what the command
+ * writes there stays in the workspace too, and npx, cargo install and
+ * rustup work.
  */
 export const CACHE_PROGRAMS = [
   '.cargo/bin',
