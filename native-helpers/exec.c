@@ -3,8 +3,10 @@
  * marks a workspace running, closes every descriptor hmm did not mean the
  * command to have, confines itself (landlock.c), keeps only the
  * capabilities that act on its own files, forbids gaining privileges, and
- * replaces itself with the command, so no process of hmm's sits between the
- * command and the kernel. The policy arrives only in argv; no environment
+ * execs the command. On Linux a process of hmm's outside the sandbox stays
+ * its parent, holding the lock while anything the command started lives
+ * (the init of its PID namespace, isolate.c; without the namespaces the
+ * keeper, keeper.c); on macOS the helper becomes the command. The policy arrives only in argv; no environment
  * variable changes what the helper does. Whatever goes wrong before the
  * command starts is reported on the report descriptor and with its own exit
  * status (125), never confused with the command's own.
@@ -348,21 +350,6 @@ static int found_on_path(const char *name)
 	}
 }
 
-#ifdef __linux__
-/* Made before the command can start anything (see UNISOLATED). */
-static void mark_unisolated(const char *lock)
-{
-	char *dir = dir_of(lock);
-	char *path = path_join(dir, UNISOLATED);
-	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
-	if (fd < 0)
-		setup_fail("cannot make %s: %s", path, strerror(errno));
-	close(fd);
-	free(path);
-	free(dir);
-}
-#endif
-
 /* Steps 3 to 5, in the process that becomes the command: returns only
  * where the command could not be run, with hmm's status for that. */
 static int confine_and_run(const struct exec_opts *o, int lock)
@@ -427,7 +414,10 @@ static int command_main(void *arg)
 {
 	const struct command_start *c = arg;
 	isolate_unblock();
-	pty_take(c->slave);
+	if (c->o->isolate)
+		pty_take(c->slave);
+	else
+		keeper_join_hmm();
 	close(c->lock);
 	_exit(confine_and_run(c->o, -1));
 }
@@ -472,11 +462,11 @@ int cmd_exec(int argc, char **argv)
 	struct exec_opts o;
 	parse_exec(argc, argv, &o);
 
-	/* Step 2: the lock that marks the workspace running. Isolated, the
-	 * init holds it for as long as any process of the workspace lives.
-	 * Otherwise the command inherits it (not close-on-exec), so it is held
-	 * while the command, or whatever it left running with the descriptor,
-	 * lives. Either way whatever happens to hmm. Read-write, though flock
+	/* Step 2: the lock that marks the workspace running. On Linux the init
+	 * (or the keeper) holds it for as long as any process of the workspace
+	 * lives. On macOS the command inherits it (not close-on-exec), so it is
+	 * held while the command, or whatever it left running with the
+	 * descriptor, lives. Either way whatever happens to hmm. Read-write, though flock
 	 * alone would not need it: over NFS an exclusive flock is emulated
 	 * with a POSIX lock, which does. Opened before the namespaces: a file
 	 * open for writing on a mount of theirs would keep readonly.c from
@@ -501,7 +491,7 @@ int cmd_exec(int argc, char **argv)
 	if (o.isolate)
 		isolate_namespaces(&o, lock); /* returns in the init only */
 	else
-		mark_unisolated(o.lock);
+		keeper_start(&o, lock); /* returns in the keeper only */
 #endif
 
 	/* Shared: other commands may run in the workspace at once (see locked). */
@@ -547,6 +537,8 @@ int cmd_exec(int argc, char **argv)
 		int slave = pty_session();
 		isolate_init(start_command(&o, lock, slave), lock, o.end_with_command);
 	}
-#endif
+	keeper_run(start_command(&o, lock, -1), lock);
+#else
 	return confine_and_run(&o, lock);
+#endif
 }

@@ -214,6 +214,9 @@ int pty_reports_stops(void);
 /* The waiter's life: relays, passes signals on, stops and goes on with the
  * command, and ends as it ended (or as the init did, if it ended first). */
 void pty_waiter(int status_fd, pid_t init) __attribute__((noreturn));
+/* A waiter's end, as the command's status says (-1: as its child `init`
+ * ends, which ended first without saying), so hmm sees that status or signal. */
+void end_as(int status, pid_t init) __attribute__((noreturn));
 #endif
 
 /* ---- term-filter.c ---- */
@@ -296,12 +299,22 @@ int verdict_kept(const char *head, size_t head_len, char *verdict, size_t *verdi
 void verdict_keep(const char *head, size_t head_len, const char *verdict, size_t verdict_len, long keep, long long now);
 #endif
 
-/* ---- stop.c ---- */
+/* ---- keeper.c ---- */
 
-/* The file, beside a workspace's lock, that says a command ran there
- * without the namespaces (exec.c makes it): no init then holds the lock for
- * every process of the workspace, and stop looks for them itself. */
-#define UNISOLATED "unisolated"
+#ifdef __linux__
+/* Without the namespaces: forks the keeper, a child subreaper, and returns
+ * in it; the helper hmm started waits for the command's status and exits
+ * as it did. */
+void keeper_start(const struct exec_opts *o, int lock);
+/* In the command, before exec: back in hmm's process group, which the
+ * keeper left (on hmm's terminal, Ctrl-C and Ctrl-Z reach it). */
+void keeper_join_hmm(void);
+/* The keeper's life once the command runs: holds lock, reaps every
+ * descendant, passes hmm's signals on; exits when none is left. */
+void keeper_run(pid_t command, int lock) __attribute__((noreturn));
+#endif
+
+/* ---- stop.c ---- */
 
 int cmd_stop(int argc, char **argv);
 
@@ -309,11 +322,10 @@ int cmd_stop(int argc, char **argv);
 
 #ifdef __linux__
 /* The processes of a workspace without a PID namespace of its own (see
- * members.c): the user's, confined, working in `dir` (<data>/<id>) or
- * started with `var` (HMM_WORKSPACE=<id>). find_members gives a list to
- * free, never with this process or its parent in it. */
-int is_member(pid_t pid, const char *dir, const char *var);
-size_t find_members(const char *dir, const char *var, pid_t **out);
+ * members.c): those that descend from one of the keepers given.
+ * find_members gives a list to free. */
+int descends_from(pid_t pid, const pid_t *keepers, size_t n);
+size_t find_members(const pid_t *keepers, size_t n, pid_t **out);
 #endif
 
 /* ---- clone.c ---- */

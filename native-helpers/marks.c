@@ -15,7 +15,7 @@
  * Each command marks its network with an open file description read lock
  * on one byte of the lock file, taken on the lock's own descriptor (right
  * after its flock), so it goes when the lock goes, whatever happens to hmm,
- * and the command never holds it (with the namespaces the init does):
+ * and the command never holds it (on Linux the init or the keeper does):
  *   - MARKS + 0: the user's network (no --net);
  *   - MARKS + 1: a host list hmm did not name (--net proxy alone);
  *   - MARKS + 2 + N: the host list hmm names N (--net-mark N, a hash of it);

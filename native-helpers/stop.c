@@ -1,20 +1,22 @@
 /*
  * stop: ends every process of the workspaces whose locks are given (SPEC
- * "hmm stop"). The holder of a workspace's lock is the init of its PID
- * namespace (isolate.c), found in /proc/locks, never through a PID stored
- * somewhere (PIDs are reused): while the lock is held its holder lives. It
- * gets SIGTERM, which it passes to every process of the namespace; 5 seconds
- * later, if the lock is still held, SIGKILL, after which the kernel ends the
- * rest of the namespace. Then the lock is free.
- *
- * Without the namespace (isolation = "landlock-only"; UNISOLATED marks
- * the workspace) no init holds the lock: the command holds it itself, and
- * whatever it left running may have let it go. Then, while no init holds
- * it, its members (members.c) get the signals themselves,
- * SIGCONT after SIGTERM (a stopped process acts on SIGTERM only once
- * continued), and SIGKILL again each round after the grace, for those
- * forked meanwhile; it has stopped when the lock is free and no member is
- * left.
+ * "hmm stop"). What holds a workspace's lock is a helper that outlives
+ * every process of the workspace, found in /proc/locks, never through a
+ * PID stored somewhere (PIDs are reused): while the lock is held its holder
+ * lives.
+ *   - The init of the workspace's PID namespace (isolate.c) gets SIGTERM,
+ *     which it passes to every process of the namespace; 5 seconds later,
+ *     if the lock is still held, SIGKILL, after which the kernel ends the
+ *     rest of the namespace.
+ *   - Without the namespace (isolation = "landlock-only") the keeper
+ *     (keeper.c), a child subreaper, is never signalled itself (what it
+ *     keeps would go to the system's subreaper, out of reach); every
+ *     process that descends from it (members.c) is, through a pidfd taken
+ *     while it still descends from it: SIGTERM with SIGCONT (a stopped
+ *     process acts on SIGTERM only once continued), and after the grace
+ *     SIGKILL each round, for those forked meanwhile. The keeper exits
+ *     with its last descendant.
+ * Either way the workspace has stopped when the lock is free.
  *
  * Prints, for each lock in order, 1 when it stopped a workspace, 0 when none
  * was running, 2 when something of it is still there 5 seconds after
@@ -23,6 +25,7 @@
 #include "hmm-helper.h"
 
 #ifdef __linux__
+#include <poll.h>
 #include <sys/sysmacros.h>
 
 #ifndef SYS_pidfd_open
@@ -81,28 +84,6 @@ static size_t holders(const struct stat *st, pid_t *out)
 	return n;
 }
 
-/* Signals the lock's holders through pidfds taken while they still hold it,
- * so a PID reused meanwhile is never signalled. */
-static void signal_holders(const struct stat *st, int sig)
-{
-	pid_t pids[MAX_HOLDERS];
-	size_t n = holders(st, pids);
-	int fds[MAX_HOLDERS];
-	for (size_t i = 0; i < n; i++)
-		fds[i] = (int)syscall(SYS_pidfd_open, pids[i], 0);
-	pid_t again[MAX_HOLDERS];
-	size_t m = holders(st, again);
-	for (size_t i = 0; i < n; i++) {
-		int still = 0;
-		for (size_t j = 0; j < m; j++)
-			still |= again[j] == pids[i];
-		if (still && fds[i] >= 0)
-			syscall(SYS_pidfd_send_signal, fds[i], sig, NULL, 0);
-		if (fds[i] >= 0)
-			close(fds[i]);
-	}
-}
-
 /* Whether the process is the init of a PID namespace (isolate.c): the PID
  * it has in its innermost namespace, the last of its NSpid line, is 1. */
 static int is_init(pid_t pid)
@@ -120,60 +101,55 @@ static int is_init(pid_t pid)
 	return end && end - line > 2 && end[-1] == '1' && end[-2] == '\t';
 }
 
-static int init_holds(const struct stat *st)
+/* Signals the lock's holders that are inits through pidfds taken while
+ * they still hold it, so a PID reused meanwhile is never signalled. */
+static void signal_inits(const struct stat *st, int sig)
 {
 	pid_t pids[MAX_HOLDERS];
 	size_t n = holders(st, pids);
+	int fds[MAX_HOLDERS];
 	for (size_t i = 0; i < n; i++)
-		if (is_init(pids[i]))
-			return 1;
-	return 0;
+		fds[i] = (int)syscall(SYS_pidfd_open, pids[i], 0);
+	pid_t again[MAX_HOLDERS];
+	size_t m = holders(st, again);
+	for (size_t i = 0; i < n; i++) {
+		int still = 0;
+		for (size_t j = 0; j < m; j++)
+			still |= again[j] == pids[i];
+		if (still && fds[i] >= 0 && is_init(pids[i]))
+			syscall(SYS_pidfd_send_signal, fds[i], sig, NULL, 0);
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
 }
 
-/* A workspace to stop: its lock, and what ties a process to it without a
- * PID namespace (members.c). */
-struct target {
-	const char *lock;
-	struct stat st;
-	int unisolated; /* a command ran there without the namespaces */
-	char *dir;	/* <data>/<id>, canonical */
-	char *var;	/* HMM_WORKSPACE=<id> */
-};
-
-static void target_of(const char *lock, struct target *t)
+/* Whether the process a pidfd refers to still runs. */
+static int still_runs(int pidfd)
 {
-	t->lock = lock;
-	char *dir = dir_of(lock);
-	t->dir = realpath(dir, NULL);
-	if (!t->dir)
-		t->dir = xstrdup(dir);
-	free(dir);
-	char *mark = path_join(t->dir, UNISOLATED);
-	t->unisolated = access(mark, F_OK) == 0;
-	free(mark);
-	const char *id = strrchr(t->dir, '/');
-	if (asprintf(&t->var, "HMM_WORKSPACE=%s", id ? id + 1 : t->dir) < 0)
-		oom();
+	struct pollfd p = {pidfd, POLLIN, 0};
+	return poll(&p, 1, 0) == 0;
 }
 
-/* One round: signals (unless sig is 0) what holds the lock and, where no
- * init does, the members, through pidfds taken while they still are
- * members, so a PID reused meanwhile is never signalled. Returns whether
- * anything of the workspace is left. */
-static int stop_round(const struct target *t, int sig)
+/* Signals every process that descends from the keepers. A member's PID is
+ * signalled through a pidfd taken before its descent is checked again, and
+ * only while every keeper still runs (so that no PID on its way up was
+ * reused meanwhile): a PID reused by a process of the user's is never
+ * signalled. */
+static void signal_members(const pid_t *keepers, size_t k, int sig)
 {
-	int held = is_locked(t->lock);
-	if (held && sig)
-		signal_holders(&t->st, sig);
-	if (!t->unisolated || (held && init_holds(&t->st)))
-		return held;
+	int kfds[MAX_HOLDERS];
+	for (size_t i = 0; i < k; i++)
+		kfds[i] = (int)syscall(SYS_pidfd_open, keepers[i], 0);
 	pid_t *pids;
-	size_t n = find_members(t->dir, t->var, &pids);
-	for (size_t i = 0; sig && i < n; i++) {
+	size_t n = find_members(keepers, k, &pids);
+	for (size_t i = 0; i < n; i++) {
 		int fd = (int)syscall(SYS_pidfd_open, pids[i], 0);
 		if (fd < 0)
 			continue;
-		if (is_member(pids[i], t->dir, t->var)) {
+		int sure = descends_from(pids[i], keepers, k);
+		for (size_t j = 0; sure && j < k; j++)
+			sure = kfds[j] >= 0 && still_runs(kfds[j]);
+		if (sure) {
 			syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0);
 			if (sig == SIGTERM)
 				syscall(SYS_pidfd_send_signal, fd, SIGCONT, NULL, 0);
@@ -181,7 +157,27 @@ static int stop_round(const struct target *t, int sig)
 		close(fd);
 	}
 	free(pids);
-	return held || n > 0;
+	for (size_t i = 0; i < k; i++)
+		if (kfds[i] >= 0)
+			close(kfds[i]);
+}
+
+/* One round: signals (unless sig is 0) what the lock's holders keep, as
+ * above. Returns whether the workspace still runs. */
+static int stop_round(const char *lock, const struct stat *st, int sig)
+{
+	int held = is_locked(lock);
+	if (!held || !sig)
+		return held;
+	signal_inits(st, sig);
+	pid_t pids[MAX_HOLDERS], keepers[MAX_HOLDERS];
+	size_t n = holders(st, pids), k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!is_init(pids[i]))
+			keepers[k++] = pids[i];
+	if (k)
+		signal_members(keepers, k, sig);
+	return held;
 }
 
 static void sleep_ms(long ms)
@@ -198,16 +194,15 @@ int cmd_stop(int argc, char **argv)
 		return 2;
 	}
 	int n = argc - 2;
-	struct target *t = xmalloc(sizeof *t * (size_t)n);
+	const char **lock = (const char **)argv + 2;
+	struct stat *st = xmalloc(sizeof *st * (size_t)n);
 	enum { NOT_RUNNING, STOPPING, STOPPED } *state = xmalloc(sizeof *state * (size_t)n);
-	for (int i = 0; i < n; i++) {
-		target_of(argv[2 + i], &t[i]);
-		state[i] = stat(t[i].lock, &t[i].st) == 0 && stop_round(&t[i], SIGTERM) ? STOPPING : NOT_RUNNING;
-	}
+	for (int i = 0; i < n; i++)
+		state[i] = stat(lock[i], &st[i]) == 0 && stop_round(lock[i], &st[i], SIGTERM) ? STOPPING : NOT_RUNNING;
 	for (int waited = 0, sig = 0;; waited += 20) {
 		int left = 0;
 		for (int i = 0; i < n; i++) {
-			if (state[i] == STOPPING && !stop_round(&t[i], sig))
+			if (state[i] == STOPPING && !stop_round(lock[i], &st[i], sig))
 				state[i] = STOPPED;
 			left |= state[i] == STOPPING;
 		}

@@ -2,20 +2,13 @@
 // a directory of the test: swapper.c, ended by the test whatever happened
 // (found by its executable's path, so nothing else is touched), and
 // swap-at-open.c and swap-at-unlink.c, loaded into the remover.
-import {execFileSync} from 'node:child_process'
 import {readdirSync, readlinkSync} from 'node:fs'
 import {join} from 'node:path'
-import {fileURLToPath} from 'node:url'
-
-function compile(source: string, out: string, flags: string[]): string {
-  const [cc, ...ccArgs] = (process.env.CC || 'cc').trim().split(/\s+/)
-  execFileSync(cc, [...ccArgs, '-O2', ...flags, '-o', out, fileURLToPath(new URL(source, import.meta.url))], {stdio: 'inherit'})
-  return out
-}
+import {compile} from './compile.js'
 
 /** Compiles the swapper into dir; returns its path. */
 export function buildSwapper(dir: string): string {
-  return compile('swapper.c', join(dir, 'swapper'), [])
+  return compile('swapper.c', join(dir, 'swapper'))
 }
 
 /** Compiles swap-at-open into dir; returns the library's path, for LD_PRELOAD. */

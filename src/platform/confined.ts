@@ -151,8 +151,8 @@ export async function runConfined(request: ConfinedRequest): Promise<ConfinedRes
       request.onStuck?.(child.pid!)
       stop()
     },
-    // In namespaces the helper waits for the init, which waits for the program.
-    {readsPipes: request.readsPipes, wrappers: (reader.namespaces ? 2 : 0) + (request.shells ?? 0)},
+    // The helper waits for the init (without namespaces the keeper, native-helpers/keeper.c), which waits for the program.
+    {readsPipes: request.readsPipes, wrappers: 2 + (request.shells ?? 0)},
   )
   try {
     const outcome = await running.outcome

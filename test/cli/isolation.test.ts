@@ -7,10 +7,12 @@
 import {execa} from 'execa'
 import {closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
+import {spawn} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {BIN, World, workspaceLine} from '../world.js'
+import {compile} from '../compile.js'
 
 let world: World
 afterEach(() => world?.dispose())
@@ -392,35 +394,66 @@ describe('hmm stop', () => {
     expect(existsSync(join(world.dataDir, id))).toBe(false)
   })
 
-  it('opted out of the namespaces, ends what the command left that lets go of the lock (double fork, setsid, descriptors closed), by what ties it to the workspace; hmm run --rm too', async () => {
+  it('opted out of the namespaces, stays running while what the command left lives and ends it all, whatever it let go of (the tree, every descriptor, its environment); hmm run --rm too', async () => {
     world = new World('stop-landlock-only')
     world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'isolation = "landlock-only"\n')
     const token = `hmm-stop-llo-${randomBytes(4).toString('hex')}`
     const alive = async () => (await execa('pgrep', ['-af', token], {reject: false})).stdout
-    // Two daemons, detached, every descriptor closed: one leaves the tree for / and is deaf to SIGTERM (its
-    // environment still names the workspace); the other executes itself anew without any environment, in the tree.
+    // Two daemons, detached, every descriptor closed: one in the tree, deaf to SIGTERM; the other leaves the
+    // tree for / and executes itself anew without any environment, so nothing of the workspace's is left to it.
     const daemon = (body: string) => `if (!fork) { POSIX::setsid(); POSIX::_exit(0) if fork; POSIX::close($_) for 0..1023; ${body} }`
     const script = [
       `# ${token}`,
       'use POSIX;',
-      daemon(`chdir '/'; $SIG{TERM} = 'IGNORE'; sleep 600;`),
-      daemon(`%ENV = (); exec 'perl', '-e', '# ${token}-env' . "\\nsleep 600";`),
+      daemon(`$SIG{TERM} = 'IGNORE'; sleep 600;`),
+      daemon(`chdir '/'; %ENV = (); exec 'perl', '-e', '# ${token}-env' . "\\nsleep 600";`),
       `sleep 0.05 until \`pgrep -f ${token}-env\`;`,
     ].join('\n')
     const result = await world.hmm(['run', '-n', 'left', 'perl', '-e', script])
     expect(result.exitCode, result.stderr).toBe(0)
     const {id} = workspaceLine(result.stderr)
-    // Both are there (the one executed anew under its own name).
+    // Both are there (the one executed anew under its own name), and the workspace runs while they live.
     expect(await alive()).toContain(`# ${token}-env`)
     expect((await alive()).split('\n').length).toBeGreaterThanOrEqual(2)
+    expect(await stateOf(id)).toBe('running')
     const stopped = await world.hmm(['stop', 'left'])
     expect(stopped).toMatchObject({exitCode: 0, stderr: `hmm: stopped workspace ${id} (left)\n`})
     expect(await alive()).toBe('')
+    expect(await stateOf(id)).toBe('done')
 
     const removed = await world.hmm(['run', '--rm', 'perl', '-e', script])
     expect(removed.exitCode, removed.stderr).toBe(0)
     expect(await alive()).toBe('')
     expect(existsSync(join(world.dataDir, workspaceLine(removed.stderr).id))).toBe(false)
+  })
+
+  it("opted out of the namespaces, leaves alone the user's own process in the tree that runs in a sandbox of its own (no_new_privs and seccomp, as in a Flatpak terminal): hmm stop and hmm rm -f", async () => {
+    world = new World('stop-users-own')
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'isolation = "landlock-only"\n')
+    const confined = compile('confined.c', join(world.root, 'confined'))
+    const token = `hmm-users-own-${randomBytes(4).toString('hex')}`
+    const left = `# ${token}-left\nuse POSIX; exit 0 if fork; POSIX::close($_) for 0..1023; sleep 600`
+    const result = await world.hmm(['run', '-n', 'w', 'perl', '-e', left])
+    const {id, tree} = workspaceLine(result.stderr)
+    // The user's shell, cd'ed into the tree, deaf to SIGTERM as an interactive shell is; started by the user, not by hmm.
+    const users = spawn(confined, ['perl', '-e', `# ${token}-user\n$SIG{TERM} = 'IGNORE'; sleep 600`], {cwd: tree, detached: true, stdio: 'ignore'})
+    try {
+      const marked = () => existsSync(`/proc/${users.pid}`) && readFileSync(`/proc/${users.pid}/cmdline`, 'latin1').includes(`${token}-user`)
+      while (!marked()) await new Promise(resolve => setTimeout(resolve, 20))
+      expect(readFileSync(`/proc/${users.pid}/status`, 'latin1')).toMatch(/NoNewPrivs:\t1\n[^]*Seccomp:\t2\n/)
+      const stopped = await world.hmm(['stop', 'w'])
+      expect(stopped).toMatchObject({exitCode: 0, stderr: `hmm: stopped workspace ${id} (w)\n`})
+      expect((await execa('pgrep', ['-f', `${token}-left`], {reject: false})).exitCode).toBe(1)
+      expect(users.exitCode).toBe(null)
+      expect(marked()).toBe(true)
+      await world.hmm(['run', '-n', 'w2', 'perl', '-e', left])
+      const removed = await world.hmm(['rm', '-f', 'w2'])
+      expect(removed.exitCode, removed.stderr).toBe(0)
+      expect((await execa('pgrep', ['-f', `${token}-left`], {reject: false})).exitCode).toBe(1)
+      expect(marked()).toBe(true)
+    } finally {
+      users.kill('SIGKILL')
+    }
   })
 
   it('says which workspace it cannot find, and still stops the others', async () => {

@@ -1,7 +1,8 @@
 // The lock that says a workspace is running, and the descriptors the
-// command inherits. The command holds the lock through the descriptor it
-// inherits from the helper, so "running" lasts exactly as long as the command
-// (or whatever it left running) does, whatever becomes of hmm.
+// command inherits. Without --isolate the helper's keeper holds the lock
+// (native-helpers/keeper.c) while anything the command started lives, so
+// "running" lasts exactly as long as the command (or whatever it left
+// running) does, whatever becomes of hmm; the command never has the lock.
 
 import {spawn} from 'node:child_process'
 import {closeSync, openSync, writeFileSync} from 'node:fs'
@@ -51,15 +52,29 @@ describe('the running lock', () => {
     expect(isLocked(lock)).toBe(false)
   })
 
-  it('is released when the command is killed', async () => {
+  it('is released when the command is killed, and the helper dies of the same signal', async () => {
     const w = world('lock-killed')
     const lock = join(w, 'lock')
-    const {child, outcome, started} = startHolding(w, lock, 'echo ready; exec sleep 30')
+    const {child, outcome, started} = startHolding(w, lock, 'echo $$; exec sleep 30')
+    const pid = new Promise<number>(resolve => child.stdout!.once('data', (line: Buffer) => resolve(Number(line.toString()))))
     await started
     expect(isLocked(lock)).toBe(true)
-    child.kill('SIGKILL')
+    process.kill(await pid, 'SIGKILL')
     expect((await outcome).signal).toBe('SIGKILL')
     expect(isLocked(lock)).toBe(false)
+  })
+
+  it('stays held by the keeper when the helper hmm started is killed, while the command runs on', async () => {
+    const w = world('lock-waiter-killed')
+    const lock = join(w, 'lock')
+    // Not on stdin, which Node closes once the helper has exited.
+    const {child, started} = startHolding(w, lock, `echo ready; while ! [ -e ${w}/go ]; do sleep 0.05; done`)
+    await started
+    child.kill('SIGKILL')
+    await new Promise(resolve => child.once('exit', resolve))
+    expect(isLocked(lock)).toBe(true)
+    writeFileSync(join(w, 'go'), '')
+    await until(() => !isLocked(lock), 10_000, 'the command to end')
   })
 
   it('stays held by a background process the command left running, until it ends', async () => {
@@ -98,7 +113,7 @@ describe('the running lock', () => {
     for (const probe of probes) expect(probe.stdout).toBe('0\n'.repeat(many.length))
   })
 
-  it('gives the command no descriptor but stdin, stdout, stderr and the lock', async () => {
+  it('gives the command no descriptor but stdin, stdout and stderr, not even the lock', async () => {
     const w = world('lock-fds')
     const lock = join(w, 'lock')
     const stray = join(w, 'stray-descriptor')
@@ -113,7 +128,7 @@ describe('the running lock', () => {
       // ls's own handle on the directory it lists is not inherited
       for (const [n, target] of fds) if (/^\/proc\/\d+\/fd$/.test(target)) fds.delete(n)
       const rest = [...fds].filter(([n]) => n > 2)
-      expect(rest).toEqual([[expect.any(Number), lock]])
+      expect(rest).toEqual([])
       expect([...fds.keys()].filter(n => n <= 2)).toEqual([0, 1, 2])
       expect(r.stdout).not.toContain(stray)
     } finally {
