@@ -26,6 +26,7 @@ import {canonical} from '../sandbox/paths.js'
 import {HmmError} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {ALLOW_LOCAL_TRANSPORT, confinedEnv, git, gitLine, gitReason, nulPairs} from './git.js'
+import {ensureBaseBlobs} from './origin.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 import {gitDirsOf, readable} from './top.js'
 import {readRegularFile, readWorkspaceHead} from './workspace-head.js'
@@ -192,6 +193,8 @@ export async function rawChanges(workspace: Workspace, from: string, to: string)
 export async function filesChanged(workspace: Workspace, from: string, to: string, records: string[]): Promise<number> {
   const statuses = new Set(records.map(record => record[record.indexOf('\0') - 1]))
   if (!statuses.has('D') || !statuses.has('A')) return records.length
+  // Telling a changed rename reads what the deleted files held: a plain origin's come from its base clone.
+  if (workspace.row.originKind === 'plain') await ensureBaseBlobs(workspace.gitDir, workspace.base, from, to)
   const paths = new Set(records.map(record => record.slice(record.indexOf('\0') + 1)))
   const env = privateEnv(privateRepo(workspace.gitDir))
   const raw = await git(['diff-tree', '-r', '-z', '-M', '--diff-filter=R', '--raw', from, to], {cwd: workspace.gitDir, env})

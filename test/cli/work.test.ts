@@ -77,6 +77,11 @@ describe('WORK', () => {
       plain.file('a.txt', 'a\n')
       const result = await plain.hmm(['run', 'mv', 'a.txt', 'b.txt'])
       expect(lastLine(result.stderr)).toMatch(/ \(1 file\)$/)
+      // Telling a rename with changes from a deletion and an addition reads what the deleted files held.
+      plain.file('long.txt', 'line\n'.repeat(40))
+      plain.file('gone.txt', 'gone\n')
+      const changed = await plain.hmm(['run', 'sh', '-c', 'mv long.txt longer.txt && echo more >> longer.txt && rm gone.txt && echo new > new.txt'])
+      expect(lastLine(changed.stderr)).toMatch(/ \(3 files\)$/)
     } finally {
       plain.dispose()
     }
