@@ -182,6 +182,11 @@ int isolate_caches_there(const struct exec_opts *o);
  * every hidden path beneath it, so that none is there (landlock.c grants
  * it whole). */
 int isolate_sealed(const char *path);
+/* mkdir -p, or a set-up failure naming the step. */
+void make_dirs(const char *step, const char *path, mode_t mode);
+/* In the init, before the other mounts: a /run of the command's own, with
+ * only what programs need of the host's bound back (own-run.c). */
+void isolate_run(const struct exec_opts *o);
 /* mount(2), or a set-up failure naming the step. */
 void mount_or_fail(const char *step, const char *src, const char *target, const char *type,
 		   unsigned long flags, const char *data);

@@ -24,8 +24,8 @@ void mount_or_fail(const char *step, const char *src, const char *target, const 
 }
 
 /* mkdir -p, for the workspace's own directories in hmm's data directory,
- * which the command never writes. */
-static void make_dirs(const char *step, const char *path)
+ * which the command never writes (0700), and own-run.c's, in its /run. */
+void make_dirs(const char *step, const char *path, mode_t mode)
 {
 	char *p = xstrdup(path);
 	for (char *s = p + 1;; s++) {
@@ -33,7 +33,7 @@ static void make_dirs(const char *step, const char *path)
 			continue;
 		char c = *s;
 		*s = '\0';
-		if (mkdir(p, 0700) < 0 && errno != EEXIST)
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
 			setup_fail("%s: cannot make %s: %s", step, p, strerror(errno));
 		*s = c;
 		if (c == '\0')
@@ -90,7 +90,7 @@ static void make_dirs_beneath(int dir, const char *rel)
 static void own_tmp(const struct exec_opts *o)
 {
 	char *tmp = path_join(o->isolate, "tmp");
-	make_dirs("tmp", tmp);
+	make_dirs("tmp", tmp, 0700);
 	int own = open(tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (own < 0)
 		setup_fail("tmp: cannot open %s: %s", tmp, strerror(errno));
@@ -309,8 +309,8 @@ static void add_layer(const char *mine, unsigned n)
 	snprintf(name, sizeof name, ".new-%ld", (long)getpid());
 	char *tmp = path_join(mine, name);
 	char *upper = path_join(tmp, "upper"), *work = path_join(tmp, "work");
-	make_dirs("cache", upper);
-	make_dirs("cache", work);
+	make_dirs("cache", upper, 0700);
+	make_dirs("cache", work, 0700);
 	char *dir = layer_dir(mine, n);
 	if (rename(tmp, dir) < 0) {
 		if (errno != EEXIST && errno != ENOTEMPTY)
@@ -328,8 +328,8 @@ static void add_layer(const char *mine, unsigned n)
 static unsigned choose_layer(const char *mine, int lock)
 {
 	char *upper = layer_part(mine, 0, "upper"), *work = layer_part(mine, 0, "work");
-	make_dirs("cache", upper);
-	make_dirs("cache", work);
+	make_dirs("cache", upper, 0700);
+	make_dirs("cache", work, 0700);
 	free(work);
 	free(upper);
 	for (;;) {
@@ -517,6 +517,7 @@ void isolate_mounts(const struct exec_opts *o, int lock)
 	mount_or_fail("proc", "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	/* A /dev of its own (devices.c). */
 	isolate_dev();
+	isolate_run(o);
 	int *sources = open_bind_sources(o);
 	overlay_caches(o, lock);
 	bind_files(o, sources);

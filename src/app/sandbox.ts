@@ -47,7 +47,7 @@ function layerLines(platform: Platform, isolation: Isolation, network: Network |
       ? '  namespaces: off (isolation = "landlock-only"): /tmp, /dev/shm and the sockets of the user\'s session are shared; the caches are written in place, but for their program parts; modes, times and attributes of the user\'s files outside may be changed (Landlock does not mediate chmod, chown, utimes, setxattr)'
       : layers.namespaces
         ? `  namespaces: refused by this system (${layers.namespaces}): hmm run refuses; ${enableNamespaces(layers.namespaces)}, or ${optOut()}`
-        : `  namespaces: user, mount, PID${network ? ', IPC and network' : ' and IPC'}; every mount read-only but the places it may write`
+        : `  namespaces: user, mount, PID${network ? ', IPC and network' : ' and IPC'}; every mount read-only but the places it may write; a /run of its own`
   const scoped = layers.landlock >= 6 ? 'signals and abstract unix sockets scoped' : 'signals and abstract unix sockets not scoped (needs ABI 6, Linux 6.12)'
   return [
     namespaces,

@@ -81,7 +81,7 @@ describe('hmm sandbox', () => {
     const result = await world.hmm(['sandbox'])
     expect(result.exitCode).toBe(0)
     const layers = result.stdout.slice(result.stdout.indexOf('layers:\n'))
-    expect(layers).toContain('  namespaces: user, mount, PID and IPC; every mount read-only but the places it may write\n')
+    expect(layers).toContain('  namespaces: user, mount, PID and IPC; every mount read-only but the places it may write; a /run of its own\n')
     expect(layers).toContain(`  landlock: ABI ${abi}: files; signals and abstract unix sockets ${abi >= 6 ? 'scoped' : 'not scoped'}`)
     expect(layers).toContain('  seccomp: ioctl TIOCSTI and TIOCLINUX refused; set-user-ID and set-group-ID modes refused\n')
   })

@@ -130,7 +130,7 @@ while [ ! -S /tmp/.relay ]; do sleep 0.1; done`
     world = new World('net-none-sandbox')
     const shown = await world.hmm(['sandbox', '--net', 'none'])
     expect(shown.exitCode, shown.stderr).toBe(0)
-    expect(shown.stdout).toContain('  namespaces: user, mount, PID, IPC and network; every mount read-only but the places it may write\n')
+    expect(shown.stdout).toContain('  namespaces: user, mount, PID, IPC and network; every mount read-only but the places it may write; a /run of its own\n')
     expect(shown.stdout).toContain(' --net none -- COMMAND...\n')
     const open = await world.hmm(['sandbox'])
     expect(open.stdout).toContain("network: the user's; --net confines it\n")

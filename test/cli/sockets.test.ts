@@ -132,6 +132,30 @@ const serve = path => new Promise(resolve => net.createServer(c => c.end()).list
     expect(result.stdout).toBe('made\n')
   })
 
+  it('cannot reach a socket made in /run after it started (a Docker started later), deep in /run or, as root, at its top; one in a place of /run granted with -w it does', async () => {
+    world = new World('sock-run-later')
+    const run = runDir()
+    const granted = join(run, 'granted')
+    mkdirSync(granted)
+    const later = [join(run, 'later.sock'), join(run, 'made-later', 'daemon.sock')]
+    if (process.getuid?.() === 0) {
+      const top = `/run/hmm-later-${randomBytes(4).toString('hex')}.sock`
+      cleanups.push(() => rmSync(top, {force: true}))
+      later.push(top)
+    }
+    const go = join(world.root, 'go')
+    const probed = [...later, join(granted, 'db.sock')]
+    const script = `echo started; while ! [ -e '${go}' ]; do sleep 0.05; done; '${process.execPath}' '${probe()}' ${probed.join(' ')}`
+    const started = world.start(['run', '--rm', '-w', granted, 'sh', '-c', script])
+    await started.line('started')
+    const listening = await Promise.all(probed.map(listen))
+    writeFileSync(go, '')
+    const result = await started.result()
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe(['started', ...later.map(path => `${path} ENOENT`), `${join(granted, 'db.sock')} connected`].join('\n') + '\n')
+    expect(listening.map(server => server.connections())).toEqual([...later.map(() => 0), 1])
+  })
+
   it.skipIf(process.getuid?.() !== 0)("cannot reach GNU screen's servers in /run/screen, which is covered with nothing (as root)", async () => {
     world = new World('sock-screen')
     const made = !existsSync('/run/screen')
