@@ -237,6 +237,7 @@ struct term_filter {
 	int state, string; /* string: the string an ESC came in */
 	unsigned num;	   /* an OSC's number */
 	size_t len;	   /* of held */
+	size_t target;	   /* where a hyperlink's target starts in held, once its parameters have ended */
 	unsigned char held[TERM_HELD];
 	unsigned char u8[4], lo, hi; /* a UTF-8 character under way; its next byte's range */
 	int u8len, need;

@@ -17,13 +17,22 @@
  *     (OSC 9), urxvt's extensions (OSC 777), kitty's graphics and file
  *     transfer (APC G, OSC 5113: the terminal reads files by name), tmux's
  *     passthrough (DCS tmux;) and GNU screen's (it passes any DCS on to the
- *     terminal outside).
+ *     terminal outside);
+ *   - the directory a terminal opens its next tab or window in (OSC 7; OSC 6,
+ *     ConEmu's OSC 9;9, VS Code's OSC 633 P;Cwd=, iTerm2's OSC 1337
+ *     CurrentDir): the command's would be its workspace's tree, and the
+ *     prompt of the user's next shell there runs git with the tree's
+ *     .git/config (attacker's review 8, F1); a hyperlink's target that the
+ *     terminal opens with another program than a browser (file://, an
+ *     editor's vscode://file: the tree again).
  * So where a terminal acts on a string the filter keeps only what is
- * known to be shown: OSC for titles (0, 1, 2), the working directory (7),
- * hyperlinks (8), shell marks (133) and colours set without '?' (4, 5,
- * 10-19 and their resets); DCS for sixel images; APC, PM, SOS and tmux's
- * and screen's window name (ESC k, which hides what follows) never; nor
- * ESC %, which takes a terminal out of UTF-8 (then passed text holds C1).
+ * known to be shown: OSC for titles (0, 1, 2), hyperlinks to web pages (8,
+ * http and https only: their text may differ from the target, which only
+ * a browser opens, as a page's links do), shell marks (133) and colours
+ * set without '?' (4, 5, 10-19 and their resets); DCS for sixel images;
+ * APC, PM, SOS and tmux's and screen's window name (ESC k, which hides
+ * what follows) never; nor ESC %, which takes a terminal out of UTF-8
+ * (then passed text holds C1).
  * CSI sequences and short escapes pass, but for the reports above, so
  * programs keep colours, cursor motion, the alternate screen, modes
  * (bracketed paste, mouse), the cursor position report (CSI 6n) and the
@@ -53,6 +62,7 @@ enum {
 	OSC_NUM,   /* ESC ] and the number */
 	OSC_TEXT,  /* an OSC that is shown, passed as it comes */
 	OSC_HOLD,  /* a colour OSC, held until it is known to ask nothing */
+	OSC_LINK,  /* a hyperlink, held until its target's scheme is known */
 	DCS_HEAD,  /* ESC P and the parameters, held */
 	DCS_TEXT,  /* sixel data, passed as it comes */
 	STR_DROP,  /* a string that is not shown, up to its end */
@@ -150,10 +160,23 @@ static int csi_passes(struct term_filter *f, unsigned char final)
 	return 1;
 }
 
-/* Titles, the working directory, hyperlinks and shell marks: shown. */
+/* Titles and shell marks: shown. */
 static int osc_shown(unsigned num)
 {
-	return num <= 2 || num == 7 || num == 8 || num == 133;
+	return num <= 2 || num == 133;
+}
+
+/* Whether a hyperlink's target, as far as it has come (n bytes), is still a
+ * web page's: 1 while its scheme may be http:// or https://, 2 once it is. */
+static int web_target(const unsigned char *p, size_t n)
+{
+	static const char *const schemes[] = {"http://", "https://"};
+	for (int i = 0; i < 2; i++) {
+		size_t len = strlen(schemes[i]);
+		if (n <= len && strncasecmp((const char *)p, schemes[i], n) == 0)
+			return n == len ? 2 : 1;
+	}
+	return 0;
 }
 
 /* Colours (set, or reset), which a '?' would turn into a query. */
@@ -182,6 +205,10 @@ static void string_end(struct term_filter *f, int bel, unsigned char **o)
 			put(o, end, strlen(end));
 		}
 		break;
+	case OSC_LINK: /* passed only without a target: a link's end */
+		if (f->target != f->len)
+			break;
+		/* fall through */
 	case OSC_HOLD:
 		put(o, f->held, f->len);
 		/* fall through */
@@ -330,6 +357,11 @@ static int step(struct term_filter *f, unsigned char b, unsigned char **o)
 		if (b >= '0' && b <= '9' && f->len < 5) {
 			f->num = f->num * 10 + (unsigned)(b - '0');
 			f->len++;
+		} else if (b == ';' && f->len && f->num == 8) {
+			f->len = osc_start(f->held, f->num);
+			f->held[f->len++] = ';';
+			f->target = 0;
+			f->state = OSC_LINK;
 		} else if (b == ';' && f->len && osc_shown(f->num)) {
 			put(o, f->held, osc_start(f->held, f->num));
 			put(o, ";", 1);
@@ -363,6 +395,25 @@ static int step(struct term_filter *f, unsigned char b, unsigned char **o)
 			f->held[f->len++] = b;
 		else
 			f->state = STR_DROP;
+		break;
+	case OSC_LINK: /* parameters; target */
+		if (b < 0x20 || b >= 0x7F || f->len == TERM_HELD) {
+			f->state = STR_DROP;
+			break;
+		}
+		f->held[f->len++] = b;
+		if (!f->target) {
+			if (b == ';')
+				f->target = f->len;
+			break;
+		}
+		int web = web_target(f->held + f->target, f->len - f->target);
+		if (web == 2) { /* the rest passes as a title does */
+			put(o, f->held, f->len);
+			f->state = OSC_TEXT;
+		} else if (!web) {
+			f->state = STR_DROP;
+		}
 		break;
 	case DCS_HEAD:
 		if (b >= 0x30 && b <= 0x3F && f->len < DCS_MAX) {
@@ -442,7 +493,7 @@ size_t term_filter_end(struct term_filter *f, unsigned char *out)
 	unsigned char *o = out;
 	if (f->state == STR_ESC)
 		f->state = f->string;
-	if (f->state == OSC_TEXT || f->state == DCS_TEXT)
+	if (f->state == OSC_TEXT || f->state == OSC_LINK || f->state == DCS_TEXT)
 		string_end(f, 0, &o);
 	f->state = GROUND;
 	utf8_drop(f);

@@ -112,3 +112,22 @@ describe('answers the terminal still owes when the command ends', () => {
     expect(seen.dsr).toBe(1) // the shell's alone
   })
 })
+
+describe("what the command can have the terminal open outside the sandbox (attacker's review 8, F1)", () => {
+  it('is no directory (OSC 7: its tree would be where the next tab opens) and no link but to a web page', async () => {
+    // printf's format; %s is the tree.
+    const output = [
+      '\\033]7;file://host%s\\033\\\\',
+      '\\033]8;;vscode://file%s\\033\\\\the docs\\033]8;;\\033\\\\',
+      '\\033]8;;file://host%s/.git/config\\007the config\\033]8;;\\007',
+      '\\033]8;;https://docs.python.org/\\033\\\\python\\033]8;;\\033\\\\\\n',
+    ].join('')
+    const argv = [process.execPath, BIN, 'run', '--rm', 'sh', '-c', 'printf "$1" "$PWD" "$PWD" "$PWD"', 'sh', output]
+    const result = await execa('python3', [join(PROJECT, 'test', 'pty-driver.py'), '[]', ...argv], {cwd: world.origin, env: world.env, extendEnv: false})
+    const seen = JSON.parse(result.stdout) as {status: number; failed: string | null; transcript: string}
+    expect(seen.failed, seen.transcript).toBe(null)
+    expect(seen.status, seen.transcript).toBe(0)
+    const shown = seen.transcript.slice(seen.transcript.indexOf('\n', seen.transcript.indexOf('hmm: workspace')) + 1)
+    expect(shown).toBe('the docs\x1b]8;;\x1b\\the config\x1b]8;;\x07\x1b]8;;https://docs.python.org/\x1b\\python\x1b]8;;\x1b\\\r\n')
+  })
+})
