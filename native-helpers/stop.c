@@ -221,7 +221,11 @@ int cmd_stop(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	fputs("hmm-helper: stop needs Linux's PID namespaces\n", stderr);
+	/* No /proc to find what holds a lock, nor what descends from it:
+	 * hmm says so rather than end less than it promises (MANUAL). */
+	fputs("hmm-helper: stop needs Linux: on macOS hmm cannot end what a command left running "
+	      "(lsof <data>/<id>/lock lists the processes that hold the workspace's lock)\n",
+	      stderr);
 	return 1;
 }
 #endif

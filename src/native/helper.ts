@@ -85,11 +85,15 @@ export type StopOutcome = 'stopped' | 'not-running' | 'still-running'
 
 /**
  * Ends every process of the workspaces whose locks are given: SIGTERM to the
- * init of each one's PID namespace, SIGKILL 5 seconds later; waits for them.
+ * init of each one's PID namespace (or to what descends from its keeper),
+ * SIGKILL 5 seconds later; waits for them. Linux only: elsewhere it throws.
  */
 export function stopLocked(paths: string[]): StopOutcome[] {
   if (paths.length === 0) return []
-  const lines = runHelper(['stop', ...paths]).split('\n')
+  // The helper's own reason, in one line (on macOS: it cannot stop anything).
+  const result = childProcess().spawnSync(helperPath(), ['stop', ...paths], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']})
+  if (result.status !== 0) throw new HmmError(result.stderr.split('\n')[0].replace(/^hmm-helper: /, '') || `the helper's stop failed`)
+  const lines = result.stdout.split('\n')
   return paths.map((_, index) => (lines[index] === '1' ? 'stopped' : lines[index] === '0' ? 'not-running' : 'still-running'))
 }
 
