@@ -250,6 +250,9 @@ export function commitRange(workspace: Workspace, tip: string): string[] {
  */
 export async function takeIntoPrivate(workspace: Workspace, data: string, commits: WorkspaceCommits): Promise<string | undefined> {
   const {head} = commits
+  // Taken at this HEAD already (by the count when the command exited, say): a commit's ID names all
+  // it holds, so a bundle made again would bring the same objects, for a sandbox and a dozen processes.
+  if (readRegularFile(join(workspace.gitDir, INCOMING_REF))?.trim() === head) return head
   const made = await makeBundle(workspace, data)
   if (!made) return undefined
   const incoming = join(workspace.gitDir, 'incoming.bundle')

@@ -4,7 +4,7 @@
 // piece of work done again for nothing when it grows (issue 9's first diff
 // read the tree twice): `npm run bench` says what that costs in time.
 import {afterEach, describe, expect, it} from 'vitest'
-import {World} from '../world.js'
+import {workspaceLine, World} from '../world.js'
 
 let world: World
 afterEach(() => world?.dispose())
@@ -23,5 +23,32 @@ describe('hmm run in a repository', () => {
     const [, ended] = result.stderr.split(/^hmm: workspace .*\n/m)
     expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6}: .* \(1 file\)$/m)
     expect({trees: count(ended, 'git write-tree:'), sandboxes: count(ended, 'confined:')}).toEqual({trees: 1, sandboxes: 1})
+  })
+})
+
+describe('the commits of a workspace', () => {
+  it("are bundled out of it once for a HEAD: hmm diff, log and merge after hmm run's count take them from hmm's private repository", async () => {
+    world = new World('cost-bundle')
+    await world.gitRepo()
+    const debug = {env: {...world.env, HMM_DEBUG: '1'}}
+    const bundles = (stderr: string) => stderr.split('\n').filter(line => line.startsWith('hmm: debug: confined:') && line.includes(' bundle create ')).length
+    const run = await world.hmm(['run', 'sh', '-c', 'echo x > x.txt && git add x.txt && git commit -qm x'], debug)
+    expect(run.stderr).toMatch(/^hmm: workspace [0-9a-z]{6}: .* \(1 commit\)$/m)
+    expect(bundles(run.stderr)).toBe(1)
+    const counts: Record<string, number> = {}
+    for (const command of ['diff', 'log', 'merge']) {
+      const result = await world.hmm([command], debug)
+      expect(result.exitCode).toBe(0)
+      counts[command] = bundles(result.stderr)
+    }
+    expect(counts).toEqual({diff: 0, log: 0, merge: 0})
+    expect(await world.git(['log', '-1', '--format=%s'])).toBe('x')
+    // A HEAD not taken yet is bundled, once.
+    const exec = await world.hmm(['exec', workspaceLine(run.stderr).id, 'sh', '-c', 'echo y > y.txt && git add y.txt && git commit -qm y'], debug)
+    expect(exec.stderr).toMatch(/^hmm: workspace [0-9a-z]{6}: .* \(1 commit\)$/m)
+    expect(bundles(exec.stderr)).toBe(1)
+    const log = await world.hmm(['log'], debug)
+    expect(log.stdout).toMatch(/^[0-9a-f]{7,} y\n$/)
+    expect(bundles(log.stderr)).toBe(0)
   })
 })
