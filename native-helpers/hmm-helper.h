@@ -121,6 +121,9 @@ struct exec_opts {
 };
 
 int is_locked(const char *path);
+/* The byte of a lock file on which probes take turns (lock.c): above every
+ * byte a cache layer (mounts.c) or a network mark (marks.c) locks. */
+#define PROBE_TURN ((off_t)3 << 61)
 int flock_retry(int fd, int how);
 /* Closes every descriptor above 2 but k1 and k2 (-1: none). */
 void close_other_fds(int k1, int k2);

@@ -34,6 +34,8 @@
 #define MARKS ((off_t)1 << 62)
 /* A host list's mark N is below this (a hash of 48 bits). */
 #define HOSTS_MARKS ((long)1 << 48)
+/* The end of the marks: the bytes above are not marks (PROBE_TURN). */
+#define MARKS_END (MARKS + 2 + HOSTS_MARKS)
 
 long parse_mark(const char *value)
 {
@@ -56,10 +58,12 @@ static off_t mark_of(const struct exec_opts *o)
 	return -1;
 }
 
-/* Whether some process holds a lock on a byte of [start, start + len) (len 0: to the end). */
-static int held_in(int fd, off_t start, off_t len)
+/* Whether some process holds a lock on a byte of [start, end). */
+static int held_in(int fd, off_t start, off_t end)
 {
-	struct flock q = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
+	if (end <= start)
+		return 0; /* a length of 0 would mean "to the end" */
+	struct flock q = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = start, .l_len = end - start};
 	/* Cannot tell: as if held, the refusal being the safe answer. */
 	if (fcntl(fd, F_OFD_GETLK, &q) < 0)
 		return 1;
@@ -95,10 +99,10 @@ int cmd_marked(int argc, char **argv)
 	}
 	int held;
 	if (hosts < 0) {
-		held = held_in(fd, MARKS, 0);
+		held = held_in(fd, MARKS, MARKS_END);
 	} else {
 		off_t own = MARKS + 2 + hosts;
-		held = held_in(fd, MARKS, own - MARKS) || held_in(fd, own + 1, 0);
+		held = held_in(fd, MARKS, own) || held_in(fd, own + 1, MARKS_END);
 	}
 	close(fd);
 	printf("%d\n", held);

@@ -456,6 +456,36 @@ describe('hmm stop', () => {
     }
   })
 
+  // Attacker's review 8, F3: the command may open directories, its workspace's among them (and, opted out,
+  // every workspace's: <data> is listable there); a probe that waited on a lock of one hung hmm ls, stop and
+  // rm -f, and a plain user's hmm run at its end, for as long as the command liked.
+  for (const isolation of ['full', 'landlock-only']) {
+    it(`cannot keep hmm ls, stop or rm -f waiting with an flock on a workspace's directory (isolation = "${isolation}")`, async () => {
+      world = new World(`stop-dir-flock-${isolation}`)
+      world.write(join(world.home, '.config', 'hmm', 'config.toml'), `isolation = "${isolation}"\n`)
+      const bounded = {timeout: 60_000}
+      const other = workspaceLine((await world.hmm(['run', '-n', 'other', 'true'])).stderr).id
+      // Detached, deaf to SIGTERM: flocks every workspace directory it can open, says so in its tree, and waits.
+      const holder = [
+        'use POSIX; use Fcntl qw(:flock O_RDONLY O_DIRECTORY);',
+        'if (!fork) { POSIX::setsid(); POSIX::close($_) for 0..2; $SIG{TERM} = "IGNORE"; my @held;',
+        '  for my $dir (glob("../../../*")) { sysopen(my $d, $dir, O_RDONLY | O_DIRECTORY) or next; flock($d, LOCK_EX) and push @held, $d }',
+        '  open my $f, ">", "holding"; print $f scalar(@held); close $f; sleep 600 }',
+        'sleep 0.05 until -e "holding";',
+      ].join('\n')
+      const result = await world.hmm(['run', '-n', 'w', 'perl', '-e', holder], bounded)
+      expect(result.exitCode, result.stderr).toBe(0)
+      const {id, tree} = workspaceLine(result.stderr)
+      expect(Number(readFileSync(join(tree, 'holding'), 'utf8'))).toBeGreaterThanOrEqual(isolation === 'full' ? 1 : 2)
+      const listed = await world.hmm(['ls', '--json'], bounded)
+      const states = Object.fromEntries((JSON.parse(listed.stdout) as Array<{id: string; state: string}>).map(entry => [entry.id, entry.state]))
+      expect(states).toEqual({[other]: 'done', [id]: 'running'})
+      expect(await world.hmm(['stop', 'other'], bounded)).toMatchObject({exitCode: 0, stderr: `hmm: workspace ${other} (other) is not running\n`})
+      expect(await world.hmm(['rm', '-f', 'w'], bounded)).toMatchObject({exitCode: 0})
+      expect(existsSync(join(world.dataDir, id))).toBe(false)
+    })
+  }
+
   it('says which workspace it cannot find, and still stops the others', async () => {
     world = new World('stop-missing')
     const result = await world.hmm(['run', '-n', 'quiet', 'true'])

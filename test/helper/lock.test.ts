@@ -113,6 +113,24 @@ describe('the running lock', () => {
     for (const probe of probes) expect(probe.stdout).toBe('0\n'.repeat(many.length))
   })
 
+  it("is probed without waiting on anything the command can open: an flock on the lock's directory (attacker's review 8, F3)", async () => {
+    const w = world('lock-dir-held')
+    const lock = join(w, 'lock')
+    const {child, outcome, started} = startHolding(w, lock, 'echo ready; read line')
+    await started
+    // What the command can do to its workspace's directory, which it may open.
+    const holder = spawn('flock', ['-x', w, 'sh', '-c', 'echo held; read line'], {stdio: ['pipe', 'pipe', 'inherit']})
+    try {
+      await new Promise(resolve => holder.stdout.once('data', resolve))
+      expect((await run(['locked', lock])).stdout).toBe('1\n')
+      child.stdin!.end('\n')
+      expect((await outcome).code).toBe(0)
+      expect((await run(['locked', lock])).stdout).toBe('0\n')
+    } finally {
+      holder.stdin.end('\n')
+    }
+  })
+
   it('gives the command no descriptor but stdin, stdout and stderr, not even the lock', async () => {
     const w = world('lock-fds')
     const lock = join(w, 'lock')
