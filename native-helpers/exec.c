@@ -436,8 +436,28 @@ static pid_t start_command(const struct exec_opts *o, int lock, int slave)
 }
 #endif
 
+/* The policy (the hidden and masked paths above all) is not the command's
+ * to read in the command line of a helper it can see (/proc/1/cmdline,
+ * the init's; without the namespaces the keeper's): the arguments after
+ * the mode are copied and their bytes blanked, the mode's name kept
+ * (stop.c knows a helper by it). Only where they lie one after another,
+ * as the kernel lays them out. */
+static void blank_arguments(int argc, char **argv)
+{
+	char *end = argv[2];
+	for (int i = 2; i < argc && end; i++)
+		end = argv[i] == end ? end + strlen(end) + 1 : NULL;
+	if (argc < 3 || !end)
+		return;
+	char *start = argv[2];
+	for (int i = 2; i < argc; i++)
+		argv[i] = xstrdup(argv[i]);
+	memset(start, 0, (size_t)(end - start));
+}
+
 int cmd_exec(int argc, char **argv)
 {
+	blank_arguments(argc, argv);
 	/* Step 1, first, so that even a usage error is reported where hmm
 	 * listens: find --report-fd before reading anything else. */
 	for (int i = 2; i + 1 < argc && strcmp(argv[i], "--") != 0; i++) {

@@ -218,6 +218,23 @@ print('add', said(libc.syscall(ADD_KEY, b'user', b'mine', b'x', 1, -3)))
     }
   })
 
+  it("learns no hidden path from the command line of the helper above it (its init's; without the namespaces the keeper's)", async () => {
+    world = new World('cmdline')
+    world.plantSecrets()
+    const ssh = join(world.home, '.ssh')
+    // The init is PID 1; without the namespaces the keeper is the command's parent.
+    const script = `tr '\\0' ' ' < /proc/1/cmdline; echo; tr '\\0' ' ' < /proc/$PPID/cmdline; echo`
+    const isolated = await inSandbox(script)
+    expect(isolated.exitCode, isolated.stderr).toBe(0)
+    expect(isolated.stdout).toContain(' exec ')
+    expect(isolated.stdout).not.toContain(ssh)
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'isolation = "landlock-only"\n')
+    const opted = await inSandbox(script)
+    expect(opted.exitCode, opted.stderr).toBe(0)
+    expect(opted.stdout).toContain(' exec ')
+    expect(opted.stdout).not.toContain(ssh)
+  })
+
   it('stays running while a daemon it left lives, though it double-forked, called setsid and closed every descriptor', async () => {
     world = new World('daemon')
     const marker = join(world.home, 'finish')
