@@ -116,7 +116,7 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
     const workspace = context.workspace(key)
     const {forkTree, origin} = checkTakeable(workspace)
     const now = await treeNow(workspace)
-    checkShown(workspace, now)
+    checkShown(workspace, {tree: now})
     // Said first: whatever follows is about the rest.
     const nested = await warnNested(workspace)
     if (now === forkTree) {

@@ -96,7 +96,7 @@ export async function takeForGit(
   const refused = await refusedPaths(workspace, tip)
   if (refused.length > 0) throw new HmmError(`workspace ${workspace.label}'s commits hold ${REFUSED}: ${listPaths(refused)}`)
   const nowTree = await treeNow(workspace)
-  checkShown(workspace, nowTree)
+  checkShown(workspace, {tree: nowTree, tip})
   const unshown = options.force ? [] : await unshownChanges(workspace, tip, nowTree)
   if (unshown.length > 0) {
     throw new HmmError(

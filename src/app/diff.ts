@@ -1,7 +1,7 @@
 // `hmm diff [--stat] [WS]`: what changed in the workspace since it was made,
 // committed or not, as a git patch (or git's stat summary). Allowed while
-// the command runs: it only reads the tree, and records what it showed then,
-// which is all apply, merge and pr take until a diff shows more.
+// the command runs: it only reads the tree. It records what it showed, which
+// is all apply, merge and pr take until a diff shows more.
 //
 // Security: see git/changes.ts (the patch never comes from the workspace's
 // `.git`) and git/pager.ts (colours and pager are the user's own settings).
@@ -9,7 +9,6 @@ import {Context} from '../workspaces/context.js'
 import {recordWork} from '../workspaces/work.js'
 import {changesNow, treeNow} from '../git/changes.js'
 import {colourSettings, onTerminal, show, showPatch} from '../git/pager.js'
-import {status} from '../workspaces/status.js'
 import {checkUsable, warnNestedNotShown} from './taking.js'
 
 export async function diffWorkspace(key: string | undefined, options: {stat: boolean}): Promise<void> {
@@ -17,8 +16,6 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
   try {
     const workspace = context.workspace(key)
     const forkTree = checkUsable(workspace)
-    // Asked before the files are read: whatever runs now may change them after.
-    const running = status(workspace) === 'running'
     const origin = workspace.row.origin
     const colour = await colourSettings(origin)
     // git colours the stat (names are quoted by git); hmm colours the patch, whose content is the command's.
@@ -29,9 +26,9 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
     })
     if (bytes.length > 0) await (options.stat ? show(bytes, origin) : showPatch(bytes, origin, colour))
     await warnNestedNotShown(workspace)
-    // What apply, merge and pr may take (app/taking.ts checkShown): a stat shows no content, so it never clears that.
-    if (running) context.store.update(workspace.id, {shownTree: await treeNow(workspace)})
-    else if (!options.stat) context.store.update(workspace.id, {shownTree: null})
+    // What apply, merge and pr may take (app/taking.ts checkShown): the tree of the index the patch was read from.
+    // Recorded whether or not hmm sees a process there: without the namespaces one may live unseen. A stat shows no content.
+    if (!options.stat) context.store.update(workspace.id, {shownTree: await treeNow(workspace)})
     await recordWork(context.store, workspace, context.data)
   } finally {
     context.close()

@@ -1,7 +1,9 @@
 // `hmm log [-p] [WS]`: the commits merge and pr would take, newest first,
 // taken out of the workspace exactly as they take them (the bundle made in
 // the sandbox, fetched into hmm's private repository; the origin is not
-// touched). Allowed while the command runs: it only reads.
+// touched). Allowed while the command runs: it only reads. With -p it
+// records the last commit it showed, the only one merge and pr then take
+// (app/taking.ts checkShown).
 //
 // Each commit is shown with all that a push publishes of it beyond its
 // tree (app/commits.ts): its body, an author or committer other than the
@@ -46,8 +48,10 @@ export async function logWorkspace(key: string | undefined, options: {patch: boo
     const tip = await commitsOutOf(context, workspace)
     if (!tip) return
     const commits = await shownCommits(workspace, tip)
-    if (options.patch) await showPatch(withCommitsShown(await commitPatches(workspace, tip), commits), origin, await colourSettings(origin))
-    else await show(Buffer.from(commits.map(commitText).join('')), origin)
+    if (options.patch) {
+      await showPatch(withCommitsShown(await commitPatches(workspace, tip), commits), origin, await colourSettings(origin))
+      context.store.update(workspace.id, {shownTip: tip})
+    } else await show(Buffer.from(commits.map(commitText).join('')), origin)
   } finally {
     context.close()
   }

@@ -38,17 +38,21 @@ export function checkOrigin(workspace: Workspace): string {
 }
 
 /**
- * The files to take (`now`, their tree) are those hmm diff last showed
- * while a process of the workspace ran (workspaces/store.ts shownTree):
- * one left running could change them after the user looked (when hmm stop
- * signals it, or once it sees hmm diff read them) and leave nothing
- * running, so what is taken would be what the user never saw.
+ * What is to be taken is what the user last looked at: the files (`tree`,
+ * the tree of them now) those hmm diff last showed, the commits (`tip`,
+ * for merge and pr) those hmm log -p last showed (workspaces/store.ts
+ * shownTree, shownTip). A process the command left can change them after
+ * the user looked (when hmm stop signals it, or once it sees hmm read
+ * them; without the namespaces, unseen by hmm after its keeper was killed),
+ * so what is taken would be what the user never saw.
  */
-export function checkShown(workspace: Workspace, now: string): void {
-  const shown = workspace.row.shownTree
-  if (shown !== null && shown !== now) {
-    throw new HmmError(`workspace ${workspace.label} changed since hmm diff showed it while it ran (hmm diff shows it as it is now)`)
-  }
+export function checkShown(workspace: Workspace, now: {tree: string; tip?: string}): void {
+  const {shownTree, shownTip} = workspace.row
+  const changedSince = (command: string) =>
+    new HmmError(`workspace ${workspace.label} changed since hmm ${command} showed it (hmm ${command} shows it as it is now)`)
+  // The commits first: they are what merge and pr take, and hmm log -p is where they are looked at.
+  if (now.tip !== undefined && shownTip !== null && shownTip !== now.tip) throw changedSince('log -p')
+  if (shownTree !== null && shownTree !== now.tree) throw changedSince('diff')
 }
 
 /** All of the above, for the commands that change the origin. */

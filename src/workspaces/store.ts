@@ -49,11 +49,13 @@ export interface WorkspaceRow {
   /** A merge of its commits that stopped at conflicts, which the user may still commit (null: none). */
   pendingMerge: PendingMerge | null
   /**
-   * The tree of the files `hmm diff` last showed while a process of the
-   * workspace ran, which could still change them (null: the last diff was
-   * shown when none ran, or none was): apply, merge and pr take nothing else.
+   * The tree of the files `hmm diff` last showed (null: none did): apply,
+   * merge and pr take nothing else. Recorded whether or not a process of
+   * the workspace ran then: without the namespaces one can live unseen.
    */
   shownTree: string | null
+  /** The last commit `hmm log -p` showed (null: none did): merge and pr take no other. */
+  shownTip: string | null
   /**
    * The agent profile every command run in the workspace had ('' once one
    * ran with none or another; null: not recorded, made before hmm kept it):
@@ -115,6 +117,7 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE workspaces ADD COLUMN pending_merge TEXT;`,
   `ALTER TABLE workspaces ADD COLUMN shown_tree TEXT;`,
   `ALTER TABLE workspaces ADD COLUMN only_agent TEXT;`,
+  `ALTER TABLE workspaces ADD COLUMN shown_tip TEXT;`,
 ]
 
 const ADDON = 'better-sqlite3/build/Release/better_sqlite3.node'
@@ -221,6 +224,7 @@ const COLUMNS: Record<keyof WorkspaceRow, string> = {
   size: 'size',
   pendingMerge: 'pending_merge',
   shownTree: 'shown_tree',
+  shownTip: 'shown_tip',
   onlyAgent: 'only_agent',
 }
 

@@ -1,9 +1,10 @@
 // `hmm apply`, line by line of SPEC.
 import {randomBytes} from 'node:crypto'
+import {execa} from 'execa'
 import {existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
-import {World} from '../world.js'
+import {afterEach, describe, expect, it, onTestFinished} from 'vitest'
+import {whenWritten, World} from '../world.js'
 import {hmm, made, said, snapshot, taking} from './taking.js'
 
 let world: World
@@ -280,13 +281,50 @@ describe('hmm apply', () => {
     expect((await hmm(world, ['diff', 'left'])).stdout).toContain('+x = 2\n')
     expect(await hmm(world, ['stop', 'left'])).toEqual({exitCode: 0, stdout: '', stderr: `hmm: stopped workspace ${ws.label}\n`})
     const before = snapshot(world.origin)
-    const changed = `hmm: workspace ${ws.label} changed since hmm diff showed it while it ran (hmm diff shows it as it is now)\n`
+    const changed = `hmm: workspace ${ws.label} changed since hmm diff showed it (hmm diff shows it as it is now)\n`
     for (const command of ['apply', 'merge']) expect(await taking(world, [command, 'left'])).toEqual({exitCode: 1, stdout: '', stderr: changed})
     expect(snapshot(world.origin)).toEqual(before)
     // Shown now that nothing runs there: taken.
     expect((await hmm(world, ['diff', 'left'])).stdout).toContain('+evil\n')
     expect(await hmm(world, ['apply', 'left'])).toEqual({exitCode: 0, stdout: '', stderr: `hmm: applied workspace ${ws.label} to ${world.origin}\n`})
     expect(readFileSync(join(world.origin, 'app.py'), 'utf8')).toBe('evil\n')
+  })
+
+  it('refuses, as merge does, what changed after hmm diff or hmm log -p showed it though nothing of the workspace seemed to run (landlock-only, its keeper killed)', async () => {
+    // The attacker's review 8, F5: without the namespaces hmm cannot know that nothing of the command lives.
+    world = new World('apply-shown-unseen')
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'isolation = "landlock-only"\n')
+    await world.gitRepo()
+    const [go, token] = [join(world.root, 'go'), `hmm-shown-${randomBytes(4).toString('hex')}`]
+    const left = `# ${token}\nwhile [ ! -e '${go}' ]; do sleep 0.05; done; printf "evil\\n" >> app.py; git commit -qm Evil app.py; : > .git/done`
+    const ws = await made(
+      world,
+      [
+        'printf "x = 2\\n" > app.py && git add app.py && git commit -qm "Fix x"',
+        `setsid sh -c '${left.replace(/'/g, "'\\''")}' </dev/null >/dev/null 2>&1 &`,
+      ].join('\n'),
+      'left',
+    )
+    // What the command left is the keeper's (native-helpers/keeper.c) until that is killed: then hmm no longer sees it.
+    const pid = Number((await execa('pgrep', ['-f', `^sh -c # ${token}`])).stdout)
+    onTestFinished(() => {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {}
+    })
+    const keeper = /^PPid:\t(\d+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))![1]
+    expect(readFileSync(`/proc/${keeper}/cmdline`, 'latin1')).toContain('hmm-helper')
+    process.kill(Number(keeper), 'SIGKILL')
+    while (!(await hmm(world, ['ls'])).stdout.includes(' done ')) await new Promise(resolve => setTimeout(resolve, 50))
+    expect((await hmm(world, ['log', '-p', 'left'])).stdout).toContain('+x = 2\n')
+    expect((await hmm(world, ['diff', 'left'])).stdout).toContain('+x = 2\n')
+    writeFileSync(go, '')
+    await whenWritten(join(ws.tree, '.git', 'done'))
+    const before = snapshot(world.origin)
+    const changed = (command: string) => `hmm: workspace ${ws.label} changed since hmm ${command} showed it (hmm ${command} shows it as it is now)\n`
+    expect(await hmm(world, ['apply', 'left'])).toEqual({exitCode: 1, stdout: '', stderr: changed('diff')})
+    expect(await taking(world, ['merge', 'left'])).toEqual({exitCode: 1, stdout: '', stderr: changed('log -p')})
+    expect(snapshot(world.origin)).toEqual(before)
   })
 
   it("writes nothing where git would write other bytes than hmm diff shows: paths the origin's attributes convert (working-tree-encoding)", async () => {
