@@ -296,7 +296,8 @@ describe('hmm apply', () => {
     world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'isolation = "landlock-only"\n')
     await world.gitRepo()
     const [go, token] = [join(world.root, 'go'), `hmm-shown-${randomBytes(4).toString('hex')}`]
-    const left = `# ${token}\nwhile [ ! -e '${go}' ]; do sleep 0.05; done; printf "evil\\n" >> app.py; git commit -qm Evil app.py; : > .git/done`
+    // It ends with the world too: a test that fails before it is killed leaves nothing waiting.
+    const left = `# ${token}\nwhile [ ! -e '${go}' ]; do [ -d '${world.root}' ] || exit; sleep 0.05; done; printf "evil\\n" >> app.py; git commit -qm Evil app.py; : > .git/done`
     const ws = await made(
       world,
       [
