@@ -52,7 +52,10 @@ export async function main(givenArgv: string[], root: string): Promise<void> {
   try {
     const argv = normalize(givenArgv)
     const flagsWithValue = COMMAND_FLAGS.get(argv[0])
-    await run(flagsWithValue ? [argv[0], ...markCommand(argv.slice(1), flagsWithValue)] : argv, root)
+    // No user plugins: oclif would load those listed in its data directory's package.json (~/.local/share/hmm,
+    // which a command granted -w ~/.local/share may write once hmm's data lies elsewhere) and run their hooks here,
+    // outside the sandbox. hmm has no plugins.
+    await run(flagsWithValue ? [argv[0], ...markCommand(argv.slice(1), flagsWithValue)] : argv, {root, userPlugins: false})
     await flush()
   } catch (error) {
     process.exitCode = reportError(error)

@@ -88,3 +88,25 @@ describe('a program hmm runs outside the sandbox', () => {
     }
   })
 })
+
+describe("oclif's user plugins", () => {
+  // Attacker's review 8, F11: oclif loads the plugins listed in <its data directory>/package.json, which is
+  // ~/.local/share/hmm: hmm's own data directory by default, an ordinary directory once HMM_HOME is set
+  // elsewhere (a -w ~/.local/share lets the command write it), and runs their init hook in every hmm command.
+  it('are never loaded: a plugin planted in ~/.local/share/hmm runs nothing in hmm', async () => {
+    const planted = join(world.home, '.local', 'share', 'hmm')
+    const mark = join(world.home, 'plugin-ran')
+    world.write(
+      join(planted, 'package.json'),
+      '{"private":true,"oclif":{"schema":1,"plugins":[{"name":"evil","type":"user","tag":"latest"},{"name":"linked","type":"link","root":"./node_modules/evil"}]}}\n',
+    )
+    world.write(join(planted, 'node_modules', 'evil', 'package.json'), '{"name":"evil","version":"1.0.0","oclif":{"hooks":{"init":"./hook.js"}}}\n')
+    world.write(join(planted, 'node_modules', 'evil', 'hook.js'), `module.exports = async () => require('fs').writeFileSync(${JSON.stringify(mark)}, 'ran')\n`)
+    const env = {...world.env, HMM_HOME: join(world.root, 'hmm-data')}
+    for (const args of [['run', '--rm', 'true'], ['sandbox'], ['help']]) {
+      const result = await world.hmm(args, {env})
+      expect(result.exitCode, result.stderr).toBe(0)
+    }
+    expect(existsSync(mark)).toBe(false)
+  })
+})
