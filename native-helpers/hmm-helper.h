@@ -165,6 +165,21 @@ int cmd_layers(int argc, char **argv);
 int seccomp_confine(int net);
 #endif
 
+/* ---- counts.c ---- */
+
+#ifdef __linux__
+#define USER_COUNTS 12
+/* The per-user limits of the kernel's counts (/proc/sys/user), as the
+ * helper's user namespace has them; -1 where the kernel has none. */
+struct user_counts {
+	long max[USER_COUNTS];
+};
+/* Before the workspace's user namespace is made. */
+void user_counts_read(struct user_counts *c);
+/* In it, while the helper holds its capabilities: half of each. */
+void user_counts_bound(const struct user_counts *c);
+#endif
+
 /* ---- isolate.c ---- */
 
 #ifdef __linux__

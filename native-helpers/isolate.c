@@ -142,6 +142,8 @@ void isolate_namespaces(const struct exec_opts *o, int lock)
 	gid_t gid = getegid();
 	int tell = -1;
 	pid_t mapper = uid == 0 ? start_mapper(&tell) : -1;
+	struct user_counts counts;
+	user_counts_read(&counts);
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC) < 0)
 		setup_fail("namespaces: cannot make user and mount namespaces: %s "
 			   "(unprivileged user namespaces may be turned off: "
@@ -149,6 +151,7 @@ void isolate_namespaces(const struct exec_opts *o, int lock)
 			   "or AppArmor's kernel.apparmor_restrict_unprivileged_userns)",
 			   strerror(errno));
 	map_ids(uid, gid, mapper, tell);
+	user_counts_bound(&counts);
 	/* Nothing mounted here reaches the user's mount namespace, and nothing
 	 * the host mounts later (a login's /run/user/<uid>, a disk, sshfs)
 	 * reaches the command: it would arrive unmasked and not read-only. */

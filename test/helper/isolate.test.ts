@@ -3,7 +3,7 @@
 // wrote), masks cover what they name, and the command's status, or the
 // signal that ended it, comes back through the waiter as it would without.
 import {spawn, spawnSync} from 'node:child_process'
-import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -188,6 +188,35 @@ describe('hmm-helper exec --isolate', () => {
     const login = join(w, 'login.json')
     const noLogin = await run(execArgs(join(ws, 'lock'), [...policy(w), '--isolate', ws, ...bind(login, login)], read))
     expect(noLogin).toMatchObject({code: 0, stdout: "the user's\n", report: ''})
+  })
+
+  it('leaves the user at least half of each per-user kernel count (inotify, fanotify, namespaces) however many the command takes', async () => {
+    const w = world('isolate-counts')
+    const ws = join(w, 'ws')
+    mkdirSync(ws)
+    const limits = '/proc/sys/user'
+    const half = Object.fromEntries(
+      readdirSync(limits)
+        .filter(name => name.startsWith('max_'))
+        .map(name => [name, Math.floor(Number(readFileSync(join(limits, name), 'utf8')) / 2)]),
+    )
+    // Takes inotify instances until refused, holding them, then says how many it got and the limits it sees.
+    const take = [
+      'import ctypes, json, os',
+      'libc = ctypes.CDLL(None, use_errno=True)',
+      'held = []',
+      'while len(held) < 100000:',
+      '    fd = libc.inotify_init()',
+      '    if fd < 0: break',
+      '    held.append(fd)',
+      `seen = {n: int(open('${limits}/' + n).read()) for n in os.listdir('${limits}') if n.startswith('max_')}`,
+      "print(json.dumps({'taken': len(held), 'seen': seen}))",
+    ].join('\n')
+    const r = await run(execArgs(join(ws, 'lock'), [...policy(ws), '--isolate', ws], ['python3', '-c', take]))
+    expect(r).toMatchObject({code: 0, report: ''})
+    const {taken, seen} = JSON.parse(r.stdout) as {taken: number; seen: Record<string, number>}
+    expect(seen).toEqual(half)
+    expect(taken).toBeLessThanOrEqual(half.max_inotify_instances)
   })
 
   it('refuses --end-with-command without namespaces', async () => {
