@@ -414,7 +414,9 @@ describe("the user's terminal when hmm's helper is killed", () => {
     )
     await whenWritten(join(marks, 'ready'))
     // The helper hmm started (the waiter, relaying the terminal); the init and the command are its children.
-    const waiter = await execa('pgrep', ['-o', '-f', `hmm-helper exec --lock ${world.dataDir}/`])
+    // Found through hmm's process: the helper's own arguments are blanked once read.
+    const hmmProcess = await execa('pgrep', ['-o', '-f', `run -w ${marks} -n killed`])
+    const waiter = await execa('pgrep', ['-P', hmmProcess.stdout, '-f', 'hmm-helper exec'])
     process.kill(Number(waiter.stdout), 'SIGKILL')
     const seen = await running
     expect(seen.failed, seen.transcript).toBe(null)
