@@ -256,11 +256,13 @@ void close_other_fds(int k1, int k2)
  * ones). Landlock does not mediate chown and chmod: CHOWN and FOWNER act
  * only where it may write when everything else is mounted read-only
  * (readonly.c), so they are kept only with the namespaces; without them
- * they would give away, or open to all, any file of the system. */
-static const int KEPT_CAPS[] = {CAP_DAC_OVERRIDE, CAP_KILL,	       CAP_SETGID,
-				CAP_SETUID,	  CAP_NET_BIND_SERVICE, CAP_NET_RAW,
-				CAP_SYS_CHROOT,	  CAP_AUDIT_WRITE};
-static const int KEPT_CAPS_ISOLATED[] = {CAP_CHOWN, CAP_FOWNER};
+ * they would give away, or open to all, any file of the system. So are
+ * NET_RAW and NET_BIND_SERVICE: in the user namespace they act only on a
+ * network namespace of the command's own (--net); without it, on the
+ * host's, a packet socket reads the machine's traffic, loopback's tokens
+ * included, and a low port can be taken from a service of the system. */
+static const int KEPT_CAPS[] = {CAP_DAC_OVERRIDE, CAP_KILL, CAP_SETGID, CAP_SETUID, CAP_SYS_CHROOT, CAP_AUDIT_WRITE};
+static const int KEPT_CAPS_ISOLATED[] = {CAP_CHOWN, CAP_FOWNER, CAP_NET_BIND_SERVICE, CAP_NET_RAW};
 
 static void drop_capabilities(int isolated)
 {

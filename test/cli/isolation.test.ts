@@ -147,6 +147,26 @@ describe('the sandboxed command, isolated', () => {
     expect(result.stdout, result.stderr).toBe('1\n')
   })
 
+  it.skipIf(process.getuid?.() !== 0)(
+    "opted out of the namespaces, as root, opens no packet or raw socket (they would read the machine's traffic, loopback's tokens included) nor binds a port below 1024",
+    async () => {
+      world = new World('raw-landlock-only')
+      world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'isolation = "landlock-only"\n')
+      const tryAll = [
+        'import socket',
+        'tries = {"packet": (socket.AF_PACKET, socket.SOCK_RAW, 3), "raw": (socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)}',
+        'for name, args in tries.items():',
+        '    try: socket.socket(*args).close(); print("opened", name)',
+        '    except OSError: pass',
+        'try: socket.socket().bind(("127.0.0.1", 1023)); print("bound 1023")',
+        'except OSError: pass',
+        'print("done")',
+      ].join('\n')
+      const result = await inSandbox(`python3 -c '${tryAll}'`)
+      expect(result.stdout, result.stderr).toBe('done\n')
+    },
+  )
+
   it("opted out of the namespaces, cannot write cargo's config (its rustc-wrapper, linker and runner run at the user's next cargo build), while cargo's caches work", async () => {
     world = new World('cargo-config-landlock-only')
     world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'isolation = "landlock-only"\n')
