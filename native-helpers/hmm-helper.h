@@ -260,6 +260,7 @@ struct term_filter {
 	unsigned char u8[4], lo, hi; /* a UTF-8 character under way; its next byte's range */
 	int u8len, need;
 	int asked; /* something passed that the terminal answers */
+	unsigned modes, put_back; /* what passed that is put back at the end (term-modes.c) */
 };
 void term_filter_init(struct term_filter *f);
 /* The command's n bytes as the user's terminal may see them, into out
@@ -267,6 +268,22 @@ void term_filter_init(struct term_filter *f);
 size_t term_filter(struct term_filter *f, const unsigned char *in, size_t n, unsigned char *out);
 /* The command's output has ended: a string it left open is closed. */
 size_t term_filter_end(struct term_filter *f, unsigned char *out);
+
+/* ---- term-modes.c ---- */
+
+/* Room term_filter_put_back may take. */
+#define TERM_PUT_BACK_ROOM 192
+/* What term_filter passed, noted: a CSI sequence held (its marker and last
+ * intermediate, or 0) with its final byte; an escape (its intermediate, or
+ * 0); a shift out of G0 and back (SO, SI). */
+void term_note_csi(struct term_filter *f, unsigned char marker, unsigned char inter, unsigned char final);
+void term_note_esc(struct term_filter *f, unsigned char inter, unsigned char final);
+void term_note_shift(struct term_filter *f, unsigned char control);
+/* Once the output has ended: what puts back the modes and renditions the
+ * command left set that hide hmm's lines or make the terminal type into
+ * the user's shell, into out (TERM_PUT_BACK_ROOM bytes); returns how many,
+ * and notes in asked when reports may be on their way meanwhile. */
+size_t term_filter_put_back(struct term_filter *f, unsigned char *out);
 
 /* ---- cover-data.c ---- */
 

@@ -273,7 +273,9 @@ static void to_user(struct relay *r, const char *buf, size_t n)
 }
 
 /* What the command wrote before it ended, to the last byte: a read that
- * finds nothing has waited for the kernel to pass on what was written. */
+ * finds nothing has waited for the kernel to pass on what was written.
+ * Then the modes and renditions it left set are put back (term-modes.c),
+ * before hmm prints its closing lines and the user's shell reads. */
 static void drain(struct relay *r)
 {
 	if (r->master < 0)
@@ -284,8 +286,9 @@ static void drain(struct relay *r)
 	while ((n = read(r->master, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
 		if (n > 0)
 			to_user(r, buf, (size_t)n);
-	unsigned char end[TERM_FILTER_ROOM(0)];
-	write_user(r, end, term_filter_end(&r->filter, end));
+	unsigned char end[TERM_FILTER_ROOM(0) + TERM_PUT_BACK_ROOM];
+	size_t closed = term_filter_end(&r->filter, end);
+	write_user(r, end, closed + term_filter_put_back(&r->filter, end + closed));
 }
 
 /* How long the fence waits for the terminal's answer, in milliseconds. */
@@ -298,8 +301,9 @@ static void drain(struct relay *r)
  * A terminal answers in the order it was asked, so hmm, while the terminal
  * is still raw, asks a question of its own that no command can ask (DSR 5n:
  * the filter drops it) and discards what comes in up to its answer, CSI 0 n
- * (or 3 n). Only when something the terminal answers passed, and where hmm
- * reads the terminal it writes to; bounded, for a terminal that never
+ * (or 3 n). Only when something the terminal answers passed, or a mode
+ * whose reports may be on their way until its reset (term-modes.c), and
+ * where hmm reads the terminal it writes to; bounded, for a terminal that never
  * answers (the owed answers then come when they come). What the user typed
  * after the command's end goes with them.
  */

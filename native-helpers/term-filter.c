@@ -35,7 +35,8 @@
  * (then passed text holds C1).
  * CSI sequences and short escapes pass, but for the reports above, so
  * programs keep colours, cursor motion, the alternate screen, modes
- * (bracketed paste, mouse), the cursor position report (CSI 6n) and the
+ * (bracketed paste, mouse; what is left set is put back at the end,
+ * term-modes.c), the cursor position report (CSI 6n) and the
  * device attributes (DA1, DA2, XTVERSION, DECRQM) that full-screen programs
  * ask and wait for, whose answers the terminal makes alone. DSR 5n is
  * dropped too: hmm asks it itself at the command's end (pty.c fence), and
@@ -157,6 +158,7 @@ static int csi_passes(struct term_filter *f, unsigned char final)
 	 * fence a round trip. */
 	if (strchr("cnx", final) || (marker && strchr("qumS", final)) || (inter && strchr("pRuvw|", final)))
 		f->asked = 1;
+	term_note_csi(f, marker, inter, final);
 	return 1;
 }
 
@@ -246,6 +248,8 @@ static int step(struct term_filter *f, unsigned char b, unsigned char **o)
 			return 0;
 		}
 		utf8_drop(f); /* a character left unfinished is no character */
+		if (b == 0x0E || b == 0x0F) /* SO, SI */
+			term_note_shift(f, b);
 		if (b == 0x1B)
 			f->state = ESCAPE;
 		else if (b != 0x05) /* ENQ: the answerback string */
@@ -273,6 +277,7 @@ static int step(struct term_filter *f, unsigned char b, unsigned char **o)
 			if (b != 'Z' && b != '\\') { /* DECID (answered as DA1); ST, ending no string */
 				put(o, "\033", 1);
 				put(o, &b, 1);
+				term_note_esc(f, 0, b);
 			}
 			f->state = GROUND;
 		} else if (b != 0x1B && b != 0x7F) {
@@ -292,6 +297,7 @@ static int step(struct term_filter *f, unsigned char b, unsigned char **o)
 				put(o, "\033", 1);
 				put(o, f->held, f->len);
 				put(o, &b, 1);
+				term_note_esc(f, f->held[0], b);
 			}
 			f->state = GROUND;
 		} else if (b != 0x7F) {
@@ -470,7 +476,7 @@ size_t term_filter(struct term_filter *f, const unsigned char *in, size_t n, uns
 		if (f->state == GROUND && !f->need) {
 			size_t run = i, len;
 			while (run < n) {
-				if (in[run] < 0x80 && in[run] != 0x1B && in[run] != 0x05)
+				if (in[run] < 0x80 && in[run] != 0x1B && in[run] != 0x05 && in[run] != 0x0E && in[run] != 0x0F)
 					run++;
 				else if (in[run] >= 0x80 && (len = utf8_whole(in + run, n - run)))
 					run += len;

@@ -131,3 +131,35 @@ describe("what the command can have the terminal open outside the sandbox (attac
     expect(shown).toBe('the docs\x1b]8;;\x1b\\the config\x1b]8;;\x07\x1b]8;;https://docs.python.org/\x1b\\python\x1b]8;;\x1b\\\r\n')
   })
 })
+
+describe("the user's terminal once the command has ended (attacker's review 8, F4 and F7)", () => {
+  it("has the modes and renditions the command left set put back before hmm's closing line", async () => {
+    const left = '\\033[8m\\033(0\\033[?1000;1006h\\033[?1004h\\033[>1u'
+    const argv = [process.execPath, BIN, 'run', 'sh', '-c', `echo work > new; printf 'done${left}'`]
+    const result = await execa('python3', [join(PROJECT, 'test', 'pty-driver.py'), '[]', ...argv], {cwd: world.origin, env: world.env, extendEnv: false})
+    const seen = JSON.parse(result.stdout) as {status: number; failed: string | null; transcript: string}
+    expect(seen.failed, seen.transcript).toBe(null)
+    expect(seen.status, seen.transcript).toBe(0)
+    // Put back, then hmm's question (reports may have been on their way: hmm takes them), then its line.
+    const putBack = '\x1b[<99u\x1b[?1000;1004;1006l\x1b[0m\x1b(B\x0f'
+    const wrote = 'done\x1b[8m\x1b(0\x1b[?1000;1006h\x1b[?1004h\x1b[>1u'
+    const after = seen.transcript.slice(seen.transcript.indexOf(wrote) + wrote.length)
+    expect(after.slice(0, putBack.length + 4)).toBe(`${putBack}\x1b[5n`)
+    expect(after.slice(putBack.length + 4)).toMatch(/^hmm: workspace \w+: .*\(1 file\)\r\n$/)
+  })
+
+  it('shows hmm its closing line, and the shell no reports, on a real terminal (tmux)', async () => {
+    const socket = join(world.root, 'tmux-end')
+    const tmux = (args: string[]) => execa('tmux', ['-S', socket, ...args], {env: world.env, extendEnv: false})
+    onTestFinished(async () => void (await tmux(['kill-server']).catch(() => {})))
+    const status = join(results, 'end-status')
+    // The line-drawing set, application cursor keys and the alternate screen left on, mouse and focus reports too.
+    const left = '\\033(0\\033[?1h\\033[?1049h\\033[?1000h\\033[?1004h'
+    const command = `${hmm} run sh -c 'echo work > new; printf "done${left}"'; echo $? > ${status}; exec sleep 60`
+    await tmux(['-f', '/dev/null', 'new-session', '-d', '-x', '200', '-y', '24', '-c', world.origin, command])
+    expect(await whenWritten(status)).toBe('0\n')
+    const flags = await tmux(['display', '-p', '#{alternate_on} #{mouse_any_flag} #{keypad_cursor_flag}'])
+    expect(flags.stdout).toBe('0 0 0')
+    expect((await tmux(['capture-pane', '-p'])).stdout).toMatch(/hmm: workspace \w+: .*\(1 file\)/)
+  })
+})

@@ -13,7 +13,7 @@ let driver: string
 beforeAll(() => {
   dir = mkdtempSync(join(repo, '.test-worlds', 'term-filter-'))
   driver = join(dir, 'term-filter-driver')
-  const sources = ['test/helper/term-filter-driver.c', 'native-helpers/term-filter.c']
+  const sources = ['test/helper/term-filter-driver.c', 'native-helpers/term-filter.c', 'native-helpers/term-modes.c']
   const built = spawnSync('cc', ['-O2', '-Wall', '-Wextra', '-Werror', '-std=gnu11', '-o', driver, ...sources], {cwd: repo, encoding: 'utf8'})
   expect(built.status, built.stderr).toBe(0)
 })
@@ -23,6 +23,8 @@ interface Filtered {
   out: string
   /** Bytes passed after each piece, the last entry at the end of the output. */
   passed: number[]
+  /** What puts back the modes and renditions left set (term-modes.c). */
+  back: string
   asked: boolean
 }
 
@@ -30,8 +32,14 @@ interface Filtered {
 function filter(input: string | Buffer, splits: number[] = []): Filtered {
   const r = spawnSync(driver, splits.map(String), {input: typeof input === 'string' ? Buffer.from(input, 'latin1') : input})
   expect(r.status, r.stderr.toString()).toBe(0)
-  const [passed, asked] = r.stderr.toString().trim().split('\n')
-  return {out: r.stdout.toString('latin1'), passed: passed!.split(' ').slice(1).map(Number), asked: asked === 'asked 1'}
+  const [passed, back, asked] = r.stderr.toString().trim().split('\n')
+  const hex = back!.slice('back '.length)
+  return {
+    out: r.stdout.toString('latin1'),
+    passed: passed!.split(' ').slice(1).map(Number),
+    back: hex === '-' ? '' : Buffer.from(hex, 'hex').toString('latin1'),
+    asked: asked === 'asked 1',
+  }
 }
 
 const ESC = '\x1b'
@@ -171,6 +179,44 @@ describe('the terminal filter', () => {
     const colour = `${ESC}]4;1;rgb:ff/00/00${BEL}`
     expect(filter(colour, [8]).passed).toEqual([0, colour.length, 0])
     expect(filter(`${ESC}]4;${'1;rgb:ff/00/00;'.repeat(30)}${BEL}x`).out).toBe('x')
+  })
+
+  // What the command left set when it ended, put back before hmm prints (attacker's review 8, F4 and F7).
+  const PUT_BACK: Array<[string, string, string]> = [
+    ["conceal (hmm's closing lines not shown)", `done${ESC}[8m`, `${ESC}[0m`],
+    ['colours, however many', `${ESC}[1;38;5;16;48;5;16m`, `${ESC}[0m`],
+    ['the line-drawing set (ESC ( 0), or G1 shifted in (SO)', `${ESC}(0x`, `${ESC}(B\x0f`],
+    ['G1 shifted in (SO)', `${ESC})0\x0ex`, `${ESC}(B\x0f`],
+    ['a scroll region, where it was put back without moving the cursor', `${ESC}[1;2r`, `${ESC}7${ESC}[r${ESC}8${ESC}[0m${ESC}(B\x0f`],
+    ['the alternate screen', `${ESC}[?1049h`, `${ESC}[?1049l${ESC}[0m${ESC}(B\x0f`],
+    ['mouse and focus reports', `${ESC}[?1000;1006h${ESC}[?1004h${ESC}[?1003h`, `${ESC}[?1000;1003;1004;1006l`],
+    ['bracketed paste, application cursor keys and keypad', `${ESC}[?2004h${ESC}[?1h${ESC}=`, `${ESC}[?1;2004l${ESC}>`],
+    ['autowrap off and the cursor hidden', `${ESC}[?7l${ESC}[?25l`, `${ESC}[?7;25h`],
+    ["kitty's keyboard flags and modifyOtherKeys", `${ESC}[>31u${ESC}[>4;2m`, `${ESC}[<99u${ESC}[>4m`],
+    ["kitty's flags on the alternate screen", `${ESC}[?1049h${ESC}[=1u`, `${ESC}[<99u${ESC}[?1049l${ESC}[<99u${ESC}[0m${ESC}(B\x0f`],
+    ['DEC locator reports', `${ESC}[1;1'z`, `${ESC}[0'z`],
+    ['modes as an earlier save had them (XTRESTORE)', `${ESC}[?1000r`, `${ESC}[?1000l`],
+    ['attributes the cursor restores (DECRC)', `${ESC}7${ESC}[8m${ESC}[0m${ESC}8`, `${ESC}[0m${ESC}(B\x0f`],
+  ]
+
+  it.each(PUT_BACK)('puts back %s', (_, sequence, back) => {
+    expect(filter(sequence).back).toBe(back)
+  })
+
+  it('puts back nothing the command did not leave set (vim, less, colours reset)', () => {
+    const vim = `${ESC}[?1049h${ESC}[?1h${ESC}=${ESC}[?2004h${ESC}[?1000h${ESC}[1;24r${ESC}[31mx${ESC}[m${ESC}[r${ESC}[?1000l${ESC}[?2004l${ESC}[?1l${ESC}>`
+    expect(filter(`${vim}${ESC}[?1049l${ESC}[0m${ESC}(B\x0f`).back).toBe('')
+    expect(filter(`${ESC}[31mred${ESC}[0m${ESC}[1mbold${ESC}[m${ESC}[?25l${ESC}[?25h\n`).back).toBe('')
+    // Left on mid-way through the reads, the same.
+    const every = spawnSync(driver, ['every'], {input: Buffer.from(`${ESC}[?1000h${ESC}[8m${ESC}(0${ESC}[?1049h`, 'latin1')})
+    expect(every.stderr.toString()).toBe('differs at: none\n')
+  })
+
+  it('has hmm take what the terminal reported while a reporting mode was still on', () => {
+    expect(filter(`${ESC}[?1002h`).asked).toBe(true)
+    expect(filter(`${ESC}[1;1'z`).asked).toBe(true)
+    expect(filter(`${ESC}[?2004h${ESC}[8m`).asked).toBe(false)
+    expect(filter(`${ESC}[?1000h${ESC}[?1000l`).asked).toBe(false)
   })
 
   it('notes whether something that the terminal answers passed', () => {
