@@ -214,6 +214,10 @@ void isolate_unblock(void);
 #define FORWARDED 0x686d6d
 /* The signals the waiter and the init wait for (blocked in both). */
 void waited_signals(sigset_t *set);
+/* In the process left waiting once the one that keeps the lock is forked
+ * (the init, or the keeper without namespaces): what that one took over,
+ * the report, the go-ahead and the lock, closed here. */
+void close_handed_over(const struct exec_opts *o, int lock);
 /* The init's life once the command runs: holds lock, reaps, passes signals;
  * with end_with_command, ends the namespace when the command ends. */
 void isolate_init(pid_t command, int lock, int end_with_command) __attribute__((noreturn));

@@ -134,6 +134,15 @@ static void map_ids(uid_t uid, gid_t gid, pid_t mapper, int tell)
 	write_file(self, "gid_map", map);
 }
 
+void close_handed_over(const struct exec_opts *o, int lock)
+{
+	if (report_fd >= 0)
+		close(report_fd);
+	if (o->wait_fd >= 0)
+		close(o->wait_fd);
+	close(lock);
+}
+
 static int status_w = -1;
 
 void isolate_namespaces(const struct exec_opts *o, int lock)
@@ -180,11 +189,7 @@ void isolate_namespaces(const struct exec_opts *o, int lock)
 		close(p[1]);
 		/* The init and the command have their own copies; hmm reads
 		 * EOF once the command has started. */
-		if (report_fd >= 0)
-			close(report_fd);
-		if (o->wait_fd >= 0)
-			close(o->wait_fd);
-		close(lock); /* the init's */
+		close_handed_over(o, lock);
 		net_waiter(o);
 		pty_waiter(p[0], init_pid);
 	}

@@ -93,11 +93,7 @@ void keeper_start(const struct exec_opts *o, int lock)
 	if (keeper > 0) {
 		close(p[1]);
 		/* The keeper reports set-up failures and takes the go-ahead. */
-		if (report_fd >= 0)
-			close(report_fd);
-		if (o->wait_fd >= 0)
-			close(o->wait_fd);
-		close(lock);
+		close_handed_over(o, lock);
 		waiter(p[0], keeper);
 	}
 	close(p[0]);
