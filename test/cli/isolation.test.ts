@@ -475,7 +475,8 @@ describe('hmm stop', () => {
     // The user's shell, cd'ed into the tree, deaf to SIGTERM as an interactive shell is; started by the user, not by hmm.
     const users = spawn(confined, ['perl', '-e', `# ${token}-user\n$SIG{TERM} = 'IGNORE'; sleep 600`], {cwd: tree, detached: true, stdio: 'ignore'})
     try {
-      const marked = () => existsSync(`/proc/${users.pid}`) && readFileSync(`/proc/${users.pid}/cmdline`, 'latin1').includes(`${token}-user`)
+      // confined's own command line names the token too: wait for perl, which it runs once its sandbox is on.
+      const marked = () => existsSync(`/proc/${users.pid}`) && readFileSync(`/proc/${users.pid}/cmdline`, 'latin1').startsWith(`perl\0-e\0# ${token}-user`)
       while (!marked()) await new Promise(resolve => setTimeout(resolve, 20))
       expect(readFileSync(`/proc/${users.pid}/status`, 'latin1')).toMatch(/NoNewPrivs:\t1\n[^]*Seccomp:\t2\n/)
       const stopped = await world.hmm(['stop', 'w'])
