@@ -10,6 +10,7 @@ import {configPath, type Isolation} from '../sandbox/config.js'
 import {tildify} from '../ui/format.js'
 import {SANDBOX_EXEC, darwinPath, darwinPolicy, seatbeltArgv} from './darwin.js'
 import {helperExecArgv, isolationArgs, landlockArgs, networkArgs, type HelperControl} from './linux.js'
+import {dataPlaces} from './index.js'
 import {canonical, unique} from '../sandbox/paths.js'
 import {buildPolicy, ownTmpOf, unreadable, type Network, type Platform, type PolicyInput, type SandboxPolicy} from '../sandbox/policy.js'
 
@@ -104,6 +105,7 @@ export function policyFor(
     tree: options.tree,
     home: process.env.HOME || homedir(),
     dataDir: options.dataDir,
+    dataPlaces: dataPlaces(process.env, platform),
     extraWritable: options.writable,
     hide: options.hide,
     unhide: options.unhide,
@@ -131,6 +133,6 @@ export function placedAt(platform: Platform, policy: SandboxPolicy, tree: string
 
 /** What policyFor's policy would hide, without the rest of it: what may not be read where the work is `tree`. */
 export function hiddenFor(platform: Platform, options: {tree: string; dataDir: string; hide?: string[]; unhide?: string[]}): string[] {
-  const hidden = unreadable({...options, home: process.env.HOME || homedir(), platform})
+  const hidden = unreadable({...options, home: process.env.HOME || homedir(), dataPlaces: dataPlaces(process.env, platform), platform})
   return platform === 'darwin' ? unique(hidden.map(darwinPath)) : hidden
 }

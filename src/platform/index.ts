@@ -4,7 +4,7 @@
 // is confined (linux.ts: Landlock through the helper; darwin.ts: Seatbelt),
 // clone.ts how a tree is cloned. Kept small: bare `hmm` (listing) loads it.
 import {join, resolve} from 'node:path'
-import {canonical} from '../sandbox/paths.js'
+import {canonical, unique} from '../sandbox/paths.js'
 import type {Platform} from '../sandbox/policy.js'
 import {HmmError} from '../ui/errors.js'
 import {homeDirectory} from '../ui/format.js'
@@ -35,8 +35,24 @@ export function defaultPlatform(): Platform {
  * agent's state and records unbound: attacker's review 5, F9).
  */
 export function dataDir(env: NodeJS.ProcessEnv = process.env, platform = defaultPlatform()): string {
-  if (env.HMM_HOME) return canonical(env.HMM_HOME)
-  if (env.XDG_DATA_HOME) return canonical(join(resolve(env.XDG_DATA_HOME), 'hmm'))
+  return canonical(placesNamed(env, platform)[0])
+}
+
+/**
+ * Every place the user's hmm data may be, the data directory first: those
+ * HMM_HOME or XDG_DATA_HOME moved it from keep the workspaces made there
+ * (the sandbox hides them all). Canonical, as dataDir.
+ */
+export function dataPlaces(env: NodeJS.ProcessEnv = process.env, platform = defaultPlatform()): string[] {
+  return unique(placesNamed(env, platform).map(canonical))
+}
+
+/** The places of SPEC "Files", in the order they are chosen, as the environment names them. */
+function placesNamed(env: NodeJS.ProcessEnv, platform: Platform): string[] {
   const home = env.HOME || homeDirectory()
-  return canonical(platform === 'darwin' ? join(home, 'Library', 'Application Support', 'hmm') : join(home, '.local', 'share', 'hmm'))
+  return [
+    ...(env.HMM_HOME ? [env.HMM_HOME] : []),
+    ...(env.XDG_DATA_HOME ? [join(resolve(env.XDG_DATA_HOME), 'hmm')] : []),
+    platform === 'darwin' ? join(home, 'Library', 'Application Support', 'hmm') : join(home, '.local', 'share', 'hmm'),
+  ]
 }

@@ -262,6 +262,15 @@ export const SECRETS = [
 export const SECRET_PREFIXES = ['.claude.json.']
 
 /**
+ * Where hmm keeps its data by default in a home (SPEC "Files"), hidden in
+ * every home root's policy looks at, as the data directory is: each
+ * workspace's directory holds copies of what the secrets hide (an agent's
+ * state with its MCP servers' tokens, its login's layer, its transcripts),
+ * and the other users' modes do not stop root (attacker's review 8, F8).
+ */
+export const DATA_PLACES: Record<Platform, string> = {linux: '.local/share/hmm', darwin: 'Library/Application Support/hmm'}
+
+/**
  * The system's, which root could read: password hashes (and their backups,
  * which passwd and vipw leave, Debian's daily ones in /var/backups, and
  * the old ones pam_pwhistory keeps), TLS and VPN private keys, Wi-Fi and VPN
@@ -399,6 +408,8 @@ export interface PolicyInput {
   hide?: string[]
   /** Secrets to give back (the config file's `unhide`), absolute; the data directory is never given back. */
   unhide?: string[]
+  /** Every place of the user's hmm data (platform dataPlaces), hidden as `dataDir` is and never given back. */
+  dataPlaces?: string[]
   tmpdir?: string
   platform: Platform
   network?: Network
@@ -410,11 +421,25 @@ export interface PolicyInput {
   agent?: string
 }
 
-/** Each secret's directory (relative to a home) and name: the many homes root hides are looked at by these. */
-const SECRET_PLACES = SECRETS.map(rel => ({dir: dirname(rel), name: basename(rel), rel}))
+/** A place relative to a home, by its directory and name: the many homes root hides are looked at by these. */
+interface Place {
+  dir: string
+  name: string
+  rel: string
+}
 
-/** The secrets that exist in `home`, each directory they are in read once: many homes, few secrets in each. */
-function existingSecrets(home: string): string[] {
+const placeOf = (rel: string): Place => ({dir: dirname(rel), name: basename(rel), rel})
+const SECRET_PLACES = SECRETS.map(placeOf)
+const HOME_PLACES: Record<Platform, Place[]> = {
+  linux: [...SECRET_PLACES, placeOf(DATA_PLACES.linux)],
+  darwin: [...SECRET_PLACES, placeOf(DATA_PLACES.darwin)],
+}
+
+/**
+ * The secrets and hmm data that exist in `home`, relative to it, each
+ * directory they are in read once: many homes, few places in each.
+ */
+function existingIn(home: string, platform: Platform): string[] {
   const listed = new Map<string, Set<string> | undefined>()
   const names = (dir: string): Set<string> | undefined => {
     if (!listed.has(dir)) {
@@ -431,7 +456,7 @@ function existingSecrets(home: string): string[] {
     }
     return listed.get(dir)
   }
-  return SECRET_PLACES.filter(({dir, name}) => names(dir)?.has(name)).map(({rel}) => join(home, rel))
+  return HOME_PLACES[platform].filter(({dir, name}) => names(dir)?.has(name)).map(({rel}) => rel)
 }
 
 /** The entries of each home whose names start as SECRET_PREFIXES say. */
@@ -482,12 +507,18 @@ function linksWithin(dir: string): string[] {
 }
 
 /** What hiddenPaths reads of the policy's input. */
-type HiddenInput = Pick<PolicyInput, 'tree' | 'home' | 'dataDir' | 'hide' | 'unhide' | 'platform'>
+type HiddenInput = Pick<PolicyInput, 'tree' | 'home' | 'dataDir' | 'dataPlaces' | 'hide' | 'unhide' | 'platform'>
 
-/** The secrets in both their forms (bothForms), and where the links in them lead. */
+/**
+ * The secrets in both their forms (bothForms), and where the links in them
+ * lead; the other homes' hmm data, which no `unhide` gives back and whose
+ * links are not searched (as the data directory's: the workspaces'
+ * temporary directories are the commands' to fill with links).
+ */
 interface Secrets {
   forms: string[]
   linked: string[]
+  data: string[]
 }
 
 /**
@@ -502,32 +533,35 @@ const found = new Map<string, Secrets>()
 
 /** The secrets, the config's additions, minus what it gives back, and where links in them lead. */
 function secretsOf(input: HiddenInput): Secrets {
-  const key = JSON.stringify([input.home, input.hide ?? [], input.unhide ?? []])
+  const key = JSON.stringify([input.home, input.hide ?? [], input.unhide ?? [], input.platform])
   const known = found.get(key)
   if (known) return known
   const unhidden = new Set((input.unhide ?? []).map(path => resolve(path)))
   const homes = otherHomes(input.home)
+  const existing = homes.flatMap(home => existingIn(home, input.platform).map(rel => ({rel, path: join(home, rel)})))
+  const isData = ({rel}: {rel: string}) => rel === DATA_PLACES[input.platform]
   const secrets = [
     ...SECRETS.map(rel => join(input.home, rel)),
-    ...homes.flatMap(existingSecrets),
+    ...existing.filter(place => !isData(place)).map(({path}) => path),
     ...prefixed([input.home, ...homes]),
     ...SYSTEM_SECRETS,
     ...hostKeys(),
     ...(input.hide ?? []),
   ].filter(path => !unhidden.has(resolve(path)))
   // readdir follows a link to a directory: what it lists is what the secret's canonical form holds.
-  const searched = {forms: secrets.flatMap(bothForms), linked: secrets.flatMap(linksWithin)}
+  const data = existing.filter(isData).map(({path}) => path)
+  const searched = {forms: secrets.flatMap(bothForms), linked: secrets.flatMap(linksWithin), data}
   found.set(key, searched)
   return searched
 }
 
-/** The secrets and where links in them lead (but to the work); then hmm's own data, whatever the config says. */
+/** The secrets and where links in them lead (but to the work); then hmm's data, every home's, whatever the config says. */
 function hiddenPaths(input: HiddenInput): string[] {
-  const {forms, linked} = secretsOf(input)
+  const {forms, linked, data} = secretsOf(input)
   // A link to the home directory, the tree or above them is not a secret's place: hiding it would hide the work.
   const broad = [input.home, input.tree, input.dataDir].map(canonical)
   const leads = linked.filter(target => !broad.some(path => isWithin(path, target)))
-  return unique([...forms, ...[...leads, input.dataDir].flatMap(bothForms)])
+  return unique([...forms, ...[...leads, input.dataDir, ...(input.dataPlaces ?? []), ...data].flatMap(bothForms)])
 }
 
 /**

@@ -297,6 +297,38 @@ describe('the sandboxed command', () => {
     },
   )
 
+  it.skipIf(!isRoot)(
+    "run as root, cannot read other users' hmm data directories, which hold copies of their hidden logins (root only; the attacker's eighth review, F8)",
+    async () => {
+      // Another user's workspace made with an agent profile: its state's copy of ~/.claude.json holds MCP servers' tokens.
+      const other = `/home/hmm-secrets-data-${process.pid}`
+      const copy = join(other, '.local', 'share', 'hmm', 'k3xq9a', 'agent-state', '.claude.json')
+      try {
+        world.write(copy, `secret of ${copy}\n`)
+        world.write(join(other, '.local', 'share', 'notes'), 'readable notes\n')
+        const out = await tryToRead([copy, join(other, '.local', 'share', 'notes')])
+        expect(out).not.toContain('secret of')
+        expect(out).toContain('readable notes')
+      } finally {
+        rmSync(other, {recursive: true, force: true})
+      }
+    },
+  )
+
+  it("cannot read the user's hmm data where HMM_HOME or XDG_DATA_HOME moved it from, nor where it moved it to (the attacker's eighth review, F8)", async () => {
+    // The data was first in the default place, then under $XDG_DATA_HOME; HMM_HOME now puts it elsewhere.
+    const places = [join(world.home, '.local', 'share', 'hmm'), join(world.root, 'xdg', 'hmm')]
+    const copies = places.map(place => world.write(join(place, 'k3xq9a', 'agent-state', '.claude.json'), `secret of ${place}\n`))
+    const env = {...world.env, HMM_HOME: join(world.root, 'data'), XDG_DATA_HOME: join(world.root, 'xdg')}
+    try {
+      const script = [...copies, join(world.root, 'data', 'registry.sqlite')].map(path => `cat '${path}' 2>/dev/null`).join('; ')
+      const result = await world.hmm(['run', '--rm', 'sh', '-c', `${script}; cat '${join(world.home, 'work', 'notes')}'; echo done`], {env})
+      expect(result.stdout).toBe('readable notes\ndone\n')
+    } finally {
+      for (const place of [...places, join(world.root, 'data')]) rmSync(place, {recursive: true, force: true})
+    }
+  })
+
   it('cannot read what the config file hides; reads what it unhides', async () => {
     world.write(configFile(), 'hide = ["~/work/.env"]\nunhide = ["~/.npmrc"]\n')
     try {
