@@ -51,8 +51,8 @@ async function changesBetween(workspace: Workspace, from: string, to: string, at
   }
   for (const change of changes) {
     change.binary = fields[index].startsWith('-\t-\t')
-    // A rename's numstat record ends in a tab, its two paths following.
-    index += fields[index].endsWith('\t') ? 3 : 1
+    // A rename's or copy's numstat record has its two paths as fields of their own (a path may itself end in a tab).
+    index += change.paths.length === 2 ? 3 : 1
   }
   return changes
 }

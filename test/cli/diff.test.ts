@@ -168,6 +168,25 @@ describe.each(['1', '0'])('hmm diff (HMM_FIRST_INDEX=%s)', value => {
     },
   )
 
+  // The property run (seed 1053) found it: a numstat record ends in a tab for a rename and for a path ending in one.
+  it('tells binary changes apart whatever their names: a path ending in a tab, a rename after it', async () => {
+    world = newWorld('diff-tab-names')
+    await world.gitRepo()
+    world.file('old name', 'kept\n')
+    world.file('script', 'echo build\n')
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'first'])
+    const ws = await made(
+      world,
+      ['printf "\\211PNG\\r\\n\\032\\n\\000" > "logo\t"', 'printf "echo run # \\000\\n" > script', 'mv "old name" "z name"'].join(' && '),
+    )
+    const patch = await hmm(world, ['diff'])
+    expect(patch.exitCode, patch.stderr).toBe(0)
+    expect(patch.stdout).toContain('\n+echo run # \0\n')
+    expect(patch.stdout).toContain('\nrename to z name\n')
+    expect(patch.stderr).toBe(`hmm: workspace ${ws.id} changes binary files, whose content hmm diff does not show: logo?\n`)
+  })
+
   it('works for a directory that is not a repository: new, changed and deleted files', async () => {
     world = newWorld('diff-plain')
     world.file('keep.txt', 'keep\n')
