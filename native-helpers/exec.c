@@ -23,7 +23,7 @@
 #define EXEC_USAGE                                                                       \
 	"usage: hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] [--program FILE] " \
 	"[--read PATH]... [--write PATH]... " \
-	"[--dev PATH]... [--hide PATH]... [--read-only PATH]... [--isolate DIR [--tmp-over PATH]... " \
+	"[--dev PATH]... [--hide PATH]... [--read-only PATH]... [--plain-only PATH]... [--isolate DIR [--tmp-over PATH]... " \
 	"[--cache PATH]... [--layers NAME] [--mask PATH]... [--cover-data DIR] [--bind-src PATH --bind-dst PATH]... [--net none|proxy [--proxy-port N --proxy-socket NAME [--net-mark N] [--proxy-debug]]] [--end-with-command]] " \
 	"-- CMD [ARG...]"
 
@@ -50,7 +50,7 @@ static void check_canonical(const char *flag, const char *p)
 
 static const char *const VALUE_FLAGS[] = {
 	"--lock",  "--report-fd", "--wait-fd", "--chdir", "--program", "--read", "--write", "--dev",
-	"--hide",  "--read-only", "--isolate", "--tmp-over", "--cache", "--layers", "--mask",
+	"--hide",  "--read-only", "--plain-only", "--isolate", "--tmp-over", "--cache", "--layers", "--mask",
 	"--cover-data", "--bind-src", "--bind-dst",
 	"--net",   "--proxy-port", "--proxy-socket", "--net-mark",
 };
@@ -78,6 +78,7 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 	} lists[] = {
 		{"--hide", &o->hides, &o->nhides},
 		{"--read-only", &o->read_only, &o->nread_only},
+		{"--plain-only", &o->plain_only, &o->nplain_only},
 		{"--tmp-over", &o->tmp_over, &o->ntmp_over},
 		{"--cache", &o->caches, &o->ncaches},
 		{"--mask", &o->masks, &o->nmasks},
@@ -506,7 +507,7 @@ int cmd_exec(int argc, char **argv)
 	}
 
 #ifndef __linux__
-	if (o.ngrants || o.nhides || o.nread_only || o.isolate)
+	if (o.ngrants || o.nhides || o.nread_only || o.nplain_only || o.isolate)
 		setup_fail("Landlock rules and namespaces need Linux; this system confines commands otherwise");
 #else
 	net_check(&o);

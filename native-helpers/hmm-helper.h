@@ -99,6 +99,8 @@ struct exec_opts {
 	size_t nhides;
 	const char **read_only; /* inside write grants, but not written */
 	size_t nread_only;
+	const char **plain_only; /* inside write grants: only plain files and directories made (landlock.c) */
+	size_t nplain_only;
 	const char *isolate; /* NULL, or the workspace's directory (isolate.c) */
 	int end_with_command; /* isolated: what the command leaves is ended with it */
 	const char **tmp_over;

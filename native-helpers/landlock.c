@@ -182,8 +182,8 @@ static int beneath(const char *p, const char *h)
 }
 
 /* What a grant of class cls leaves out: the hidden paths (unless hides is
- * 0), and for a grant that writes, the read-only ones (the read grant still
- * covers those). */
+ * 0), and for a grant that writes, the read-only and plain-only ones (the
+ * read grant still covers those). */
 static int left_out(const char *p, int cls, int hides)
 {
 	for (size_t i = 0; hides && i < policy->nhides; i++)
@@ -192,10 +192,14 @@ static int left_out(const char *p, int cls, int hides)
 	for (size_t i = 0; cls != CLASS_READ && i < policy->nread_only; i++)
 		if (strcmp(policy->read_only[i], p) == 0)
 			return 1;
+	for (size_t i = 0; cls != CLASS_READ && i < policy->nplain_only; i++)
+		if (strcmp(policy->plain_only[i], p) == 0)
+			return 1;
 	return 0;
 }
 
-static int leaves_out_beneath(const char *p, int cls, int hides)
+/* Whether a hidden or read-only path lies beneath p. */
+static int closed_beneath(const char *p, int cls, int hides)
 {
 	for (size_t i = 0; hides && i < policy->nhides; i++)
 		if (beneath(p, policy->hides[i]))
@@ -206,14 +210,43 @@ static int leaves_out_beneath(const char *p, int cls, int hides)
 	return 0;
 }
 
+static int leaves_out_beneath(const char *p, int cls, int hides)
+{
+	if (closed_beneath(p, cls, hides))
+		return 1;
+	for (size_t i = 0; cls != CLASS_READ && i < policy->nplain_only; i++)
+		if (beneath(p, policy->plain_only[i]))
+			return 1;
+	return 0;
+}
+
+/* What a directory of a grant that writes keeps for itself when only
+ * plain-only places lie beneath it, so new entries can still be made in
+ * it (a tool's first run makes its directory in ~/.cache): plain files and
+ * directories, written, truncated, replaced within their directory. Not
+ * sockets, links or FIFOs (what a program outside would connect to, or be
+ * led by to one elsewhere), not REMOVE_DIR (an entry granted whole,
+ * renamed to a plain-only place's name, would take its rights there), not
+ * REFER (nothing made elsewhere is moved in). Beneath, everything not
+ * granted whole, the plain-only places and what is made new, gets these. */
+#define PLAIN_RIGHTS                                                           \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |           \
+	 LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |         \
+	 LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |           \
+	 LANDLOCK_ACCESS_FS_REMOVE_FILE)
+
 /* Rights are granted, never denied, so a path left out beneath a grant is
  * cut out by granting, instead of the directory, each of its entries that
  * is neither left out nor above something left out, and walking down into
  * those that are above. The directories on the way down get no rule
  * themselves: files made in them later are not readable (or, for a grant
- * that writes, not writable), which errs on the safe side. */
+ * that writes, not writable), which errs on the safe side; but for a grant
+ * that writes where only plain-only places lie beneath, which get
+ * PLAIN_RIGHTS. */
 static void walk_around(int dfd, const char *path, uint64_t rights, int cls, int hides)
 {
+	if (cls != CLASS_READ && !closed_beneath(path, cls, hides))
+		add_rule(dfd, rights & PLAIN_RIGHTS, path, 0);
 	DIR *d = fdopendir(dfd);
 	if (!d) {
 		close(dfd);

@@ -6,7 +6,7 @@
  *   hmm-helper locked FILE...
  *   hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]
  *                   [--read PATH]... [--write PATH]... [--dev PATH]...
- *                   [--hide PATH]... [--read-only PATH]... [--isolate DIR [--tmp-over PATH]...
+ *                   [--hide PATH]... [--read-only PATH]... [--plain-only PATH]... [--isolate DIR [--tmp-over PATH]...
  *                   [--cache PATH]... [--mask PATH]... [--cover-data DIR]
  *                   [--bind-src PATH --bind-dst PATH]... [--end-with-command]
  *                   [--net none|proxy [--proxy-port N --proxy-socket NAME [--proxy-debug]]]]
@@ -45,7 +45,7 @@ static void usage(void)
 	      "       hmm-helper locked FILE...\n"
 	      "       hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]\n"
 	      "                       [--read PATH]... [--write PATH]... [--dev PATH]...\n"
-	      "                       [--hide PATH]... [--read-only PATH]... [--isolate DIR [--tmp-over PATH]...\n"
+	      "                       [--hide PATH]... [--read-only PATH]... [--plain-only PATH]...\n                       [--isolate DIR [--tmp-over PATH]...\n"
 	      "                       [--cache PATH]... [--mask PATH]... [--cover-data DIR]\n"
 	      "                       [--bind-src PATH --bind-dst PATH]... [--end-with-command]\n"
 	      "                       [--net none|proxy [--proxy-port N --proxy-socket NAME [--net-mark N] [--proxy-debug]]]]\n"

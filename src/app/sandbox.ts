@@ -123,6 +123,12 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     'may read: everything else',
     `environment: removes ${removedVariables(process.env, settings.env).join(' ') || 'nothing set now'} (credentials, sockets of this session, the config file's env.remove)`,
     ...(policy.readOnly.length > 0 ? ['may not write (inside the writable paths):', ...policy.readOnly.map(path => `  ${path}`)] : []),
+    ...(policy.plainOnly.length > 0
+      ? [
+          'may make only plain files and directories (inside the writable paths; new entries of their directories too):',
+          ...policy.plainOnly.map(path => `  ${path}`),
+        ]
+      : []),
     ...coveredLines(policy, settings.isolation),
     ...(layers.length > 0 ? ["the agent's, kept with the workspace (its login written through):", ...layers.map(path => `  ${path}`)] : []),
     networkLine(platform, network, settings.isolation),

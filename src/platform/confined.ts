@@ -69,6 +69,7 @@ export function readerOf(workspace: {tree: string; root: string}, dataDir: strin
       readable: [...normal.readable, normal.tree],
       writable: [],
       readOnly: [],
+      plainOnly: [],
       devices: normal.devices,
       hidden: normal.hidden,
       ...(normal.network ? {network: normal.network} : {}),

@@ -69,6 +69,8 @@ export function darwinPolicy(policy: SandboxPolicy): SandboxPolicy {
     readable: map(policy.readable),
     writable: map(policy.writable),
     readOnly: map(policy.readOnly),
+    // None on macOS: buildPolicy makes those places read-only there.
+    plainOnly: [],
     devices: map(policy.devices),
     hidden: map(policy.hidden),
     ...(policy.network ? {network: policy.network} : {}),

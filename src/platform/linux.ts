@@ -32,6 +32,8 @@ export function landlockArgs(policy: SandboxPolicy): string[] {
     ...policy.hidden.flatMap(path => ['--hide', path]),
     // The caches are written in place (no overlay keeps the command's writes): the places in them that hold programs are not.
     ...policy.readOnly.flatMap(path => ['--read-only', path]),
+    // And where programs outside look for a socket, only plain files and directories may be made (policy.ts CACHE_RENDEZVOUS).
+    ...policy.plainOnly.flatMap(path => ['--plain-only', path]),
   ]
 }
 

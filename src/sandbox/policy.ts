@@ -21,6 +21,12 @@ export interface SandboxPolicy {
   writable: string[]
   /** Paths inside writable ones that stay read-only: where caches keep programs that run outside the sandbox. */
   readOnly: string[]
+  /**
+   * Linux: paths inside writable ones where only plain files and
+   * directories may be made, nothing renamed in or out: where programs
+   * outside look for a socket (CACHE_RENDEZVOUS).
+   */
+  plainOnly: string[]
   /** Device directories: writable, with device ioctls (terminals). */
   devices: string[]
   /** Paths whose contents may not be read: secrets and hmm's own data. */
@@ -382,6 +388,19 @@ export const CACHE_PROGRAMS = [
 ]
 
 /**
+ * Where programs outside find a socket in the caches, to connect to and
+ * hand secrets: git's credential cache (`credential.helper=cache`) listens
+ * on ~/.cache/git/credential/socket, and the user's next HTTPS login is
+ * stored in whatever listens there (attacker's review 8, F2). Written in
+ * place (no overlay), no socket, link or FIFO may be made there, nor
+ * anything renamed in or out; on Linux the rest of ~/.cache stays
+ * writable, but new entries directly in it get only what such a place gets
+ * (Landlock grants by directory: native-helpers/landlock.c walk_around),
+ * so no new directory of ~/.cache can be one either. On macOS read-only.
+ */
+export const CACHE_RENDEZVOUS = ['.cache/git']
+
+/**
  * The devices the command may write and use (terminal ioctls). On Linux the
  * names its own /dev holds (native-helpers/devices.c), never the user's
  * other terminals, disks, kernel log or consoles; its own terminal is
@@ -647,13 +666,16 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
   const writable = unique([...temp, ...caches, ...extra])
   const hidden = hiddenPaths(input)
   const overlaid = input.platform === 'linux' && input.namespaces === true
+  // Written in place, the caches' program parts and rendezvous, but those a -w path names or lies inside: asked for by
+  // name. Under the namespaces every writable cache is an overlay, and they are written there as the rest.
+  const inPlace = (rels: string[]) => unique((overlaid ? [] : rels.map(home)).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path)))
+  const darwin = input.platform === 'darwin'
   return {
     tree,
     readable: ['/'],
     writable,
-    // Written in place, the caches' program parts, but those a -w path names or lies inside: asked for by name.
-    // Under the namespaces every writable cache is an overlay, and they are written there as the rest.
-    readOnly: unique((overlaid ? [] : CACHE_PROGRAMS.map(home)).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path))),
+    readOnly: inPlace(darwin ? [...CACHE_PROGRAMS, ...CACHE_RENDEZVOUS] : CACHE_PROGRAMS),
+    plainOnly: darwin ? [] : inPlace(CACHE_RENDEZVOUS),
     devices: DEVICES[input.platform],
     hidden: unreadable(input, hidden),
     ...(input.platform === 'linux' ? {isolation: isolationFor(input, tree, temp, [...caches, ...layers], writable, hidden)} : {}),

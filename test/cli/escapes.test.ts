@@ -1,7 +1,7 @@
 // Ways out of the sandbox. Each must fail and leave its target unchanged.
 // The world lives outside /tmp (which the command may write).
 import {execa, execaSync} from 'execa'
-import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {HELPER, World, workspaceLine} from '../world.js'
@@ -148,6 +148,35 @@ describe('the sandboxed command', () => {
     expect(existsSync(join(cargo, 'old-bin'))).toBe(false)
     expect(readFileSync(join(world.home, '.npm', '_npx', 'abc', 'package.json'), 'utf8')).toBe('{}\n')
     expect(existsSync(join(world.home, '.npm', '_npx', 'def'))).toBe(false)
+  })
+
+  it("without the namespaces (landlock-only), cannot leave a socket, or a link to one, where the user's git finds its credential cache (~/.cache/git), while new and existing caches work (the attacker's eighth review, F2)", async () => {
+    const llo = new World('cache-rendezvous')
+    llo.write(join(llo.home, '.config', 'hmm', 'config.toml'), 'isolation = "landlock-only"\n')
+    llo.write(join(llo.home, '.cache', 'pip', 'index'), 'index\n')
+    const socket = '~/.cache/git/credential/socket'
+    const listen = (path: string) => `perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Local => $ARGV[0], Listen => 1) or exit 1' ${path}`
+    const plant = [
+      // Another cache's directory, whose own rights would travel with it, renamed to git's place.
+      'mv ~/.cache/pip ~/.cache/git 2>/dev/null && echo renamed',
+      'mkdir -p ~/.cache/git/credential',
+      `${listen(socket)} 2>/dev/null && echo made a socket`,
+      `${listen('"$PWD/sock"')} && ln -s "$PWD/sock" ${socket} 2>/dev/null && echo made a link`,
+      // What tools do: a new cache with files in it, a link in an existing one.
+      'mkdir ~/.cache/newtool && echo new > ~/.cache/newtool/f && cat ~/.cache/newtool/f',
+      'ln -s index ~/.cache/pip/link && cat ~/.cache/pip/link',
+    ].join('; ')
+    try {
+      // Twice: before git's directory is there, and once it is.
+      for (const round of [1, 2]) {
+        const result = await llo.hmm(['run', '--rm', 'sh', '-c', plant.replaceAll('/link', `/link${round}`)])
+        expect(result.stdout, result.stderr).toBe('new\nindex\n')
+        expect(existsSync(join(llo.home, '.cache', 'git', 'credential', 'socket'))).toBe(false)
+        rmSync(join(llo.home, '.cache', 'newtool'), {recursive: true})
+      }
+    } finally {
+      llo.dispose()
+    }
   })
 
   it.skipIf(abi < 6)("cannot connect to the user's abstract unix sockets (Landlock ABI 6+), while its own work", async () => {

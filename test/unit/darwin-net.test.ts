@@ -12,6 +12,7 @@ const MAC: SandboxPolicy = {
   readable: ['/'],
   writable: ['/private/tmp', '/Users/me/.cache'],
   readOnly: [],
+  plainOnly: [],
   devices: ['/dev'],
   hidden: ['/Users/me/.ssh', '/Users/me/Library/Application Support/hmm'],
 }

@@ -23,6 +23,7 @@ const MAC: SandboxPolicy = {
   readable: ['/'],
   writable: ['/tmp', '/private/tmp', '/private/var/folders', '/var/folders/zz/abc/T', ...CACHES.map(c => `${HOME}/${c}`), `${HOME}/.m2`],
   readOnly: PROGRAMS.map(p => `${HOME}/${p}`),
+  plainOnly: [],
   devices: ['/dev'],
   hidden: [...SECRETS.map(s => `${HOME}/${s}`), DATA],
   tmpdir: `${DATA}/k3xq9a/tmp`,
@@ -199,10 +200,11 @@ describe('the Seatbelt profile', () => {
     ).toBeGreaterThan(names.findIndex(rule => rule.startsWith('allow file-write* file-link: WRITABLE_0')))
     const home = '/Users/me'
     const policy = buildPolicy({tree: `${DATA}/k3xq9a/tree/proj`, home, dataDir: DATA, extraWritable: [], platform: 'darwin'})
-    expect(policy.readOnly).toEqual(PROGRAMS.map(p => `${home}/${p}`))
+    // And git's credential cache's place (policy.ts CACHE_RENDEZVOUS), which Landlock makes plain-only.
+    expect(policy.readOnly).toEqual([...PROGRAMS, '.cache/git'].map(p => `${home}/${p}`))
     // given by name with -w (or inside one), it is writable; a -w above it changes nothing
     expect(buildPolicy({tree: `${DATA}/t`, home, dataDir: DATA, extraWritable: [`${home}/.cargo/bin`, home], platform: 'darwin'}).readOnly).toEqual(
-      PROGRAMS.slice(1).map(p => `${home}/${p}`),
+      [...PROGRAMS.slice(1), '.cache/git'].map(p => `${home}/${p}`),
     )
   })
 
@@ -274,6 +276,7 @@ describe('paths that would break SBPL if pasted into it', () => {
       `-DREAD_ONLY_5=${home}/.cargo/config`,
       `-DREAD_ONLY_6=${home}/.rustup/toolchains`,
       `-DREAD_ONLY_7=${home}/.npm/_npx`,
+      `-DREAD_ONLY_8=${home}/.cache/git`,
       '-DDEVICE_0=/dev',
       `-DTREE_ANCESTOR_0=${data}`,
       `-DTREE_ANCESTOR_1=${data}/k3xq9a`,

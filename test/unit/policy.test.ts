@@ -103,10 +103,14 @@ describe('the sandbox policy', () => {
       '.npm/_npx',
     ].map(rel => join(home, rel))
     const input = {tree: join(home, 'data/ab/tree/p'), home, dataDir: join(home, 'data'), extraWritable: [], tmpdir: '/tmp'}
-    expect(buildPolicy({...input, platform: 'linux'}).readOnly).toEqual(programs)
-    expect(buildPolicy({...input, platform: 'darwin'}).readOnly).toEqual(programs)
-    expect(buildPolicy({...input, platform: 'linux', namespaces: true}).readOnly).toEqual([])
-    expect(buildPolicy({...input, platform: 'darwin', namespaces: true}).readOnly).toEqual(programs)
+    const rendezvous = [join(home, '.cache/git')]
+    expect(buildPolicy({...input, platform: 'linux'})).toMatchObject({readOnly: programs, plainOnly: rendezvous})
+    expect(buildPolicy({...input, platform: 'darwin'})).toMatchObject({readOnly: [...programs, ...rendezvous], plainOnly: []})
+    expect(buildPolicy({...input, platform: 'linux', namespaces: true})).toMatchObject({readOnly: [], plainOnly: []})
+    expect(buildPolicy({...input, platform: 'darwin', namespaces: true})).toMatchObject({readOnly: [...programs, ...rendezvous], plainOnly: []})
+    // Given by name with -w, it is writable whole; a -w above it changes nothing.
+    expect(buildPolicy({...input, platform: 'linux', extraWritable: [join(home, '.cache/git')]}).plainOnly).toEqual([])
+    expect(buildPolicy({...input, platform: 'linux', extraWritable: [join(home, '.cache')]}).plainOnly).toEqual(rendezvous)
   })
 
   it("writes only an agent's sessions, records and login on macOS and without namespaces; with them, keeps its directory and state apart", () => {
@@ -176,9 +180,17 @@ describe('the sandbox policy', () => {
   })
 
   it('becomes the helper argv with the policy only in arguments', () => {
-    const policy = {tree: '/d/x/tree/p', readable: ['/'], writable: ['/tmp'], readOnly: ['/h/.cargo/bin'], devices: ['/dev'], hidden: ['/h/.ssh', '/d']}
+    const policy = {
+      tree: '/d/x/tree/p',
+      readable: ['/'],
+      writable: ['/tmp'],
+      readOnly: ['/h/.cargo/bin'],
+      plainOnly: ['/h/.cache/git'],
+      devices: ['/dev'],
+      hidden: ['/h/.ssh', '/d'],
+    }
     // prettier-ignore
-    expect(landlockArgs(policy)).toEqual(['--read', '/', '--write', '/tmp', '--write', '/d/x/tree/p', '--dev', '/dev', '--hide', '/h/.ssh', '--hide', '/d', '--read-only', '/h/.cargo/bin'])
+    expect(landlockArgs(policy)).toEqual(['--read', '/', '--write', '/tmp', '--write', '/d/x/tree/p', '--dev', '/dev', '--hide', '/h/.ssh', '--hide', '/d', '--read-only', '/h/.cargo/bin', '--plain-only', '/h/.cache/git'])
     const control = {lock: '/d/x/lock', reportFd: 3, waitFd: 4, chdir: '/d/x/tree/p'}
     const controlArgs = ['exec', '--lock', '/d/x/lock', '--report-fd', '3', '--wait-fd', '4', '--chdir', '/d/x/tree/p']
     expect(sandboxedArgv('linux', policy, control, ['claude', '--resume'])).toEqual([...controlArgs, ...landlockArgs(policy), '--', 'claude', '--resume'])
