@@ -16,6 +16,7 @@ import {resolve} from 'node:path'
 import {say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
 import {recordWork} from '../workspaces/work.js'
+import {stillMerging} from '../workspaces/merging.js'
 import {hmmRef} from '../git/bundle.js'
 import {takeForGit, takenState, warnUncommitted} from './commits.js'
 import {warnNested} from './taking.js'
@@ -53,11 +54,13 @@ export async function mergeWorkspace(key: string | undefined, options: {force: b
       okStatuses: [1, 2, 128],
     })
     if (merged.exitCode !== 0) {
-      const unmerged = await unmergedPaths({cwd: origin})
+      const mergeHead = resolve(origin, await gitLine(['rev-parse', '--git-path', 'MERGE_HEAD'], {cwd: origin}))
+      // Conflicts are this merge's only where git started it: in an origin with a merge of the user's own going on, or
+      // conflicts already in its index, git refuses to start one, and those conflicts are the user's.
+      const unmerged = stillMerging(mergeHead, taken.tip) ? await unmergedPaths({cwd: origin}) : []
       if (unmerged.length > 0) {
         relabelConflicts(origin, unmerged, [{marker: '>>>>>>>', from: hmmRef(workspace), to: `workspace ${workspace.label}`}])
         // The user ends this merge without hmm: what tells that it was committed, and what it takes back then.
-        const mergeHead = resolve(origin, await gitLine(['rev-parse', '--git-path', 'MERGE_HEAD'], {cwd: origin}))
         const pending = {tip: taken.tip, mergeHead, git: programPath('git') ?? 'git', state: takenState(taken), commits: null, files: null, taken: null}
         context.store.update(workspace.id, {pendingMerge: pending})
         await recordWork(context.store, workspace, context.data)

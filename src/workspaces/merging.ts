@@ -9,7 +9,8 @@ import {readFileSync} from 'node:fs'
 import {headHolds} from '../git/head-holds.js'
 import type {Store, WorkspaceRow} from './store.js'
 
-function stillMerging(mergeHead: string, tip: string): boolean {
+/** Whether the merge going on in a repository (its MERGE_HEAD file) is one of `tip`. */
+export function stillMerging(mergeHead: string, tip: string): boolean {
   try {
     return readFileSync(mergeHead, 'utf8').trim() === tip
   } catch {

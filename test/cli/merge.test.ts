@@ -191,6 +191,38 @@ describe('hmm merge', () => {
     expect(readFileSync(join(world.origin, 'notes.txt'), 'utf8')).toBe('untracked\n')
   })
 
+  it("says git's reason, not 'stopped at conflicts', where the origin is in the middle of a merge of its own", async () => {
+    world = new World('merge-midmerge')
+    await world.gitRepo()
+    await world.git(['commit', '-qam', 'readme'])
+    const ws = await made(world, 'echo a > a.txt && git add a.txt && git commit -qm a', 'mid')
+    // The user's own merge of a branch stops at a conflict in src/main.c, and is not done when hmm merge is run.
+    await world.git(['checkout', '-qb', 'side'])
+    world.file('src/main.c', 'side\n')
+    await world.git(['commit', '-qam', 'side'])
+    await world.git(['checkout', '-q', 'main'])
+    world.file('src/main.c', 'main\n')
+    await world.git(['commit', '-qam', 'main'])
+    expect(await world.sh('git merge side >/dev/null; echo $?')).toBe('1')
+    const files = (dir: string) => Object.fromEntries(Object.entries(snapshot(dir)).filter(([path]) => !path.startsWith('.git')))
+    const before = files(world.origin)
+    const result = await taking(world, ['merge', 'mid'])
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^hmm: could not merge workspace ${ws.id} \\(mid\\) into main of ${world.origin}:\nhmm: (You have not concluded your merge|Merging is not possible because you have unmerged files)`,
+      ),
+    )
+    expect(result.stderr).not.toContain('stopped at conflicts')
+    expect(files(world.origin)).toEqual(before)
+    // The user's merge, resolved and committed, takes nothing of the workspace's.
+    world.file('src/main.c', 'both\n')
+    await world.git(['commit', '-qam', 'resolved'])
+    expect((await hmm(world, ['rm', 'mid'])).stderr).toBe(
+      `hmm: workspace ${ws.label} has work that was not merged, applied or pushed (hmm rm -f removes it anyway)\n`,
+    )
+  })
+
   it('counts, lists and takes only the commits made since the workspace was last merged', async () => {
     world = new World('merge-again')
     await world.gitRepo()
