@@ -2,7 +2,7 @@
 // starting it, passing signals on while hmm waits for it, and its end. One
 // path for `hmm run` and `hmm exec`, so a command continued with exec runs
 // under exactly the sandbox run gives it.
-import {existsSync, mkdirSync} from 'node:fs'
+import {existsSync, mkdirSync, statSync} from 'node:fs'
 import {resolve} from 'node:path'
 import {constants, homedir} from 'node:os'
 import {lockedFiles} from '../native/helper.js'
@@ -15,7 +15,7 @@ import {startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
 import {checkSandboxAvailable, placedAt, policyFor, userTmpdir} from '../platform/confine.js'
 import {agentProgram, checkProgramsOutOfReach} from '../platform/programs.js'
-import {commandEnv, noFsmonitor, unsignedGit} from '../sandbox/env.js'
+import {commandEnv, noFsmonitor, othersRepositoriesGit, unsignedGit} from '../sandbox/env.js'
 import {canonical} from '../sandbox/paths.js'
 import {withBinds, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError, say} from '../ui/errors.js'
@@ -143,7 +143,10 @@ export async function startInWorkspace(
     ...(confinement.policy.tmpdir ? {TMPDIR: confinement.policy.tmpdir} : {}),
     ...net.env,
   })
-  const env = settings.agent ? noFsmonitor(unsignedGit(own)) : unsignedGit(own)
+  const unsigned = unsignedGit(own)
+  const ownsOrigin = statSync(workspace.row.origin, {throwIfNoEntry: false})?.uid === process.getuid?.()
+  const gitEnv = ownsOrigin ? unsigned : othersRepositoriesGit(unsigned)
+  const env = settings.agent ? noFsmonitor(gitEnv) : gitEnv
   // macOS: the workspace's own temp directory, its $TMPDIR (on Linux the helper makes it).
   if (options.platform === 'darwin' && confinement.policy.tmpdir) mkdirSync(confinement.policy.tmpdir, {recursive: true, mode: 0o700})
   try {

@@ -10,7 +10,8 @@
 import {copyFileSync, existsSync, lstatSync, readFileSync, readlinkSync, realpathSync} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
 import {HmmError} from '../ui/errors.js'
-import {git, gitLine, gitReason, nulPairs} from './git.js'
+import {git, gitLine, gitMessages, gitReason, nulPairs} from './git.js'
+import {workTreeTop} from './top.js'
 import type {ObjectFormat} from './index-file.js'
 import {excludingUnrecordable} from './nested.js'
 import {trustFreshIndex} from './first-index.js'
@@ -33,7 +34,14 @@ export async function gitOriginOf(origin: string): Promise<GitOrigin | undefined
     ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', '--git-path', 'objects', '--git-path', 'index', '--show-object-format'],
     {cwd: origin, okStatuses: [128]},
   )
-  if (probe.exitCode !== 0) return undefined
+  if (probe.exitCode !== 0) {
+    // A repository git will not use (not safe.directory to this user: root in another user's; a broken one) is no
+    // plain directory either: cloned as one, its work could never be merged, nor committed in the workspace.
+    if (workTreeTop(origin) === origin) {
+      throw new HmmError(`git cannot use the repository at ${origin}: ${gitMessages(probe.stderr)[0] ?? 'unknown error'} (git status there says more)`)
+    }
+    return undefined
+  }
   const [top, gitDir, commonDir, objects, index, objectFormat] = probe.stdout.split('\n')
   if (!top || resolve(top) !== origin) return undefined
   const absolute = (path: string) => (isAbsolute(path) ? path : resolve(origin, path))

@@ -256,6 +256,18 @@ export function unsignedGit(env: Record<string, string>): Record<string, string>
 }
 
 /**
+ * Git in the workspace uses its repositories though another user owns them
+ * (safe.directory): root's clone of a user's repository keeps the user as
+ * the owner of its files, and git refuses a repository its user does not
+ * own. Outside, hmm uses no repository git does not trust (git/origin.ts);
+ * inside, the sandbox confines whatever their config runs, as it confines
+ * a command that passes `-c safe.directory=*` itself.
+ */
+export function othersRepositoriesGit(env: Record<string, string>): Record<string, string> {
+  return withGitSettings(env, [['safe.directory', '*']])
+}
+
+/**
  * No fsmonitor for an agent's git and its children's: the workspace's
  * repository is every command's to configure, and a core.fsmonitor a
  * command without the agent's profile set there (an install script) would

@@ -150,3 +150,30 @@ describe('hmm run in a linked worktree (git worktree add)', () => {
     expect((await hmm(world, ['rm', 'committed', 'changed'], {cwd: wt})).exitCode).toBe(0)
   })
 })
+
+describe.skipIf(process.getuid?.() !== 0)("hmm run as root in another user's repository (root only)", () => {
+  it('says git refuses it, one line, nothing made, where git does not trust it (safe.directory): it is not a plain directory', async () => {
+    world = new World('origin-not-trusted')
+    await world.gitRepo()
+    await world.sh('chown -R 65534:65534 .')
+    const result = await hmm(world, ['run', 'true'])
+    expect(result).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `hmm: git cannot use the repository at ${world.origin}: detected dubious ownership in repository at '${world.origin}' (git status there says more)\n`,
+    })
+    expect((await hmm(world, ['ls', '--json'])).stdout).toBe('[]\n')
+  })
+
+  it('lets the command commit in the workspace once the user trusts the repository, and merges what it committed', async () => {
+    world = new World('origin-trusted')
+    await world.gitRepo()
+    await world.sh('chown -R 65534:65534 .')
+    await world.git(['config', '--global', '--add', 'safe.directory', world.origin])
+    const result = await hmm(world, ['run', 'sh', '-c', 'echo x > x.txt && git add x.txt && git commit -qm x'])
+    expect(result.exitCode, result.stderr).toBe(0)
+    const merged = await taking(world, ['merge'])
+    expect(merged.stderr).toMatch(/^hmm: merged workspace \w+ into main of .* \(fast-forward\)\n/)
+    expect(await world.git(['log', '-1', '--format=%s'])).toBe('x')
+  })
+})
