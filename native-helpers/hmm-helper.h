@@ -266,7 +266,7 @@ struct term_filter {
 	unsigned char u8[4], lo, hi; /* a UTF-8 character under way; its next byte's range */
 	int u8len, need;
 	int asked; /* something passed that the terminal answers */
-	unsigned modes, put_back; /* what passed that is put back at the end (term-modes.c) */
+	unsigned modes, put_back, colours; /* what passed that is put back at the end (term-modes.c) */
 };
 void term_filter_init(struct term_filter *f);
 /* The command's n bytes as the user's terminal may see them, into out
@@ -278,11 +278,15 @@ size_t term_filter_end(struct term_filter *f, unsigned char *out);
 /* ---- term-modes.c ---- */
 
 /* Room term_filter_put_back may take. */
-#define TERM_PUT_BACK_ROOM 192
-/* What term_filter passed, noted: a CSI sequence held (its marker and last
- * intermediate, or 0) with its final byte; an escape (its intermediate, or
- * 0); a shift out of G0 and back (SO, SI). */
-void term_note_csi(struct term_filter *f, unsigned char marker, unsigned char inter, unsigned char final);
+#define TERM_PUT_BACK_ROOM 512
+/* What term_filter passes, noted: a CSI sequence held (its marker and last
+ * intermediate, or 0) with its final byte, or 0 when it is not to pass (a
+ * mode the terminal could not be put back from, or might read otherwise
+ * than noted); a colour OSC (its number; held: the sequence up to its
+ * terminator, len bytes, or none for a reset without arguments); an escape
+ * (its intermediate, or 0); a shift out of G0 and back (SO, SI). */
+int term_note_csi(struct term_filter *f, unsigned char marker, unsigned char inter, unsigned char final);
+void term_note_colour(struct term_filter *f, unsigned num, const unsigned char *held, size_t len);
 void term_note_esc(struct term_filter *f, unsigned char inter, unsigned char final);
 void term_note_shift(struct term_filter *f, unsigned char control);
 /* Once the output has ended: what puts back the modes and renditions the

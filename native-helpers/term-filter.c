@@ -33,10 +33,11 @@
  * APC, PM, SOS and tmux's and screen's window name (ESC k, which hides
  * what follows) never; nor ESC %, which takes a terminal out of UTF-8
  * (then passed text holds C1).
- * CSI sequences and short escapes pass, but for the reports above, so
- * programs keep colours, cursor motion, the alternate screen, modes
- * (bracketed paste, mouse; what is left set is put back at the end,
- * term-modes.c), the cursor position report (CSI 6n) and the
+ * CSI sequences and short escapes pass, but for the reports above, a
+ * number above 65535 (terminals differ in reading it) and the modes
+ * term-modes.c refuses, so programs keep colours, cursor motion, the
+ * alternate screen, modes (bracketed paste, mouse; what is left set is put
+ * back at the end, term-modes.c), the cursor position report (CSI 6n) and the
  * device attributes (DA1, DA2, XTVERSION, DECRQM) that full-screen programs
  * ask and wait for, whose answers the terminal makes alone. DSR 5n is
  * dropped too: hmm asks it itself at the command's end (pty.c fence), and
@@ -141,8 +142,16 @@ static int csi_passes(struct term_filter *f, unsigned char final)
 	size_t n = f->len;
 	unsigned char marker = n && p[0] >= '<' ? p[0] : 0;
 	unsigned char inter = n && p[n - 1] < 0x30 ? p[n - 1] : 0;
+	/* A number above 65535 may be read as another: terminals that keep 32
+	 * bits wrap it (st reads 2^32 + 1000 as 1000), others saturate it. */
+	unsigned value = 0;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] < '0' || p[i] > '9')
+			value = 0;
+		else if ((value = value * 10 + (unsigned)(p[i] - '0')) > 65535)
+			return 0;
 	unsigned first = 0;
-	for (size_t i = marker ? 1 : 0; i < n && p[i] >= '0' && p[i] <= '9' && first < 1000; i++)
+	for (size_t i = marker ? 1 : 0; i < n && p[i] >= '0' && p[i] <= '9'; i++)
 		first = first * 10 + (unsigned)(p[i] - '0');
 
 	if (!marker && !inter && final == 't' && first >= 11 && first <= 21)
@@ -156,9 +165,10 @@ static int csi_passes(struct term_filter *f, unsigned char final)
 	 * flags, XTQMODKEYS, XTSMGRAPHICS; DECRQM, XTREPORTCOLORS, DECRQUPSS,
 	 * DECRQDE, DECRQLP. More than these is harmless: it only costs the
 	 * fence a round trip. */
+	if (!term_note_csi(f, marker, inter, final))
+		return 0;
 	if (strchr("cnx", final) || (marker && strchr("qumS", final)) || (inter && strchr("pRuvw|", final)))
 		f->asked = 1;
-	term_note_csi(f, marker, inter, final);
 	return 1;
 }
 
@@ -205,6 +215,7 @@ static void string_end(struct term_filter *f, int bel, unsigned char **o)
 		if (f->len && osc_colour(f->num)) { /* a reset with no argument */
 			put(o, start, osc_start(start, f->num));
 			put(o, end, strlen(end));
+			term_note_colour(f, f->num, NULL, 0);
 		}
 		break;
 	case OSC_LINK: /* passed only without a target: a link's end */
@@ -212,6 +223,8 @@ static void string_end(struct term_filter *f, int bel, unsigned char **o)
 			break;
 		/* fall through */
 	case OSC_HOLD:
+		if (f->state == OSC_HOLD)
+			term_note_colour(f, f->num, f->held, f->len);
 		put(o, f->held, f->len);
 		/* fall through */
 	case OSC_TEXT:

@@ -103,6 +103,13 @@ const DROPPED: Array<[string, string, string?]> = [
   ['the screen read back: DECRQCRA, DECRQPSR, DECRQTSR, XTREPORTSGR', `${ESC}[1;1;1;1;1;1*y${ESC}[1$w${ESC}[1$u${ESC}[1;1;1;1#|`],
   ["DSR 5n, hmm's own question", `${ESC}[5n`],
   ['ENQ and DECID', `\x05${ESC}Z`],
+  // VT52 mode (DECANM reset): the terminal would no longer read CSI, the put-back's among them,
+  // and would read what the filter passes otherwise than it does (attacker's review 9, F4).
+  ['VT52 mode (DECANM reset), alone, among other modes, or restored (XTRESTORE)', `${ESC}[?2l${ESC}[?1000;2l${ESC}[?2r`],
+  ["the keyboard locked (KAM): the user's Ctrl-C would not reach the command", `${ESC}[2h${ESC}[4;2h`],
+  // A terminal keeping parameters in 32 bits (st) takes 2^32 + 1000 as 1000 and 2^32 + 5 as 5.
+  ['a parameter a terminal may take for another (above 65535)', `${ESC}[?4294968296h${ESC}[4294967301n${ESC}[?65536l${ESC}[1;99999H`],
+  ['a mode sequence a terminal may read otherwise (sub-parameters, intermediates)', `${ESC}[?5:1000l${ESC}[?1000$h${ESC}[12:1l${ESC}[>1:3m`],
   ['8-bit C1 controls', '\x9b6n\x9d52;c;?\x07\x90$qm\x9c', '6n52;c;?\x07$qm'],
   ['C1 controls encoded in UTF-8', '\xc2\x9b6n\xc2\x9d52;c;?\x07', '6n52;c;?\x07'],
   ['ST where no string is', ST],
@@ -197,6 +204,22 @@ describe('the terminal filter', () => {
     ['DEC locator reports', `${ESC}[1;1'z`, `${ESC}[0'z`],
     ['modes as an earlier save had them (XTRESTORE)', `${ESC}[?1000r`, `${ESC}[?1000l`],
     ['attributes the cursor restores (DECRC)', `${ESC}7${ESC}[8m${ESC}[0m${ESC}8`, `${ESC}[0m${ESC}(B\x0f`],
+    // Attacker's review 9, F4.
+    [
+      'the default colours and the palette (foreground = background hides what follows)',
+      `${ESC}]10;#000000${BEL}${ESC}]11;#000000${ST}${ESC}]12;red${BEL}${ESC}]4;7;#000000${BEL}${ESC}]5;0;red${BEL}`,
+      `${ESC}]104${ST}${ESC}]105${ST}${ESC}]110${ST}${ESC}]111${ST}${ESC}]112${ST}`,
+    ],
+    ['the colours that follow one OSC 10 (foreground, background)', `${ESC}]10;#000;#000${BEL}`, `${ESC}]110${ST}${ESC}]111${ST}`],
+    [
+      'colour-scheme and resize reports, win32-input-mode and synchronized output',
+      `${ESC}[?2031h${ESC}[?2048h${ESC}[?9001h${ESC}[?2026h`,
+      `${ESC}[?2026;2031;2048;9001l`,
+    ],
+    ['local echo (SRM reset), newline and insert modes', `${ESC}[12l${ESC}[20h${ESC}[4h`, `${ESC}[4;20l${ESC}[12h`],
+    ['modifyCursorKeys, modifyFunctionKeys and modifyOtherKeys', `${ESC}[>1;3m${ESC}[>2;3m${ESC}[>4;2m`, `${ESC}[>1m${ESC}[>2m${ESC}[>4m`],
+    // The Linux console and st read 16 parameters: a reset after those may not happen.
+    ['a mode reset only after the 16th parameter', `${ESC}[?1000h${ESC}[?${'1;'.repeat(16)}1000l`, `${ESC}[?1000l`],
   ]
 
   it.each(PUT_BACK)('puts back %s', (_, sequence, back) => {
@@ -207,6 +230,7 @@ describe('the terminal filter', () => {
     const vim = `${ESC}[?1049h${ESC}[?1h${ESC}=${ESC}[?2004h${ESC}[?1000h${ESC}[1;24r${ESC}[31mx${ESC}[m${ESC}[r${ESC}[?1000l${ESC}[?2004l${ESC}[?1l${ESC}>`
     expect(filter(`${vim}${ESC}[?1049l${ESC}[0m${ESC}(B\x0f`).back).toBe('')
     expect(filter(`${ESC}[31mred${ESC}[0m${ESC}[1mbold${ESC}[m${ESC}[?25l${ESC}[?25h\n`).back).toBe('')
+    expect(filter(`${ESC}]11;#000${BEL}${ESC}]111${BEL}${ESC}]4;1;red${BEL}${ESC}]104${ST}${ESC}[12l${ESC}[12h${ESC}[>1;2m${ESC}[>1m`).back).toBe('')
     // Left on mid-way through the reads, the same.
     const every = spawnSync(driver, ['every'], {input: Buffer.from(`${ESC}[?1000h${ESC}[8m${ESC}(0${ESC}[?1049h`, 'latin1')})
     expect(every.stderr.toString()).toBe('differs at: none\n')
@@ -215,6 +239,7 @@ describe('the terminal filter', () => {
   it('has hmm take what the terminal reported while a reporting mode was still on', () => {
     expect(filter(`${ESC}[?1002h`).asked).toBe(true)
     expect(filter(`${ESC}[1;1'z`).asked).toBe(true)
+    for (const mode of [2031, 2048, 9001]) expect(filter(`${ESC}[?${mode}h`).asked, String(mode)).toBe(true)
     expect(filter(`${ESC}[?2004h${ESC}[8m`).asked).toBe(false)
     expect(filter(`${ESC}[?1000h${ESC}[?1000l`).asked).toBe(false)
   })
