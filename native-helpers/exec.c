@@ -369,7 +369,7 @@ static int confine_and_run(const struct exec_opts *o, int lock)
 	drop_capabilities(o->isolate != NULL);
 	/* Last, after no_new_privs (landlock_confine), so that no step above
 	 * runs under the filter. */
-	if (seccomp_confine(o->net != NET_HOST) < 0)
+	if (seccomp_confine(o->net != NET_HOST, o->isolate != NULL) < 0)
 		setup_fail("cannot install the seccomp filter: %s", strerror(errno));
 #endif
 

@@ -160,11 +160,13 @@ int cmd_layers(int argc, char **argv);
 
 #ifdef __linux__
 /* Makes ioctl TIOCSTI and TIOCLINUX fail with EPERM for this process and
- * everything it runs, io_uring with ENOSYS, and the keyrings' calls with
- * EPERM (after leaving the user's session keyring); with `net`, also every
- * socket but unix, IPv4 and IPv6 ones, and raw ones. Needs no_new_privs
- * set. 0, or -1 with errno set. */
-int seccomp_confine(int net);
+ * everything it runs, io_uring with ENOSYS, the keyrings' calls with
+ * EPERM (after leaving the user's session keyring), and the calls that
+ * change other processes' limits and priorities (those by a process's ID
+ * only without `own_pids`, a PID namespace of its own); with `net`, also
+ * every socket but unix, IPv4 and IPv6 ones, and raw ones. Needs
+ * no_new_privs set. 0, or -1 with errno set. */
+int seccomp_confine(int net, int own_pids);
 #endif
 
 /* ---- counts.c ---- */

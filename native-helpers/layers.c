@@ -58,7 +58,7 @@ static void try_namespaces(char *why, size_t n)
 
 static void try_seccomp(char *why, size_t n)
 {
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_confine(1) < 0)
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_confine(1, 0) < 0)
 		snprintf(why, n, "%s", strerror(errno));
 }
 

@@ -44,6 +44,26 @@
  *   ones with EPERM (root keeps CAP_NET_RAW for ping; not for these modes).
  *   The network namespace is the barrier; this keeps the kernel's surface
  *   behind it small.
+ * - Other processes' limits and priorities (attacker's review 9, F6):
+ *   Landlock scopes signals and ptrace, but not prlimit, setpriority,
+ *   ioprio_set or the sched_set* calls, which the kernel allows on any
+ *   process of the same user. Without the namespaces the user's programs
+ *   outside are in sight: the command raised RLIMIT_CORE and lowered
+ *   RLIMIT_CPU of one, which dumped its memory (a token) where the command
+ *   read it; a hard RLIMIT_CPU kills; PRIO_USER and IOPRIO_WHO_USER renice
+ *   all of the user's processes at once. So prlimit64 naming any process
+ *   but the caller (ID 0, as glibc's setrlimit and getrlimit pass), and
+ *   setpriority and ioprio_set naming a process group or a user, fail
+ *   with EPERM in every mode (no build needs them: they reach only its own
+ *   processes with the namespaces). Without the PID namespace setpriority,
+ *   ioprio_set and sched_setaffinity, sched_setscheduler, sched_setparam
+ *   and sched_setattr naming any process but the caller (0: nice, ionice,
+ *   taskset, chrt, os.sched_setaffinity(0, ...)) fail too. A thread's own
+ *   ID cannot be told from another process's in a filter, so there
+ *   pthread_setaffinity_np and pthread_setschedparam fail as well; with the
+ *   PID namespace, where no process outside has an ID, they are left alone.
+ *   Reading (getpriority, sched_getaffinity, ...) is left alone: /proc
+ *   shows the same.
  */
 
 #include "hmm-helper.h"
@@ -176,6 +196,50 @@ static void deny(struct program *p, uint32_t nr, int e)
 	ret(p, RET_ERRNO(e));
 }
 
+/* An argument's low 32 bits, as the kernel reads a pid_t or an int. */
+struct arg_is {
+	unsigned arg;
+	uint32_t value;
+};
+
+/* With the accumulator holding the system call's number: nr fails with
+ * EPERM unless every argument in `only` has its value; any other call
+ * falls through with the number kept. */
+static void only_when(struct program *p, uint32_t nr, const struct arg_is *only, unsigned n)
+{
+	typedef struct sock_filter I;
+	/* Layout: [0] nr? [1+2k] load arg k [2+2k] value k? ... [2n+1] allow [2n+2] EPERM */
+	emit(p, (I)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, (uint8_t)(2 * n + 2)));
+	for (unsigned k = 0; k < n; k++) {
+		emit(p, (I)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LOW(only[k].arg)));
+		emit(p, (I)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, only[k].value, 0, (uint8_t)(2 * (n - k) - 1)));
+	}
+	ret(p, SECCOMP_RET_ALLOW);
+	ret(p, RET_ERRNO(EPERM));
+}
+
+#define IOPRIO_WHO_PROCESS 1 /* linux/ioprio.h, not in older kernels' headers */
+
+/* Calls that change another process by its ID, a process group or a user
+ * (see the top of this file): with own_pids (a PID namespace) only those
+ * that name a group or a user, or set limits, are refused. */
+static void other_processes_rules(struct program *p, int own_pids)
+{
+	static const struct arg_is SELF = {0, 0};
+	static const struct arg_is PRIO_SELF[] = {{0, PRIO_PROCESS}, {1, 0}};
+	static const struct arg_is IOPRIO_SELF[] = {{0, IOPRIO_WHO_PROCESS}, {1, 0}};
+	unsigned by_id = own_pids ? 1 : 2; /* with own_pids, `which` alone */
+	only_when(p, __NR_prlimit64, &SELF, 1);
+	only_when(p, __NR_setpriority, PRIO_SELF, by_id);
+	only_when(p, __NR_ioprio_set, IOPRIO_SELF, by_id);
+	if (own_pids)
+		return;
+	only_when(p, __NR_sched_setaffinity, &SELF, 1);
+	only_when(p, __NR_sched_setscheduler, &SELF, 1);
+	only_when(p, __NR_sched_setparam, &SELF, 1);
+	only_when(p, __NR_sched_setattr, &SELF, 1);
+}
+
 #ifndef KEYCTL_JOIN_SESSION_KEYRING
 #define KEYCTL_JOIN_SESSION_KEYRING 1
 #endif
@@ -187,7 +251,7 @@ static void leave_session_keyring(void)
 	syscall(__NR_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL);
 }
 
-int seccomp_confine(int net)
+int seccomp_confine(int net, int own_pids)
 {
 	struct program p = {.len = 0};
 	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -232,6 +296,7 @@ int seccomp_confine(int net)
 #endif
 	set_id_rule(&p, __NR_mknodat, 2, -1);
 	deny(&p, __NR_openat2, ENOSYS);
+	other_processes_rules(&p, own_pids);
 	arg_rule(&p, __NR_ioctl, 1, TERMINAL_INPUT,
 		 sizeof TERMINAL_INPUT / sizeof *TERMINAL_INPUT, RET_ERRNO(EPERM),
 		 SECCOMP_RET_ALLOW);

@@ -54,7 +54,7 @@ function layerLines(platform: Platform, isolation: Isolation, network: Network |
     `  landlock: ABI ${layers.landlock}: files; ${scoped}`,
     layers.seccomp
       ? `  seccomp: refused by this system (${layers.seccomp}): hmm run refuses`
-      : `  seccomp: ioctl TIOCSTI and TIOCLINUX refused; set-user-ID and set-group-ID modes refused${network ? '; sockets but unix, IPv4 and IPv6 ones, raw sockets and io_uring refused' : ''}`,
+      : `  seccomp: ioctl TIOCSTI and TIOCLINUX refused; set-user-ID and set-group-ID modes refused; other processes' limits and priorities refused${network ? '; sockets but unix, IPv4 and IPv6 ones, raw sockets and io_uring refused' : ''}`,
   ]
 }
 

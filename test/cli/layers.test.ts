@@ -83,7 +83,9 @@ describe('hmm sandbox', () => {
     const layers = result.stdout.slice(result.stdout.indexOf('layers:\n'))
     expect(layers).toContain('  namespaces: user, mount, PID and IPC; every mount read-only but the places it may write; a /run of its own\n')
     expect(layers).toContain(`  landlock: ABI ${abi}: files; signals and abstract unix sockets ${abi >= 6 ? 'scoped' : 'not scoped'}`)
-    expect(layers).toContain('  seccomp: ioctl TIOCSTI and TIOCLINUX refused; set-user-ID and set-group-ID modes refused\n')
+    expect(layers).toContain(
+      "  seccomp: ioctl TIOCSTI and TIOCLINUX refused; set-user-ID and set-group-ID modes refused; other processes' limits and priorities refused\n",
+    )
   })
 
   it("shows for macOS what Seatbelt does not enforce, the caches' program parts, and that hmm run refuses there until opted out", async () => {
