@@ -71,7 +71,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     const kept = [...new Set([...workspace.row.writable, ...given])]
     const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)
     checkNetCanHold(workspace, state, settings)
-    const policy = commandPolicy(context, platform, workspace.tree, kept, settings)
+    const policy = await commandPolicy(context, platform, {tree: workspace.tree, origin: workspace.row.origin}, kept, settings)
     const program = commandProgram(context, settings, command, policy)
     makeAgentPlaces(settings)
     if (kept.length !== workspace.row.writable.length) context.store.update(workspace.id, {writable: kept})

@@ -1,7 +1,10 @@
 // The paths the command is granted to write, checked before anything is
 // made: none may be one the command's own places already stand for, nor
-// lead wherever a command of an earlier run chose.
-import {readlinkSync} from 'node:fs'
+// lead wherever a command of an earlier run chose, nor hold what hmm reads
+// outside the sandbox later.
+import {readlinkSync, statSync} from 'node:fs'
+import {filesGitReads} from '../git/config-files.js'
+import {configPath} from '../sandbox/config.js'
 import {isWithin, linksOnTheWay} from '../sandbox/paths.js'
 import type {SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError} from '../ui/errors.js'
@@ -33,6 +36,11 @@ function writtenInPlace(policy: SandboxPolicy, namespaces: boolean): string[] {
   return policy.writable.filter(path => !own.some(dir => isWithin(path, dir)))
 }
 
+/** Of the places, the closest one holding `path`, if any. */
+function closestHolding(places: string[], path: string): string | undefined {
+  return places.filter(dir => isWithin(path, dir)).sort((a, b) => b.length - a.length)[0]
+}
+
 /**
  * Refuses a path to write (-w, the config file's `write`, the user's
  * $TMPDIR) reached through a symbolic link that lies where the command
@@ -48,11 +56,42 @@ export function checkNoLinkOnTheWay(policy: SandboxPolicy, namespaces: boolean, 
   for (const {what, path} of named) {
     for (const link of linksOnTheWay(path).slice(0, -1)) {
       // The closest: the one the link was made in, rather than one that holds it only because a grant leads there now.
-      const place = places.filter(dir => isWithin(link, dir)).sort((a, b) => b.length - a.length)[0]
+      const place = closestHolding(places, link)
       if (!place) continue
       throw new HmmError(
         `${what} is reached through the symbolic link ${link} (to ${readlinkSync(link)}) in ${place}, which the sandboxed command could write: a command may have made it; remove the link, or give the path it should lead to`,
       )
     }
   }
+}
+
+/** Refuses where `path`, or a link on the way to it, lies in one of the places; a device (/dev/null) holds nothing. */
+function refuseWithin(places: string[], what: string, path: string, why: string): void {
+  const way = linksOnTheWay(path)
+  if (statSync(way[way.length - 1], {throwIfNoEntry: false})?.isCharacterDevice()) return
+  for (const [index, location] of way.entries()) {
+    const place = closestHolding(places, location)
+    if (!place) continue
+    const how = index === way.length - 1 ? 'is' : 'is reached through'
+    throw new HmmError(`${what} ${how} ${location}, which the sandboxed command could write (${place}); ${why}: do not let it write ${place}, or move it`)
+  }
+}
+
+/**
+ * Refuses where the command would write in place what hmm, or the git it
+ * runs outside the sandbox, reads later (attacker's review 9, F1 and F9):
+ * hmm's config file (the sandbox of every later run), the repository of
+ * `origin` and git's configuration (git/config-files.ts: hmm diff runs the
+ * core.pager set there, hmm merge's commit the gpg.program). A -w path
+ * over the origin, or opted out of the namespaces an origin in /tmp or a
+ * cache, is refused here.
+ */
+export async function checkReadsOutOfReach(policy: SandboxPolicy, namespaces: boolean, origin: string): Promise<void> {
+  const places = writtenInPlace(policy, namespaces)
+  if (places.length === 0) return
+  refuseWithin(places, "hmm's config file", configPath(), 'what it put there would apply to every later run')
+  const {repository, configuration} = await filesGitReads(origin)
+  const why = 'git outside the sandbox would run what it put there'
+  for (const path of repository) refuseWithin(places, `the repository of ${origin}`, path, why)
+  for (const path of configuration) refuseWithin(places, "git's configuration", path, why)
 }

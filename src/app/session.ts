@@ -10,7 +10,7 @@ import {netFromFlag, networkOf, type Effective} from '../sandbox/config.js'
 import {parseRules} from '../net/hosts.js'
 import {agentBinds, agentPlaces} from './agent-places.js'
 import {gitConfigBinds} from './git-credentials.js'
-import {checkNoLinkOnTheWay, checkNotInOwnTemp} from './grants.js'
+import {checkNoLinkOnTheWay, checkNotInOwnTemp, checkReadsOutOfReach} from './grants.js'
 import {startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
 import {checkSandboxAvailable, placedAt, policyFor, userTmpdir} from '../platform/confine.js'
@@ -43,13 +43,20 @@ export function withNetFlag(settings: Effective, net: string | undefined): Effec
 }
 
 /**
- * The sandbox of the command in the workspace whose tree is `tree`, built
- * once, before anything is made: the command may also write the -w paths
- * and the config file's (which need not exist on every machine it is used
- * on: a missing one grants nothing). Refuses where the sandbox cannot work
- * or the command could reach hmm's own files.
+ * The sandbox of the command in the workspace whose tree is `tree`, made
+ * from `origin`, built once, before anything is made: the command may also
+ * write the -w paths and the config file's (which need not exist on every
+ * machine it is used on: a missing one grants nothing). Refuses where the
+ * sandbox cannot work or the command could reach hmm's own files or what
+ * hmm reads outside later.
  */
-export function commandPolicy(context: Context, platform: Platform, tree: string, given: string[], settings: Effective): SandboxPolicy {
+export async function commandPolicy(
+  context: Context,
+  platform: Platform,
+  {tree, origin}: {tree: string; origin: string},
+  given: string[],
+  settings: Effective,
+): Promise<SandboxPolicy> {
   const network = networkOf(settings)
   // Bad hosts are refused before anything is made.
   if (network?.kind === 'proxy') parseRules(network.hosts)
@@ -72,6 +79,7 @@ export function commandPolicy(context: Context, platform: Platform, tree: string
   checkNoLinkOnTheWay(policy, namespaces, {write: asked, tmpdir: userTmpdir()})
   if (namespaces) checkNotInOwnTemp(policy, writable)
   checkProgramsOutOfReach(policy, writable)
+  await checkReadsOutOfReach(policy, namespaces, origin)
   return policy
 }
 

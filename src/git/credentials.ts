@@ -46,11 +46,18 @@ const INCLUDE = '^include(if\\..*)?\\.path$'
 export async function includedFiles(file: string, text: string, home: string): Promise<string[]> {
   if (!/include/i.test(text)) return []
   const listed = await git(['config', '--file', file, '--null', '--get-regexp', INCLUDE], {cwd: '/', okStatuses: [1]})
-  return entries(listed.stdout).flatMap(([, path]) => {
-    // %(prefix)/ is git's installation: nothing of the user's.
-    if (path === undefined || path === '' || path.startsWith('%(prefix)/')) return []
-    return [path.startsWith('~/') ? join(home, path.slice(2)) : resolve(dirname(file), path)]
-  })
+  return entries(listed.stdout).flatMap(([, path]) => settingPath(path, dirname(file), home) ?? [])
+}
+
+/**
+ * The file a config setting names by `path`, as git finds it for the user
+ * whose home is `home` (`~/`; a relative path from `dir`: an include's
+ * file's directory); undefined for none of the user's.
+ */
+export function settingPath(path: string | undefined, dir: string, home: string): string | undefined {
+  // %(prefix)/ is git's installation: nothing of the user's.
+  if (path === undefined || path === '' || path.startsWith('%(prefix)/')) return undefined
+  return path.startsWith('~/') ? join(home, path.slice(2)) : resolve(dir, path)
 }
 
 /**
