@@ -14,7 +14,7 @@
  *   hmm-helper stop LOCK...
  *   hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST
  *   hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated relative paths
- *   hmm-helper larger-than LIMIT < NUL-separated relative paths
+ *   hmm-helper larger-than LIMIT TOTAL < NUL-separated relative paths
  *   hmm-helper remove DIR
  *
  * Where it stands on security: `exec` is the sandbox (exec.c, landlock.c,
@@ -54,7 +54,7 @@ static void usage(void)
 	      "       hmm-helper stop LOCK...\n"
 	      "       hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST\n"
 	      "       hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated paths\n"
-	      "       hmm-helper larger-than LIMIT < NUL-separated paths\n"
+	      "       hmm-helper larger-than LIMIT TOTAL < NUL-separated paths\n"
 	      "       hmm-helper remove DIR\n",
 	      stderr);
 }

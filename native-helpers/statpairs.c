@@ -16,10 +16,10 @@
  *
  * clone --stat-pairs gives the same answer while it copies (sp_* below).
  *
- * larger-than LIMIT: whether any of the relative paths on stdin (each ended
- * by NUL, relative to the working directory) is a regular file of more than
- * LIMIT bytes; exit 3 if one is, 0 if none. Links are not followed; a path
- * that is not there is no file. hmm runs it in the sandbox that reads a
+ * larger-than LIMIT TOTAL: whether any of the relative paths on stdin (each
+ * ended by NUL, relative to the working directory) is a regular file of more
+ * than LIMIT bytes, or all of them more than TOTAL together; exit 3 if so, 0
+ * if not. Links are not followed; a path that is not there is no file. hmm runs it in the sandbox that reads a
  * workspace, between git listing the files git add would read and git add
  * (git/changes.ts): one sandbox for the three instead of one per git.
  */
@@ -241,18 +241,22 @@ int cmd_stat_pairs(int argc, char **argv)
 
 int cmd_larger_than(int argc, char **argv)
 {
-	long limit = argc == 3 ? parse_num(argv[2], 0, LONG_MAX) : -1;
-	if (limit < 0) {
-		fputs("usage: hmm-helper larger-than LIMIT < NUL-separated paths\n", stderr);
+	long limit = argc == 4 ? parse_num(argv[2], 0, LONG_MAX) : -1;
+	long total = argc == 4 ? parse_num(argv[3], 0, LONG_MAX) : -1;
+	if (limit < 0 || total < 0) {
+		fputs("usage: hmm-helper larger-than LIMIT TOTAL < NUL-separated paths\n", stderr);
 		return 2;
 	}
 	size_t n;
 	char **paths = read_paths("larger-than", &n);
+	long left = total; /* what the files may still take together */
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
-		if (fstatat(AT_FDCWD, paths[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-		    st.st_size > limit)
+		if (fstatat(AT_FDCWD, paths[i], &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (st.st_size > limit || st.st_size > left)
 			return 3;
+		left -= st.st_size;
 	}
 	return 0;
 }

@@ -95,8 +95,18 @@ export async function gitlinksNow(workspace: Workspace): Promise<Gitlink[] | und
 /** Files larger than this are not read (unless the config's max_file_size says otherwise): an 8 GB sparse file costs no disk, but minutes of hashing on every diff. */
 export const MAX_FILE_SIZE = 2 ** 30
 
-function sizeLimit(): number {
-  return loadConfig().maxFileSize ?? MAX_FILE_SIZE
+/**
+ * Files larger than this together are not read in one look (unless the
+ * config's max_read_size says otherwise): many sparse files, each within
+ * max_file_size, cost as much (attacker's review 8, F10). Only what changed
+ * is read (first-index.ts), so a big repository's unchanged files do not count.
+ */
+export const MAX_READ_SIZE = 4 * 2 ** 30
+
+/** How much hmm reads of a workspace's files: each, and all of them in one look. */
+function sizeLimits(): {file: number; total: number} {
+  const config = loadConfig()
+  return {file: config.maxFileSize ?? MAX_FILE_SIZE, total: config.maxReadSize ?? MAX_READ_SIZE}
 }
 
 /** A size as max_file_size is written: in the largest binary unit it is a whole number of, else in bytes. */
@@ -116,23 +126,30 @@ type Reading = NonNullable<GitOptions['readsWorkspace']>
 
 /**
  * Refuses, before git reads any, files larger than max_file_size among
- * those git add would read: the ones whose stat data changed since the
- * index and the new ones (listed by one git, which reads no contents but
- * of files whose stat data it cannot trust). Their size is looked at, never
- * their contents.
+ * those git add would read, or larger than max_read_size together: the
+ * ones whose stat data changed since the index and the new ones (listed by
+ * one git, which reads no contents but of files whose stat data it cannot
+ * trust). Their size is looked at, never their contents.
  */
 async function refuseLargeFiles(workspace: Workspace, env: Record<string, string>, reading: Reading): Promise<void> {
   const listed = await git(['ls-files', '-z', '--modified', '--others', '--exclude-standard'], {cwd: workspace.tree, env, readsWorkspace: reading})
-  const paths = listed.stdout.split('\0').filter(Boolean)
-  const limit = sizeLimit()
-  const large = paths.filter(path => {
+  const files = [...new Set(listed.stdout.split('\0').filter(Boolean))].flatMap(path => {
     const stat = lstatSync(join(workspace.tree, path), {bigint: true, throwIfNoEntry: false})
-    return stat?.isFile() && stat.size > BigInt(limit)
+    return stat?.isFile() ? [{path, size: stat.size}] : []
   })
-  if (large.length === 0) return
-  const files = large.length === 1 ? 'a file' : 'files'
+  const limit = sizeLimits()
+  const large = files.filter(({size}) => size > BigInt(limit.file)).map(({path}) => path)
+  if (large.length > 0) {
+    const which = large.length === 1 ? 'a file' : 'files'
+    throw new HmmError(
+      `workspace ${workspace.label} has ${which} larger than max_file_size (${sizeText(limit.file)}), which hmm does not read: ${listPaths(large.sort())}`,
+    )
+  }
+  if (files.reduce((sum, {size}) => sum + size, 0n) <= BigInt(limit.total)) return
+  // The largest first: what to remove to come within the bound.
+  const largest = files.sort((a, b) => (a.size === b.size ? (a.path < b.path ? -1 : 1) : a.size > b.size ? -1 : 1)).map(({path}) => path)
   throw new HmmError(
-    `workspace ${workspace.label} has ${files} larger than max_file_size (${sizeText(limit)}), which hmm does not read: ${listPaths([...new Set(large)].sort())}`,
+    `workspace ${workspace.label} has ${files.length} files larger than max_read_size (${sizeText(limit.total)}) together, which hmm does not read: ${listPaths(largest)}`,
   )
 }
 
@@ -147,9 +164,9 @@ const NOT_CHECKED = 90
  * refuseLargeFiles looks again, and names them.
  */
 const CHECKED_ADD = [
-  'git=$1 listed=$2 helper=$3 limit=$4',
+  'git=$1 listed=$2 helper=$3 limit=$4 total=$5',
   `"$git" ls-files -z --modified --others --exclude-standard >"$listed" || exit ${NOT_CHECKED}`,
-  `"$helper" larger-than "$limit" <"$listed" || exit ${NOT_CHECKED}`,
+  `"$helper" larger-than "$limit" "$total" <"$listed" || exit ${NOT_CHECKED}`,
   '"$git" add --all -- .',
   // One line: HMM_DEBUG shows the command on one.
 ].join('; ')
@@ -158,7 +175,8 @@ const CHECKED_ADD = [
 async function checkedAdd(workspace: Workspace, options: GitOptions & {env: Record<string, string>; readsWorkspace: Reading}): Promise<GitResult> {
   const listed = join(workspace.gitDir, `listed.${process.pid}`)
   try {
-    const added = await gitScript('add', CHECKED_ADD, [listed, helperPath(), String(sizeLimit())], {
+    const limit = sizeLimits()
+    const added = await gitScript('add', CHECKED_ADD, [listed, helperPath(), String(limit.file), String(limit.total)], {
       ...options,
       okStatuses: [...(options.okStatuses ?? []), NOT_CHECKED],
     })

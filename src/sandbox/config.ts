@@ -42,6 +42,8 @@ export interface Config {
   agents: Record<string, Settings>
   /** `max_file_size`, in bytes: files larger are never read (top level only: it is hmm's, not a command's). */
   maxFileSize?: number
+  /** `max_read_size`, in bytes: files larger together are never read in one look (top level only, as maxFileSize). */
+  maxReadSize?: number
 }
 
 /** What applies to one command: the file's top level, then its agent's table. */
@@ -275,13 +277,14 @@ export function parseConfig(text: string, file: string, home: string): Config {
       agents[name] = readSettings(settings, `agent.${name}.`, KEYS, home, bad)
     }
   }
-  const {max_file_size: maxFileSize, ...settings} = rest
+  const {max_file_size: maxFileSize, max_read_size: maxReadSize, ...settings} = rest
   return {
     file,
     home,
-    all: readSettings(settings, '', [...KEYS, 'max_file_size', 'agent'], home, bad),
+    all: readSettings(settings, '', [...KEYS, 'max_file_size', 'max_read_size', 'agent'], home, bad),
     agents,
     ...(maxFileSize === undefined ? {} : {maxFileSize: readSize(maxFileSize, 'max_file_size', bad)}),
+    ...(maxReadSize === undefined ? {} : {maxReadSize: readSize(maxReadSize, 'max_read_size', bad)}),
   }
 }
 

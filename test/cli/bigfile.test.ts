@@ -40,6 +40,25 @@ describe('a file larger than max_file_size', () => {
     expect((await hmm(world, ['rm', '-f', ws.id])).exitCode).toBe(0)
   })
 
+  it("many files, each within max_file_size, more than max_read_size together, are not read either: diff, apply and rm say so in one line naming them, largest first (the attacker's eighth review, F10)", async () => {
+    world = new World('bigfile-sum')
+    await world.gitRepo()
+    // 5 sparse files of 1000 MiB: no disk, but 5 GiB of hashing at every look without the bound (4 GiB by default).
+    const ws = await made(world, 'for n in 1 2 3 4; do truncate -s 1000M big$n.bin; done && truncate -s 1001M big5.bin && echo small > small.txt')
+    const bigs = [5, 1, 2, 3, 4].map(n => join(ws.tree, `big${n}.bin`))
+    await execa('touch', ['-a', '-d', PAST, ...bigs])
+    const before = atime(bigs[0])
+    const line = `hmm: workspace ${ws.label} has 6 files larger than max_read_size (4 GiB) together, which hmm does not read: big5.bin, big1.bin, big2.bin, big3.bin, big4.bin, small.txt\n`
+    for (const args of [['diff'], ['diff', '--stat'], ['apply', '--check'], ['rm', ws.id]]) {
+      expect(await hmm(world, args)).toEqual({exitCode: 1, stdout: '', stderr: line})
+    }
+    for (const big of bigs) expect(atime(big)).toBe(before)
+    // Gone, the workspace is as usual again.
+    await execa('rm', bigs)
+    expect((await hmm(world, ['diff', '--stat'])).stdout).toContain('small.txt')
+    expect((await hmm(world, ['rm', '-f', ws.id])).exitCode).toBe(0)
+  })
+
   it('is set by max_file_size in the config file (bytes, or with a unit); a bad value is one line naming the file and the key', async () => {
     world = new World('bigfile-config')
     await world.gitRepo()
@@ -59,5 +78,24 @@ describe('a file larger than max_file_size', () => {
         stderr: 'hmm: ~/.config/hmm/config.toml: max_file_size: expected a size in bytes, or with a unit (KiB, MiB, GiB, TiB), e.g. "2 GiB"\n',
       })
     }
+  })
+
+  it('together, is set by max_read_size in the config file; a bad value is one line naming the file and the key', async () => {
+    world = new World('bigfile-sum-config')
+    await world.gitRepo()
+    const config = world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'max_read_size = "2 MiB"\n')
+    const ws = await made(world, 'head -c 1048576 /dev/zero > a.bin && head -c 1048576 /dev/zero > b.bin && echo c > c.txt')
+    const line = `hmm: workspace ${ws.label} has 3 files larger than max_read_size (2 MiB) together, which hmm does not read: a.bin, b.bin, c.txt\n`
+    expect(await hmm(world, ['diff', '--stat'])).toEqual({exitCode: 1, stdout: '', stderr: line})
+    world.write(config, 'max_read_size = "3 MiB"\n')
+    const stat = await hmm(world, ['diff', '--stat'])
+    expect(stat.stdout).toContain('c.txt')
+    expect(stat.exitCode).toBe(0)
+    world.write(config, 'max_read_size = "big"\n')
+    expect(await hmm(world, ['diff'])).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: 'hmm: ~/.config/hmm/config.toml: max_read_size: expected a size in bytes, or with a unit (KiB, MiB, GiB, TiB), e.g. "2 GiB"\n',
+    })
   })
 })

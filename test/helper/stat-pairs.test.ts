@@ -67,7 +67,7 @@ describe('hmm-helper stat-pairs', () => {
 })
 
 describe('hmm-helper larger-than', () => {
-  it('exits 3 when a path on stdin is a regular file of more than LIMIT bytes, else 0: links not followed, missing paths no file', () => {
+  it('exits 3 when a path on stdin is a regular file of more than LIMIT bytes, or they are more than TOTAL together, else 0: links not followed, missing paths no file', () => {
     mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
     const dir = mkdtempSync(join(PROJECT, '.test-worlds', 'larger-'))
     dirs.push(dir)
@@ -75,14 +75,19 @@ describe('hmm-helper larger-than', () => {
     writeFileSync(join(dir, '-dash\nnew line'), '0123456789')
     symlinkSync('ten', join(dir, 'link'))
     mkdirSync(join(dir, 'sub'))
-    const status = (limit: string, paths: string[]) => spawnSync(HELPER, ['larger-than', limit], {cwd: dir, input: paths.map(p => `${p}\0`).join('')}).status
+    const status = (limit: string, paths: string[], total = '100') =>
+      spawnSync(HELPER, ['larger-than', limit, total], {cwd: dir, input: paths.map(p => `${p}\0`).join('')}).status
     expect(status('10', ['ten', 'link', 'sub', 'missing'])).toBe(0)
+    // Together: 20 bytes of regular files (the link and the directory count nothing).
+    expect(status('10', ['ten', 'link', 'sub', '-dash\nnew line'], '20')).toBe(0)
+    expect(status('10', ['ten', 'link', 'sub', '-dash\nnew line'], '19')).toBe(3)
     expect(status('9', ['link', 'sub', 'missing', 'ten'])).toBe(3)
     expect(status('9', ['link', 'sub', '-dash\nnew line'])).toBe(3)
     // The link is looked at, not what it leads to.
     expect(status('9', ['link'])).toBe(0)
     expect(status('0', [])).toBe(0)
-    expect(spawnSync(HELPER, ['larger-than', '-1'], {cwd: dir, input: ''}).status).toBe(2)
-    expect(spawnSync(HELPER, ['larger-than', '9'], {cwd: dir, input: '../x/ten\0'}).status).toBe(1)
+    expect(spawnSync(HELPER, ['larger-than', '-1', '9'], {cwd: dir, input: ''}).status).toBe(2)
+    expect(spawnSync(HELPER, ['larger-than', '9'], {cwd: dir, input: ''}).status).toBe(2)
+    expect(spawnSync(HELPER, ['larger-than', '9', '9'], {cwd: dir, input: '../x/ten\0'}).status).toBe(1)
   })
 })
