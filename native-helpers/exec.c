@@ -365,6 +365,8 @@ static int confine_and_run(const struct exec_opts *o, int lock)
 
 	/* Step 4. */
 #ifdef __linux__
+	if (!o->isolate)
+		user_processes_bound(); /* else bounded with the other counts (counts.c) */
 	landlock_confine(o);
 	drop_capabilities(o->isolate != NULL);
 	/* Last, after no_new_privs (landlock_confine), so that no step above

@@ -177,11 +177,16 @@ int seccomp_confine(int net, int own_pids);
  * helper's user namespace has them; -1 where the kernel has none. */
 struct user_counts {
 	long max[USER_COUNTS];
+	long tasks_left; /* more tasks the user may start; -1: not counted (root) */
 };
 /* Before the workspace's user namespace is made. */
 void user_counts_read(struct user_counts *c);
-/* In it, while the helper holds its capabilities: half of each. */
+/* In it, while the helper holds its capabilities: half of each, and half
+ * of the tasks left as its RLIMIT_NPROC. */
 void user_counts_bound(const struct user_counts *c);
+/* Without the namespaces, in the command before it runs: RLIMIT_NPROC of
+ * the user's tasks and half of those left. */
+void user_processes_bound(void);
 #endif
 
 /* ---- isolate.c ---- */
