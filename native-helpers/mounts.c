@@ -462,6 +462,25 @@ static void bind_files(const struct exec_opts *o, int *fds)
 	free(fds);
 }
 
+/* Whether a mount on mask target m failed because m was removed since it
+ * was opened (another program's /run/screen, a socket its server took
+ * away): nothing is there now. As safe to skip as a target already gone
+ * when hmm named it: this mount namespace is private, a hidden path made
+ * there again is still Landlock's to refuse, and a socket made later
+ * outside /run and /tmp is not covered anyway (MANUAL). Something there
+ * again is not skipped. */
+static int vanished(const char *m)
+{
+	if (errno != ENOENT)
+		return 0;
+	int fd = open_no_links(m, O_PATH);
+	int gone = fd < 0 && errno == ENOENT;
+	if (fd >= 0)
+		close(fd);
+	errno = ENOENT; /* the mount's, for its failure's message */
+	return gone;
+}
+
 /* The user's sockets and session directories, the hidden paths: an empty
  * read-only tmpfs over a directory, an empty file over anything else. */
 static void mask(const struct exec_opts *o)
@@ -488,9 +507,10 @@ static void mask(const struct exec_opts *o)
 		if (fstat(at, &st) < 0)
 			setup_fail("mask: cannot stat %s: %s", m, strerror(errno));
 		if (S_ISDIR(st.st_mode) &&
-		    mount("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755") < 0)
+		    mount("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755") < 0 &&
+		    !vanished(m))
 			setup_fail("mask: cannot mount tmpfs on %s: %s", m, strerror(errno));
-		if (!S_ISDIR(st.st_mode) && mount(from, target, NULL, MS_BIND, NULL) < 0)
+		if (!S_ISDIR(st.st_mode) && mount(from, target, NULL, MS_BIND, NULL) < 0 && !vanished(m))
 			setup_fail("mask: cannot mount %s on %s: %s", from, m, strerror(errno));
 		free(target);
 		close(at);

@@ -7,6 +7,7 @@ import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSyn
 import {createServer} from 'node:net'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {compile} from '../compile.js'
 import {collect, execArgs, helper, isLocked, run, world} from './support.js'
 
 const policy = (w: string) => ['--read', '/', '--write', w, '--dev', '/dev']
@@ -70,6 +71,25 @@ describe('hmm-helper exec --isolate', () => {
     } finally {
       server.close()
     }
+  })
+
+  it('skips a mask target removed between hmm naming it and the mount (another program removed it: nothing is left to cover)', async () => {
+    const w = world('isolate-mask-vanished')
+    const vanishing = [join(w, 'vanishing-dir'), join(w, 'vanishing-file')]
+    mkdirSync(vanishing[0])
+    writeFileSync(vanishing[1], 'x')
+    const kept = join(w, 'kept')
+    mkdirSync(kept)
+    writeFileSync(join(kept, 'f'), 'x')
+    const ws = join(w, 'ws')
+    mkdirSync(ws)
+    const shim = compile('vanish-at-mount.c', join(w, 'vanish-at-mount.so'), ['-shared', '-fPIC', '-ldl'])
+    const masks = [...vanishing, kept].flatMap(path => ['--mask', path])
+    const r = await run(execArgs(join(ws, 'lock'), [...policy(ws), '--isolate', ws, ...masks], ['sh', '-c', `ls -A ${kept}; echo ran`]), {
+      env: {...process.env, LD_PRELOAD: shim},
+    })
+    expect(r).toMatchObject({code: 0, stdout: 'ran\n', report: ''})
+    for (const path of vanishing) expect(existsSync(path)).toBe(false)
   })
 
   it('with --cover-data, shows the data directory holding the workspace alone, the workspace as it is', async () => {
