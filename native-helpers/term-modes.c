@@ -24,10 +24,11 @@
  * by the fence, as owed answers are (the filter's `asked`).
  * Colours are put back rather than dropped: programs set the cursor's or
  * the background's to match their theme while they run.
- * A few modes are not passed at all (term_note_csi): VT52 mode, from which
- * the put-back itself (CSI) would not bring the terminal back, and the
- * keyboard lock; nor a mode sequence a terminal might read otherwise than
- * noted here (term-filter.c drops numbers above 65535).
+ * Other modes do not pass (term_note_csi): only those programs use, noted
+ * here or harmless left set; not VT52 mode, from which the put-back itself
+ * (CSI) would not bring the terminal back, nor the keyboard lock; nor a
+ * mode sequence a terminal might read otherwise than noted here
+ * (term-filter.c drops numbers above 65535).
  */
 #include "hmm-helper.h"
 
@@ -42,6 +43,7 @@ static const struct {
 	{1, 0, 0},    /* application cursor keys */
 	{5, 0, 0},    /* reverse video */
 	{7, 1, 0},    /* autowrap: off, a long line's end is not shown */
+	{8, 1, 0},    /* keys repeat */
 	{9, 0, 1},    /* X10 mouse */
 	{25, 1, 0},   /* the cursor shown */
 	{66, 0, 0},   /* application keypad */
@@ -70,8 +72,25 @@ static const struct {
 	{20, 0, 0}, /* newline: Enter sends CR LF */
 };
 #define N_MODES (sizeof MODES / sizeof MODES[0])
-#define FIRST_ALT 21
-#define FIRST_ANSI 24
+#define FIRST_ALT 22
+#define FIRST_ANSI 25
+
+/* DEC private modes passed without a note: harmless left set. Those in
+ * neither list are dropped, as a terminal that does not have them ignores
+ * them (programs do without): xterm's Tektronix mode and logging, national
+ * characters, what keys send, other terminals' reports. */
+static const unsigned short HARMLESS[] = {
+	4,    /* smooth scroll */
+	6,    /* origin: the margins are put back */
+	12,   /* the cursor blinking */
+	80,   /* sixel scrolling, */
+	1070, /* colour registers, */
+	8452, /* and cursor */
+	1007, /* the wheel's arrow keys on the alternate screen */
+	1048, /* the cursor saved and restored */
+	2027, /* grapheme clusters */
+};
+#define N_HARMLESS (sizeof HARMLESS / sizeof HARMLESS[0])
 
 /* The parameters the fewest terminals read (st, the Linux console): a mode
  * reset after those may not happen. */
@@ -100,24 +119,47 @@ static int plain(const unsigned char *p, size_t n)
 	return 1;
 }
 
-/* Whether plain parameters hold mode (an empty one is 0). */
-static int holds(const unsigned char *p, size_t n, unsigned mode)
+/* Whether a mode passes: those noted (from..to of MODES), the harmless
+ * DEC private ones, and ANSI mode (DECANM set) but not VT52 mode, from
+ * which the put-back itself (CSI) would not bring the terminal back. */
+static int passes(unsigned mode, size_t from, size_t to, unsigned char final)
 {
+	for (size_t m = from; m < to; m++)
+		if (MODES[m].mode == mode)
+			return 1;
+	for (size_t i = 0; i < N_HARMLESS && !from; i++)
+		if (HARMLESS[i] == mode)
+			return 1;
+	return !from && mode == 2 && final == 'h';
+}
+
+/* Keeps of the plain parameters held from `start` the modes that pass;
+ * 0 if none is left. */
+static int keep_passing(struct term_filter *f, size_t start, size_t from, size_t to, unsigned char final)
+{
+	unsigned char *p = f->held + start;
+	size_t n = f->len - start, kept = 0, begin = 0;
 	unsigned value = 0;
 	for (size_t i = 0; i <= n; i++) {
 		if (i < n && p[i] != ';') {
 			value = value * 10 + (unsigned)(p[i] - '0');
 			continue;
 		}
-		if (value == mode)
-			return 1;
+		if (passes(value, from, to, final)) {
+			if (kept)
+				p[kept++] = ';';
+			memmove(p + kept, p + begin, i - begin);
+			kept += i - begin;
+		}
 		value = 0;
+		begin = i + 1;
 	}
-	return 0;
+	f->len = start + kept;
+	return kept > 0;
 }
 
 /* CSI ? Pm h, l, or r (XTRESTORE: each as it was saved, unknown here), or
- * CSI Pm h, l (ANSI): MODES from..to. */
+ * CSI Pm h, l (ANSI): MODES from..to (plain parameters). */
 static void note_modes(struct term_filter *f, const unsigned char *p, size_t n, unsigned char final, size_t from, size_t to)
 {
 	unsigned value = 0, count = 0;
@@ -165,15 +207,13 @@ int term_note_csi(struct term_filter *f, unsigned char marker, unsigned char int
 	int modes = (marker == '?' && strchr("hlr", final)) || (!marker && strchr("hl", final));
 	if ((modes || (marker == '>' && final == 'm')) && !plain(p, n))
 		return 0;
-	/* VT52 mode (DECANM reset): the terminal would read CSI no more, the
-	 * put-back's among it, and what passes otherwise than the filter.
-	 * KAM locks the keyboard: the user's Ctrl-C would not reach the command. */
-	if (modes && holds(p, n, 2) && (marker ? final != 'h' : final == 'h'))
+	/* Of the ANSI modes only those noted pass: not KAM, which locks the
+	 * keyboard (the user's Ctrl-C would not reach the command). */
+	size_t from = marker ? 0 : FIRST_ANSI, to = marker ? FIRST_ANSI : N_MODES;
+	if (modes && !keep_passing(f, marker ? 1 : 0, from, to, final))
 		return 0;
-	if (modes && marker) {
-		note_modes(f, p, n, final, 0, FIRST_ANSI);
-	} else if (modes) {
-		note_modes(f, p, n, final, FIRST_ANSI, N_MODES);
+	if (modes) {
+		note_modes(f, p, f->len - (marker ? 1 : 0), final, from, to);
 	} else if (marker == '>' && final == 'm') {
 		note_modkeys(f, p, n);
 	} else if (!marker && !inter && final == 'm') {

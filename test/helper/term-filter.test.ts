@@ -61,6 +61,10 @@ const KEPT: Array<[string, string]> = [
   ['colours set, and reset', `${ESC}]4;1;rgb:ff/00/00${BEL}${ESC}]11;#000000${ST}${ESC}]104${BEL}${ESC}]110${ST}`],
   ['shell marks', `${ESC}]133;A${ST}${ESC}]133;D;0${BEL}`],
   ['character sets, keypad and cursor shape', `${ESC}(0lqk${ESC}(B${ESC}=${ESC}>${ESC}[2 q`],
+  [
+    'modes that are harmless left set (cursor blinking, smooth scroll, origin, grapheme clusters)',
+    `${ESC}[?12;25h${ESC}[?4h${ESC}[?6l${ESC}[?2027h${ESC}[?1048h`,
+  ],
   ['a sixel image', `${ESC}P0;1;0q"1;1;2;2#0;2;0;0;0#0!2~-${ST}`],
   ['UTF-8 text', utf8('é € 😀 ✓ — ›')],
   ['controls that only move or sound', `a\tb\r\n\x08c${BEL}`],
@@ -105,8 +109,15 @@ const DROPPED: Array<[string, string, string?]> = [
   ['ENQ and DECID', `\x05${ESC}Z`],
   // VT52 mode (DECANM reset): the terminal would no longer read CSI, the put-back's among them,
   // and would read what the filter passes otherwise than it does (attacker's review 9, F4).
-  ['VT52 mode (DECANM reset), alone, among other modes, or restored (XTRESTORE)', `${ESC}[?2l${ESC}[?1000;2l${ESC}[?2r`],
-  ["the keyboard locked (KAM): the user's Ctrl-C would not reach the command", `${ESC}[2h${ESC}[4;2h`],
+  ['VT52 mode (DECANM reset), alone, among other modes, or restored (XTRESTORE)', `${ESC}[?2l${ESC}[?1000;2l${ESC}[?2r`, `${ESC}[?1000l`],
+  ["the keyboard locked (KAM): the user's Ctrl-C would not reach the command", `${ESC}[2h${ESC}[4;2h`, `${ESC}[4h`],
+  // A mode no program needs is dropped, as a terminal without it ignores it: xterm's Tektronix
+  // mode and logging, national characters, what keys send, mintty's wheel reports.
+  [
+    'modes no program needs, alone or among others',
+    `${ESC}[?38h${ESC}[?46h${ESC}[?42h${ESC}[?1036;1034;67h${ESC}[?7786h${ESC}[?1049;7727h${ESC}[3h${ESC}[?9999r`,
+    `${ESC}[?1049h`,
+  ],
   // A terminal keeping parameters in 32 bits (st) takes 2^32 + 1000 as 1000 and 2^32 + 5 as 5.
   ['a parameter a terminal may take for another (above 65535)', `${ESC}[?4294968296h${ESC}[4294967301n${ESC}[?65536l${ESC}[1;99999H`],
   ['a mode sequence a terminal may read otherwise (sub-parameters, intermediates)', `${ESC}[?5:1000l${ESC}[?1000$h${ESC}[12:1l${ESC}[>1:3m`],
@@ -198,7 +209,7 @@ describe('the terminal filter', () => {
     ['the alternate screen', `${ESC}[?1049h`, `${ESC}[?1049l${ESC}[0m${ESC}(B\x0f`],
     ['mouse and focus reports', `${ESC}[?1000;1006h${ESC}[?1004h${ESC}[?1003h`, `${ESC}[?1000;1003;1004;1006l`],
     ['bracketed paste, application cursor keys and keypad', `${ESC}[?2004h${ESC}[?1h${ESC}=`, `${ESC}[?1;2004l${ESC}>`],
-    ['autowrap off and the cursor hidden', `${ESC}[?7l${ESC}[?25l`, `${ESC}[?7;25h`],
+    ['autowrap off, keys not repeating and the cursor hidden', `${ESC}[?7l${ESC}[?8l${ESC}[?25l`, `${ESC}[?7;8;25h`],
     ["kitty's keyboard flags and modifyOtherKeys", `${ESC}[>31u${ESC}[>4;2m`, `${ESC}[<99u${ESC}[>4m`],
     ["kitty's flags on the alternate screen", `${ESC}[?1049h${ESC}[=1u`, `${ESC}[<99u${ESC}[?1049l${ESC}[<99u${ESC}[0m${ESC}(B\x0f`],
     ['DEC locator reports', `${ESC}[1;1'z`, `${ESC}[0'z`],
