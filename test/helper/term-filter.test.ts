@@ -3,7 +3,7 @@
 // read may return, through test/helper/term-filter-driver.c (built here with the system's
 // cc from the helper's own source). The relay and a real terminal: test/cli/terminal-queries.
 import {spawnSync} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {repo} from './support.js'
@@ -11,6 +11,7 @@ import {repo} from './support.js'
 let dir: string
 let driver: string
 beforeAll(() => {
+  mkdirSync(join(repo, '.test-worlds'), {recursive: true})
   dir = mkdtempSync(join(repo, '.test-worlds', 'term-filter-'))
   driver = join(dir, 'term-filter-driver')
   const sources = ['test/helper/term-filter-driver.c', 'native-helpers/term-filter.c', 'native-helpers/term-modes.c']
