@@ -68,9 +68,14 @@ void isolate_dev(void)
 	mount_or_fail("dev", "devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
 		      "newinstance,ptmxmode=0666,mode=0620");
 	/* Shared memory and message queues of its own (with its own IPC
-	 * namespace), not the user's programs'. */
+	 * namespace), not the user's programs'. Bounded (attacker's review 9,
+	 * F5): a tmpfs takes half of the RAM by default, in pages no process
+	 * owns; a tenth is more than browsers and multiprocessing need, and
+	 * the files (each an inode in memory) are bounded too. oom.c makes
+	 * the sandbox, not the user's programs, what the OOM killer ends. */
 	mount_point("/dev/shm", 1);
-	mount_or_fail("shm", "tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+	mount_or_fail("shm", "tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV,
+		      "mode=1777,size=10%,nr_inodes=64k");
 	mount_point("/dev/mqueue", 1);
 	if (mount("mqueue", "/dev/mqueue", "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 &&
 	    errno != ENODEV) /* a kernel without POSIX message queues */

@@ -365,8 +365,12 @@ static int confine_and_run(const struct exec_opts *o, int lock)
 
 	/* Step 4. */
 #ifdef __linux__
-	if (!o->isolate)
-		user_processes_bound(); /* else bounded with the other counts (counts.c) */
+	/* With the namespaces both are done for all of the workspace's
+	 * processes, before the namespaces are made. */
+	if (!o->isolate) {
+		user_processes_bound();
+		oom_first();
+	}
 	landlock_confine(o);
 	drop_capabilities(o->isolate != NULL);
 	/* Last, after no_new_privs (landlock_confine), so that no step above
@@ -513,9 +517,10 @@ int cmd_exec(int argc, char **argv)
 		setup_fail("Landlock rules and namespaces need Linux; this system confines commands otherwise");
 #else
 	net_check(&o);
-	if (o.isolate)
+	if (o.isolate) {
+		oom_first(); /* the waiter and the init too: they hold its /dev/shm */
 		isolate_namespaces(&o, lock); /* returns in the init only */
-	else
+	} else
 		keeper_start(&o, lock); /* returns in the keeper only */
 #endif
 

@@ -169,6 +169,13 @@ int cmd_layers(int argc, char **argv);
 int seccomp_confine(int net, int own_pids);
 #endif
 
+/* ---- oom.c ---- */
+
+#ifdef __linux__
+/* oom_score_adj 1000 for this process and what it starts after. */
+void oom_first(void);
+#endif
+
 /* ---- counts.c ---- */
 
 #ifdef __linux__
