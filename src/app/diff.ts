@@ -32,7 +32,7 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
     if (mayHoldBinary(bytes)) {
       const now = await treeNow(workspace)
       const render = (attributes: string) => treeDiff(workspace, forkTree, now, {...request, attributes})
-      ;({output: bytes, binary} = await withTextShown(workspace, {from: forkTree, to: now}, bytes, render))
+      ;({output: bytes, binary} = await withTextShown(workspace, [{from: forkTree, to: now}], bytes, render, forkTree))
     }
     if (bytes.length > 0) await (options.stat ? show(bytes, origin) : showPatch(bytes, origin, colour))
     // Said after the patch, where it is seen: what a binary patch holds was not shown.

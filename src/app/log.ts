@@ -11,9 +11,13 @@
 //
 // Security: the commits' text is the command's, made printable
 // (ui/format.ts); the patches are bytes no configuration changes, as with
-// hmm diff (git/review.ts).
+// hmm diff (git/review.ts), and what a NUL byte alone makes binary to git
+// is shown as text, commit by commit, as hmm diff shows it (git/text-shown.ts).
 import {colourSettings, show, showPatch} from '../git/pager.js'
-import {commitPatches, PATCH_COMMIT} from '../git/review.js'
+import {commitChanges, commitPatches, PATCH_COMMIT} from '../git/review.js'
+import {mayHoldBinary, withTextShown} from '../git/text-shown.js'
+import {warn} from '../ui/errors.js'
+import {listPaths} from '../ui/format.js'
 import {Context} from '../workspaces/context.js'
 import {commitsOutOf, shownCommits, type ShownCommit} from './commits.js'
 import {checkOrigin, checkUsable} from './taking.js'
@@ -49,7 +53,15 @@ export async function logWorkspace(key: string | undefined, options: {patch: boo
     if (!tip) return
     const commits = await shownCommits(workspace, tip)
     if (options.patch) {
-      await showPatch(withCommitsShown(await commitPatches(workspace, tip), commits), origin, await colourSettings(origin))
+      let patches = await commitPatches(workspace, tip)
+      let binary: string[] = []
+      if (mayHoldBinary(patches)) {
+        const render = (attributes: string) => commitPatches(workspace, tip, attributes)
+        ;({output: patches, binary} = await withTextShown(workspace, await commitChanges(workspace, tip), patches, render))
+      }
+      await showPatch(withCommitsShown(patches, commits), origin, await colourSettings(origin))
+      // Said after the patches, where it is seen, as hmm diff says it.
+      if (binary.length > 0) warn(`workspace ${workspace.label}'s commits change binary files, whose content hmm log -p does not show: ${listPaths(binary)}`)
       context.store.update(workspace.id, {shownTip: tip})
     } else await show(Buffer.from(commits.map(commitText).join('')), origin)
   } finally {

