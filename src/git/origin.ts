@@ -60,6 +60,37 @@ export interface OriginRecord {
   forkTree: string
 }
 
+/**
+ * The settings under which git hashes the origin's files as the bytes they
+ * hold: each filter driver the config defines (git-lfs's, git-crypt's) left
+ * without a program. hmm diff shows the workspace's files as bytes, read by
+ * a git that knows no driver; the tree it starts from must hold the same (a
+ * git-lfs file's content, not the pointer git keeps), or the patch would
+ * start from bytes the origin's file does not hold, and apply refuse it.
+ */
+async function unfiltered(origin: string): Promise<string[]> {
+  const defined = await git(['config', '--name-only', '--get-regexp', '^filter\\.'], {cwd: origin, okStatuses: [1]})
+  const drivers = new Set(defined.stdout.split('\n').flatMap(key => (key ? [key.slice('filter.'.length, key.lastIndexOf('.'))] : [])))
+  return [...drivers].flatMap(name => ['-c', `filter.${name}.clean=`, '-c', `filter.${name}.process=`, '-c', `filter.${name}.required=false`])
+}
+
+/** Hashes again, as their bytes, the files a filter attribute names, whose entries the origin's index gave as git keeps them. */
+async function hashFilteredAsBytes(origin: string, env: Record<string, string>, asBytes: string[]): Promise<void> {
+  const listed = await git(['ls-files', '-z'], {cwd: origin, env})
+  const checked = await git(['check-attr', '--stdin', '-z', 'filter'], {cwd: origin, env, input: listed.stdout})
+  // `<path>\0filter\0<state>\0` for each path.
+  const fields = checked.stdout.split('\0')
+  const filtered: string[] = []
+  for (let at = 0; at + 2 < fields.length; at += 3) if (!['unspecified', 'unset'].includes(fields[at + 2])) filtered.push(fields[at])
+  if (filtered.length === 0) return
+  const paths = filtered.map(path => `${path}\0`).join('')
+  await git([...asBytes, 'add', '--renormalize', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+    cwd: origin,
+    env: {...env, GIT_LITERAL_PATHSPECS: '1'},
+    input: paths,
+  })
+}
+
 /** Records a git origin before it is cloned. */
 export async function recordGitOrigin(origin: string, repoOfOrigin: GitOrigin, gitDir: string): Promise<{record: OriginRecord; repo: PrivateRepo}> {
   // Questions about the origin that do not depend on each other, asked at once.
@@ -80,12 +111,14 @@ export async function recordGitOrigin(origin: string, repoOfOrigin: GitOrigin, g
   // files, so git re-reads only what changed since the user's last `git add`.
   if (existsSync(repoOfOrigin.index)) copyFileSync(repoOfOrigin.index, forkIndex)
   const env = {GIT_INDEX_FILE: forkIndex, GIT_OBJECT_DIRECTORY: join(gitDir, 'objects'), GIT_ALTERNATE_OBJECT_DIRECTORIES: repoOfOrigin.objects}
-  const added = await git(['add', '--all', '--', '.'], {cwd: origin, env, okStatuses: [128]})
+  const asBytes = await unfiltered(origin)
+  const added = await git([...asBytes, 'add', '--all', '--', '.'], {cwd: origin, env, okStatuses: [128]})
   if (added.exitCode !== 0) {
     const excluded = await excludingUnrecordable({cwd: origin, env}, repoOfOrigin.objectFormat as ObjectFormat)
     if (excluded.length === 0) throw new HmmError(`git add failed: ${gitReason(added.stderr)}`)
-    await git(['add', '--all', '--', '.', ...excluded], {cwd: origin, env})
+    await git([...asBytes, 'add', '--all', '--', '.', ...excluded], {cwd: origin, env})
   }
+  if (asBytes.length > 0) await hashFilteredAsBytes(origin, env, asBytes)
   const forkTree = await gitLine(['write-tree'], {cwd: origin, env})
   return {
     record: {

@@ -345,6 +345,24 @@ describe('hmm apply', () => {
     expect(snapshot(world.origin)).toEqual(before)
   })
 
+  it("takes a change to a file under the origin's filter (git-lfs's kind) as the bytes hmm diff shows, from the bytes the origin's file holds", async () => {
+    // Such a file's bytes are not what git keeps of it (git-lfs keeps a pointer): the patch started from what git keeps,
+    // and git apply found the origin's file did not match it ('does not apply').
+    world = new World('apply-filtered')
+    await world.gitRepo()
+    await world.git(['config', 'filter.upper.clean', 'tr a-z A-Z'])
+    await world.git(['config', 'filter.upper.smudge', 'cat'])
+    await world.git(['config', 'filter.upper.required', 'true'])
+    world.file('.gitattributes', '*.up filter=upper\n')
+    world.file('notes.up', 'hello\n')
+    await world.git(['add', '.gitattributes', 'notes.up'])
+    await world.git(['commit', '-qm', 'filtered'])
+    const ws = await made(world, 'printf "hello\\nworld\\n" > notes.up')
+    expect((await hmm(world, ['diff'])).stdout).toContain('@@ -1 +1,2 @@\n hello\n+world\n')
+    expect(await hmm(world, ['apply'])).toEqual({exitCode: 0, stdout: '', stderr: `hmm: applied workspace ${ws.label} to ${world.origin}\n`})
+    expect(readFileSync(join(world.origin, 'notes.up'), 'utf8')).toBe('hello\nworld\n')
+  })
+
   it('writes nothing converted by the attributes the change itself brings (eol=crlf, ident)', async () => {
     world = new World('apply-brings-attributes')
     await world.gitRepo()

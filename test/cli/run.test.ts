@@ -13,6 +13,9 @@ import {
   mkdirSync,
   realpathSync,
   copyFileSync,
+  openSync,
+  closeSync,
+  constants,
 } from 'node:fs'
 import {createServer} from 'node:net'
 import {dirname, join} from 'node:path'
@@ -314,19 +317,25 @@ describe('hmm run', () => {
   it('says in one line that Ctrl-C while it was still making the workspace interrupted it, leaves nothing behind and exits 130', async () => {
     world = new World('run-interrupted')
     await world.gitRepo()
-    // The origin's own clean filter (the user's: hmm's git add of the origin runs it) holds hmm while it records the origin.
-    const filtering = join(world.home, 'filtering')
-    await world.git(['config', 'filter.slow.clean', `touch '${filtering}'; while :; do sleep 0.05; done`])
-    world.file('.gitattributes', '*.slow filter=slow\n')
-    world.file('data.slow', 'held\n')
+    // The user's excludes file, a FIFO, holds hmm's git add of the origin (the user's git reads it) while it records
+    // the origin; opening it for writing succeeds once git has opened it to read.
+    const fifo = join(world.home, 'excludes')
+    await execa('mkfifo', [fifo])
+    await world.git(['config', 'core.excludesFile', fifo])
     const started = world.start(['run', '-n', 'cut', 'true'])
-    for (let tries = 0; !existsSync(filtering); tries++) {
-      if (tries > 600) throw new Error(`the filter never ran; stderr: ${started.stderr}`)
-      await new Promise(resolve => setTimeout(resolve, 50))
+    let writer: number | undefined
+    for (let tries = 0; writer === undefined; tries++) {
+      if (tries > 600) throw new Error(`git never read the excludes file; stderr: ${started.stderr}`)
+      try {
+        writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)
+      } catch {
+        await new Promise(resolve => setTimeout(resolve, 50))
+      }
     }
-    // As Ctrl-C does: SIGINT to the whole process group (hmm, its git, the filter, the helper).
+    // As Ctrl-C does: SIGINT to the whole process group (hmm, its git, the helper).
     process.kill(-started.child.pid!, 'SIGINT')
     const result = await started.result()
+    closeSync(writer)
     expect(result.stderr).toMatch(/^hmm: interrupted before the command started: workspace [0-9a-z]{6} \(cut\) removed\n$/)
     expect(result).toMatchObject({exitCode: 130, stdout: ''})
     expect((await world.hmm(['ls', '-a', '--json'])).stdout).toBe('[]\n')
