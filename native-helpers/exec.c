@@ -445,6 +445,68 @@ static pid_t start_command(const struct exec_opts *o, int lock, int slave)
 }
 #endif
 
+/* Step 2, in the process that holds the lock (the init with the
+ * namespaces, else the keeper): the lock taken, the network marked, and
+ * hmm's go-ahead awaited. Returns whether the mounts were made meanwhile. */
+static int hold_and_wait(const struct exec_opts *o, int lock)
+{
+	/* Shared: other commands may run in the workspace at once (see locked). */
+	if (flock_retry(lock, LOCK_SH) < 0)
+		setup_fail("cannot lock %s: %s", o->lock, strerror(errno));
+	mark_network(o, lock);
+
+	int mounted = 0;
+#ifdef __linux__
+	/* The mounts that need no tree are made while hmm makes it (run
+	 * clones the origin meanwhile), not after: they are a large part of
+	 * what the namespaces cost to start a command. Not where a cache is
+	 * missing: they would make it in the user's home, and nothing of the
+	 * user's is made before hmm is ready to run the command. */
+	mounted = o->isolate && isolate_caches_there(o);
+	if (mounted)
+		isolate_mounts(o, lock);
+#endif
+
+	/* Step 2b: hmm makes the tree while this process already holds the
+	 * lock, so a half-made workspace shows as running, never as broken,
+	 * while hmm is alive; if hmm dies meanwhile, the pipe closes and this
+	 * process exits without running anything, releasing the lock. */
+	if (o->wait_fd >= 0) {
+		char go = 0;
+		ssize_t got;
+		do
+			got = read(o->wait_fd, &go, 1);
+		while (got < 0 && errno == EINTR);
+		if (got != 1 || go != 'g')
+			setup_fail("hmm gave up before the command started");
+		close(o->wait_fd);
+	}
+	return mounted;
+}
+
+#ifdef __linux__
+/* The init's part (isolate.c): step 2, then 2c: the mounts, then the
+ * command as the init's child, on a terminal of its own (pty.c), or the
+ * init itself becomes the command (isolate_command_is_init: nothing is
+ * then left to hold the lock, relay or reap for). The tree is there
+ * now: everything is made read-only but where the command may write. */
+static void init_run(const struct exec_opts *o, int lock)
+{
+	if (!hold_and_wait(o, lock))
+		isolate_mounts(o, lock);
+	read_only_but_granted(o);
+	net_isolate(o);
+	int slave = pty_session();
+	if (isolate_command_is_init(o)) {
+		isolate_unblock();
+		close(lock);
+		_exit(confine_and_run(o, -1));
+	}
+	isolate_init(start_command(o, lock, slave), lock, o->end_with_command);
+}
+#endif
+
+
 /* The policy (the hidden and masked paths above all) is not the command's
  * to read in the command line of a helper it can see (/proc/1/cmdline,
  * the init's; without the namespaces the keeper's): the arguments after
@@ -519,54 +581,12 @@ int cmd_exec(int argc, char **argv)
 	net_check(&o);
 	if (o.isolate) {
 		oom_first(); /* the waiter and the init too: they hold its /dev/shm */
-		isolate_namespaces(&o, lock); /* returns in the init only */
-	} else
-		keeper_start(&o, lock); /* returns in the keeper only */
-#endif
-
-	/* Shared: other commands may run in the workspace at once (see locked). */
-	if (flock_retry(lock, LOCK_SH) < 0)
-		setup_fail("cannot lock %s: %s", o.lock, strerror(errno));
-	mark_network(&o, lock);
-
-#ifdef __linux__
-	/* The mounts that need no tree are made while hmm makes it (run
-	 * clones the origin meanwhile), not after: they are a large part of
-	 * what the namespaces cost to start a command. Not where a cache is
-	 * missing: they would make it in the user's home, and nothing of the
-	 * user's is made before hmm is ready to run the command. */
-	int mounted = o.isolate && isolate_caches_there(&o);
-	if (mounted)
-		isolate_mounts(&o, lock);
-#endif
-
-	/* Step 2b: hmm makes the tree while this process already holds the
-	 * lock, so a half-made workspace shows as running, never as broken,
-	 * while hmm is alive; if hmm dies meanwhile, the pipe closes and this
-	 * process exits without running anything, releasing the lock. */
-	if (o.wait_fd >= 0) {
-		char go = 0;
-		ssize_t got;
-		do
-			got = read(o.wait_fd, &go, 1);
-		while (got < 0 && errno == EINTR);
-		if (got != 1 || go != 'g')
-			setup_fail("hmm gave up before the command started");
-		close(o.wait_fd);
+		isolate_namespaces(&o, lock, init_run); /* the init goes on in init_run */
 	}
-
+	keeper_start(&o, lock); /* returns in the keeper only */
+#endif
+	hold_and_wait(&o, lock);
 #ifdef __linux__
-	/* Step 2c: the mounts, then the command as the init's child, on a
-	 * terminal of its own (pty.c). The tree is there now: everything is
-	 * made read-only but where the command may write. */
-	if (o.isolate) {
-		if (!mounted)
-			isolate_mounts(&o, lock);
-		read_only_but_granted(&o);
-		net_isolate(&o);
-		int slave = pty_session();
-		isolate_init(start_command(&o, lock, slave), lock, o.end_with_command);
-	}
 	keeper_run(start_command(&o, lock, -1), lock);
 #else
 	return confine_and_run(&o, lock);

@@ -199,10 +199,16 @@ void user_processes_bound(void);
 /* ---- isolate.c ---- */
 
 #ifdef __linux__
-/* Namespaces: returns in the init (PID 1 of a new PID namespace), which
- * keeps the lock's descriptor; the process that called it waits for the
+/* Namespaces: the init (PID 1 of a new PID namespace) goes on with run,
+ * keeping the lock's descriptor; the process that called it waits for the
  * command and exits as it did. */
-void isolate_namespaces(const struct exec_opts *o, int lock);
+void isolate_namespaces(const struct exec_opts *o, int lock, void (*run)(const struct exec_opts *o, int lock))
+	__attribute__((noreturn));
+/* Whether the init becomes the command rather than start it: one that ends
+ * with the command (--end-with-command), with no terminal to relay and no
+ * bridge (hmm's readers). It then holds the lock only until the command
+ * starts. */
+int isolate_command_is_init(const struct exec_opts *o);
 /* In the init (mounts.c): /proc, /dev (devices.c), caches, binds, tmp,
  * masks, the data directory covered; none needs the workspace's tree.
  * lock: the workspace's lock file, open read-write for the namespace's
@@ -254,6 +260,8 @@ int pty_session(void);
 void pty_take(int slave);
 /* Does the init report the command's stops (its stdin is relayed)? */
 int pty_reports_stops(void);
+/* Was the waiter given a terminal (stdin, stdout or stderr)? */
+int pty_given(void);
 /* The waiter's life: relays, passes signals on, stops and goes on with the
  * command, and ends as it ended (or as the init did, if it ended first). */
 void pty_waiter(int status_fd, pid_t init) __attribute__((noreturn));

@@ -68,6 +68,11 @@ int pty_reports_stops(void)
 	return given & 1;
 }
 
+int pty_given(void)
+{
+	return given != 0;
+}
+
 /* The first terminal of hmm's, whose modes and size the pty starts with. */
 static int user_terminal(void)
 {

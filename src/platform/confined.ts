@@ -152,8 +152,8 @@ export async function runConfined(request: ConfinedRequest): Promise<ConfinedRes
       request.onStuck?.(child.pid!)
       stop()
     },
-    // The helper waits for the init (without namespaces the keeper, native-helpers/keeper.c), which waits for the program.
-    {readsPipes: request.readsPipes, wrappers: 2 + (request.shells ?? 0)},
+    // The helper waits for the program, its namespace's init (isolate.c isolate_command_is_init), or without namespaces for the keeper (native-helpers/keeper.c), which waits for it.
+    {readsPipes: request.readsPipes, wrappers: (reader.namespaces ? 1 : 2) + (request.shells ?? 0)},
   )
   try {
     const outcome = await running.outcome

@@ -169,6 +169,17 @@ describe('hmm-helper exec --isolate', () => {
     expect(isLocked(join(ws, 'lock2'))).toBe(false)
   })
 
+  it("with --end-with-command and no terminal, the command is its namespace's init (hmm's readers: no process of the helper's beside it), its status comes back", async () => {
+    const w = world('isolate-end-init')
+    const ws = join(w, 'ws')
+    mkdirSync(ws)
+    const r = await run(execArgs(join(ws, 'lock'), [...policy(ws), '--isolate', ws, '--end-with-command'], ['sh', '-c', 'echo $$; exit 7']))
+    expect(r).toMatchObject({code: 7, stdout: '1\n', report: ''})
+    const missing = await run(execArgs(join(ws, 'lock'), [...policy(ws), '--isolate', ws, '--end-with-command'], ['no-such-program-hmm']))
+    expect(missing.code).toBe(127)
+    expect(missing.report).toMatch(/^exec ENOENT /)
+  })
+
   it('stops a workspace whatever the length of the path the helper was started from (an npm install puts it 65-85 bytes deep)', async () => {
     const w = world('isolate-stop-long')
     const installed = join(w, 'lib', 'node_modules', 'hmm-sandbox', 'native-helpers', 'build', 'x'.repeat(40))
