@@ -5,6 +5,7 @@
 import {existsSync, mkdirSync, statSync} from 'node:fs'
 import {resolve} from 'node:path'
 import {constants, homedir} from 'node:os'
+import {readFilesSoon} from '../git/changes.js'
 import {lockedFiles} from '../native/helper.js'
 import {netFromFlag, networkOf, type Effective} from '../sandbox/config.js'
 import {parseRules} from '../net/hosts.js'
@@ -316,6 +317,8 @@ export async function waitForCommand(running: Launch, command: string[], startin
  * workspace's line again, ending with that (as WORK shows it).
  */
 export async function commandEnded(context: Context, workspace: Workspace): Promise<void> {
+  // The sandbox of the git that reads the files is set up while hmm records the end.
+  readFilesSoon(workspace)
   context.store.commandEnded(workspace.id, lockedFiles([workspace.lock])[0])
   const work = await recordWork(context.store, workspace, context.data)
   say(`${workspaceLine(workspace)} (${formatWork(work)})`)

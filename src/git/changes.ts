@@ -12,13 +12,13 @@
 import {lstatSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
-import {HmmError, stopwatch} from '../ui/errors.js'
+import {debug, HmmError, stopwatch} from '../ui/errors.js'
 import {helperPath} from '../native/helper.js'
 import {readerOf} from '../platform/confined.js'
 import {loadConfig} from '../sandbox/config.js'
 import {listPaths} from '../ui/format.js'
 import type {Workspace} from '../workspaces/workspace.js'
-import {git, gitBytes, gitLine, gitReason, gitScript, PLAIN_PATCH, type GitOptions, type GitResult} from './git.js'
+import {git, gitBytes, gitLine, gitReason, gitScript, PLAIN_PATCH, prepareGitScript, type GitOptions, type GitResult} from './git.js'
 import {checkFirstIndex} from './first-index.js'
 import {distrustRecentEntries, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS, objectFormatOf} from './index-trust.js'
 import {excludingUnrecordable, restoreGitlinks, takeOutGitlinks, type Gitlink} from './nested.js'
@@ -44,21 +44,30 @@ interface Indexed {
   gitlinks?: Gitlink[]
 }
 
+/** The private repository's index and git's environment on it and the tree. */
+function indexEnv(workspace: Workspace): {index: string; env: Record<string, string>} {
+  const repo = privateRepo(workspace.gitDir)
+  return {index: repo.index, env: {...privateEnv(repo), GIT_WORK_TREE: workspace.tree}}
+}
+
+/** Git reading the tree does so as the workspace's command may, writing only the private repository. */
+function readingOf(workspace: Workspace): Reading {
+  return {label: workspace.label, reader: readerOf(workspace, workspace.data, workspace.gitDir)}
+}
+
 /**
  * Brings the private index up to date with the workspace's files (committed
  * or not, ignored files left out): git re-reads only files whose stat data
  * changed. Callers check first that the tree is a directory (app/taking.ts).
  */
 async function indexFilesNow(workspace: Workspace): Promise<Indexed> {
-  const repo = privateRepo(workspace.gitDir)
-  const env = {...privateEnv(repo), GIT_WORK_TREE: workspace.tree}
+  const {index, env} = indexEnv(workspace)
   const timing = stopwatch()
-  await checkFirstIndex(repo.index, workspace.tree)
+  await checkFirstIndex(index, workspace.tree)
   timing.lap('checked the entries cloned last')
-  const on = {index: repo.index, cwd: workspace.tree, env}
+  const on = {index, cwd: workspace.tree, env}
   const gitlinks = await takeOutGitlinks(on)
-  // Git reading the tree does so as the workspace's command may, writing only the private repository.
-  const reading = {label: workspace.label, reader: readerOf(workspace, workspace.data, workspace.gitDir)}
+  const reading = readingOf(workspace)
   // The gitlinks git recorded, read from the index as parsed to distrust its recent entries (not parsed again for them).
   let recorded: Gitlink[] | undefined
   // Twice at most: an index hmm cannot rewrite (version 4, from the origin) is removed, and git makes a new one.
@@ -67,7 +76,7 @@ async function indexFilesNow(workspace: Workspace): Promise<Indexed> {
     // Large files are looked for once, before git first reads any.
     await addAll(workspace, env, reading, pass === 1)
     timing.lap('git add')
-    if ((await distrustRecentEntries(repo.index, looked, parsed => (recorded = parsed.gitlinks()))) === 'kept') break
+    if ((await distrustRecentEntries(index, looked, parsed => (recorded = parsed.gitlinks()))) === 'kept') break
     if (pass === 2) throw new HmmError(`could not read the files of workspace ${workspace.label}: git keeps an index hmm cannot read`)
   }
   timing.lap('distrusted the entries of this second')
@@ -171,18 +180,27 @@ const CHECKED_ADD = [
   // One line: HMM_DEBUG shows the command on one.
 ].join('; ')
 
+/** Where CHECKED_ADD lists the files git add would read. */
+const listedPath = (workspace: Workspace) => join(workspace.gitDir, `listed.${process.pid}`)
+
+/** CHECKED_ADD's arguments. */
+function checkedAddArgs(workspace: Workspace): string[] {
+  const limit = sizeLimits()
+  return [listedPath(workspace), helperPath(), String(limit.file), String(limit.total)]
+}
+
+/** addAll's options for git. */
+function addOptions(workspace: Workspace, env: Record<string, string>, reading: Reading) {
+  return {cwd: workspace.tree, env, okStatuses: [128], readsWorkspace: reading}
+}
+
 /** git add after refusing large files, in one sandbox (CHECKED_ADD); else refuseLargeFiles, then git add. */
 async function checkedAdd(workspace: Workspace, options: GitOptions & {env: Record<string, string>; readsWorkspace: Reading}): Promise<GitResult> {
-  const listed = join(workspace.gitDir, `listed.${process.pid}`)
   try {
-    const limit = sizeLimits()
-    const added = await gitScript('add', CHECKED_ADD, [listed, helperPath(), String(limit.file), String(limit.total)], {
-      ...options,
-      okStatuses: [...(options.okStatuses ?? []), NOT_CHECKED],
-    })
+    const added = await gitScript('add', CHECKED_ADD, checkedAddArgs(workspace), {...options, okStatuses: [...(options.okStatuses ?? []), NOT_CHECKED]})
     if (added.exitCode !== NOT_CHECKED) return added
   } finally {
-    rmSync(listed, {force: true})
+    rmSync(listedPath(workspace), {force: true})
   }
   await refuseLargeFiles(workspace, options.env, options.readsWorkspace)
   return git(['add', '--all', '--', '.'], options)
@@ -190,7 +208,7 @@ async function checkedAdd(workspace: Workspace, options: GitOptions & {env: Reco
 
 /** `git add --all` into the private index, waiting for another hmm that holds it; `checked`: large files refused first. */
 async function addAll(workspace: Workspace, env: Record<string, string>, reading: Reading, checked: boolean): Promise<void> {
-  const options = {cwd: workspace.tree, env, okStatuses: [128], readsWorkspace: reading}
+  const options = addOptions(workspace, env, reading)
   let excluded: string[] = []
   for (let attempt = 1; ; attempt++) {
     const added = checked && attempt === 1 ? await checkedAdd(workspace, options) : await git(['add', '--all', '--', '.', ...excluded], options)
@@ -210,6 +228,21 @@ async function addAll(workspace: Workspace, env: Record<string, string>, reading
       throw new HmmError(`could not read the files of workspace ${workspace.label}: ${gitReason(added.stderr)}`)
     }
     await sleep(INDEX_LOCK_WAIT_MS)
+  }
+}
+
+/**
+ * Starts, ahead, the sandbox of the first git indexFilesNow runs (the
+ * checked add's), so that its set-up overlaps what hmm does before it (a
+ * command's end recorded, the index checked). Used only if that git's start
+ * is the same then (git.ts prepareGitScript); the rest is as without.
+ */
+export function readFilesSoon(workspace: Workspace): void {
+  try {
+    prepareGitScript(CHECKED_ADD, checkedAddArgs(workspace), addOptions(workspace, indexEnv(workspace).env, readingOf(workspace)))
+  } catch (error) {
+    // Whatever went wrong goes wrong again, and is said, where git is run.
+    debug(`could not start reading workspace ${workspace.label} ahead: ${(error as Error).message}`)
   }
 }
 

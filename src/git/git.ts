@@ -9,7 +9,7 @@
 // reads a workspace's files runs confined (GitOptions.readsWorkspace).
 import {spawn} from 'node:child_process'
 import {debug, debugEnabled, HmmError} from '../ui/errors.js'
-import {runConfined, type Reader} from '../platform/confined.js'
+import {prepareConfined, runConfined, type Reader} from '../platform/confined.js'
 import {deleteIfSame, heldOpen, type FileId} from '../platform/held-open.js'
 import {programPath} from '../platform/programs.js'
 
@@ -151,18 +151,25 @@ interface Script {
   text: string
 }
 
+/** What runs confined for git (or a script of git's steps) and where. */
+function confinedStart(args: string[], options: Confined, script?: Script): {reader: Reader; cwd: string; command: string[]; env: Record<string, string>} {
+  const git = programPath('git') ?? 'git'
+  return {
+    reader: options.readsWorkspace.reader,
+    cwd: options.cwd,
+    command: script ? [programPath('sh') ?? 'sh', '-c', script.text, 'sh', git, ...args] : [git, ...args],
+    env: confinedEnv(options.env ?? {}),
+  }
+}
+
 /** git run confined (GitOptions.readsWorkspace), as it would run outside; or a script of git's steps, in one sandbox. */
 async function confinedGit(args: string[], options: Confined, script?: Script): Promise<GitBytesResult> {
   // Its stdin is closed: it may not wait on anything of hmm's.
   if (options.input !== undefined) throw new Error('git reading a workspace takes no input')
   const lock = options.env?.GIT_INDEX_FILE && `${options.env.GIT_INDEX_FILE}.lock`
   let heldLock: FileId | undefined
-  const git = programPath('git') ?? 'git'
   const result = await runConfined({
-    reader: options.readsWorkspace.reader,
-    cwd: options.cwd,
-    command: script ? [programPath('sh') ?? 'sh', '-c', script.text, 'sh', git, ...args] : [git, ...args],
-    env: confinedEnv(options.env ?? {}),
+    ...confinedStart(args, options, script),
     readsPipes: false,
     // The shell only waits for its children: theirs are the waits that count.
     shells: script ? 1 : 0,
@@ -211,6 +218,16 @@ export async function gitScript(name: string, text: string, args: string[], opti
   const started = debugEnabled() ? performance.now() : 0
   const result = checked(name, started, await confinedGit(args, options, {name, text}), options)
   return {...result, stdout: result.stdout.toString('utf8')}
+}
+
+/**
+ * Starts the sandbox of a gitScript hmm is about to run, ahead, so its
+ * set-up overlaps hmm's work meanwhile (platform/confined.ts
+ * prepareConfined): the gitScript with the same name, text, arguments and
+ * options then uses it.
+ */
+export function prepareGitScript(text: string, args: string[], options: Confined): void {
+  prepareConfined(confinedStart(args, options, {name: '', text}))
 }
 
 /**

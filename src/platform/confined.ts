@@ -19,7 +19,7 @@ import {join} from 'node:path'
 import {watchFifoWaits} from './fifo-watch.js'
 import {debug} from '../ui/errors.js'
 import {helperPath} from '../native/helper.js'
-import {launch, launchArgv, type Confinement, type Outcome} from './launch.js'
+import {launch, launchArgv, type Confinement, type Launch, type Outcome} from './launch.js'
 import {policyFor} from './confine.js'
 import {currentPlatform} from './index.js'
 import {loadConfig} from '../sandbox/config.js'
@@ -114,9 +114,9 @@ function collect(stream: Readable, max: number): () => Buffer {
   return () => Buffer.concat(chunks).subarray(0, max)
 }
 
-export async function runConfined(request: ConfinedRequest): Promise<ConfinedResult> {
+function confinementOf(request: Pick<ConfinedRequest, 'reader' | 'cwd' | 'command'>): Confinement {
   const {reader} = request
-  const confinement: Confinement = {
+  return {
     platform: currentPlatform(),
     policy: reader.policy,
     workspace: reader.namespaces,
@@ -125,8 +125,59 @@ export async function runConfined(request: ConfinedRequest): Promise<ConfinedRes
     command: request.command,
     endWithCommand: reader.namespaces !== undefined,
   }
-  debug(`confined: ${helperPath()} ${launchArgv(confinement).join(' ')}`)
+}
+
+/** The program's whole start as the helper gets it: what a launch prepared ahead must equal to be used. */
+function startKey(confinement: Confinement, env: Record<string, string>): string {
+  return JSON.stringify([launchArgv(confinement), env])
+}
+
+/** The launch prepareConfined made: started, held before the go-ahead. */
+let prepared: {key: string; running: Launch} | undefined
+
+function dropPrepared(): void {
+  prepared?.running.abort()
+  prepared = undefined
+}
+
+/**
+ * Starts the helper for a program hmm is about to run confined (its first
+ * git reading the workspace after a command), held before the go-ahead: its
+ * namespaces and the mounts that need nothing of the program are made while
+ * hmm does the rest of its work meanwhile. runConfined uses it for a request
+ * whose argv, environment and directory are the same, byte for byte, and
+ * drops it otherwise (the helper then exits without running anything), so
+ * the program runs exactly as it would have. Landlock and the read-only
+ * pass are applied at the go-ahead, as for any launch. Unused, it keeps hmm
+ * from exiting no longer than any idle descriptor: its pipes close with hmm.
+ */
+export function prepareConfined(request: Pick<ConfinedRequest, 'reader' | 'cwd' | 'command' | 'env'>): void {
+  dropPrepared()
+  const confinement = confinementOf(request)
   const running = launch(confinement, {env: request.env, io: 'pipe', detached: true})
+  idle(running.child, false)
+  running.outcome.catch(() => undefined)
+  prepared = {key: startKey(confinement, request.env), running}
+}
+
+/** Whether a child (and its pipes) keeps hmm's event loop alive. */
+function idle(child: Launch['child'], busy: boolean): void {
+  for (const handle of [child, ...child.stdio]) {
+    const refs = handle as {ref?: () => void; unref?: () => void} | null
+    if (busy) refs?.ref?.()
+    else refs?.unref?.()
+  }
+}
+
+export async function runConfined(request: ConfinedRequest): Promise<ConfinedResult> {
+  const {reader} = request
+  const confinement = confinementOf(request)
+  const ahead = prepared?.key === startKey(confinement, request.env) ? prepared.running : undefined
+  debug(`confined: ${helperPath()} ${launchArgv(confinement).join(' ')}${ahead ? ' (set up ahead)' : ''}`)
+  if (ahead) prepared = undefined
+  else dropPrepared()
+  const running = ahead ?? launch(confinement, {env: request.env, io: 'pipe', detached: true})
+  if (ahead) idle(ahead.child, true)
   const child = running.child
   const max = request.maxOutput ?? Number.MAX_SAFE_INTEGER
   const stdout = collect(child.stdout!, max)

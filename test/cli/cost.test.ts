@@ -24,6 +24,17 @@ describe('hmm run in a repository', () => {
     expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6}: .* \(1 file\)$/m)
     expect({trees: count(ended, 'git write-tree:'), sandboxes: count(ended, 'confined:')}).toEqual({trees: 1, sandboxes: 1})
   })
+
+  it("sets up the sandbox that reads the files while it records the command's end, not after", async () => {
+    world = new World('cost-run-ahead')
+    await world.gitRepo()
+    const result = await world.hmm(['run', 'sh', '-c', 'echo more >> README.md'], {env: {...world.env, HMM_DEBUG: '1'}})
+    expect(result.exitCode).toBe(0)
+    const [, ended] = result.stderr.split(/^hmm: workspace .*\n/m)
+    expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6}: .* \(1 file\)$/m)
+    const sandboxes = ended.split('\n').filter(line => line.startsWith('hmm: debug: confined:'))
+    expect(sandboxes.map(line => line.endsWith(' (set up ahead)'))).toEqual([true])
+  })
 })
 
 describe('the commits of a workspace', () => {

@@ -7,7 +7,7 @@ import {createServer} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {bundleDir, bundleReader, copyRegularFile} from '../../src/git/bundle.js'
-import {runConfined} from '../../src/platform/confined.js'
+import {prepareConfined, runConfined} from '../../src/platform/confined.js'
 import {Store} from '../../src/workspaces/store.js'
 import {Workspace} from '../../src/workspaces/workspace.js'
 import {BIN, World} from '../world.js'
@@ -293,6 +293,28 @@ describe('the bundle made in the sandbox', () => {
       'in the tree\nregistry-hidden\nbundle-written\ntree-read-only\nhome-read-only\ntmp-read-only\ndev-null\nconfig-hidden\n',
     )
     expect(markers()).toEqual([])
+  })
+
+  it('runs only what it is finally asked to: a program set up ahead for another start runs nothing and its helper exits', async () => {
+    world = new World('safety-ahead-unused')
+    world.file('a.txt', 'in the tree\n')
+    const ws = await made(world, 'true')
+    const store = Store.open(world.dataDir)
+    const workspace = new Workspace(store.get(ws.id)!, world.dataDir)
+    store.close()
+    mkdirSync(bundleDir(workspace))
+    const reader = bundleReader(workspace, world.dataDir)
+    const env = {PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: world.home}
+    const helpers = () => execa('pgrep', ['-P', String(process.pid), '-x', 'hmm-helper'], {reject: false}).then(r => r.stdout.trim())
+    expect(await helpers()).toBe('')
+    const writes = (name: string) => ['sh', '-c', `echo x > '${join(bundleDir(workspace), name)}'`]
+    prepareConfined({reader, cwd: ws.tree, command: writes('ran-ahead'), env})
+    const result = await runConfined({reader, cwd: ws.tree, command: writes('ran-asked'), env, readsPipes: true})
+    expect(result.outcome).toEqual({kind: 'exited', status: 0})
+    // The helper set up ahead got hmm's "give up" and exits (a bound on the wait, not a measure).
+    for (let i = 0; i < 200 && (await helpers()) !== ''; i++) await new Promise(resolve => setTimeout(resolve, 100))
+    expect(await helpers()).toBe('')
+    expect(readdirSync(bundleDir(workspace))).toEqual(['ran-asked'])
   })
 
   /**
