@@ -151,15 +151,9 @@ static uint64_t class_rights(int cls)
  * set-up failure (a path hmm named); otherwise (an entry met while walking
  * around a hidden path) an object Landlock cannot take a rule on is skipped,
  * which only ever denies more. */
-static void add_rule(int fd, uint64_t rights, const char *path, int strict)
+static void add_rule_on(int fd, mode_t mode, uint64_t rights, const char *path, int strict)
 {
-	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		if (strict)
-			setup_fail("cannot stat %s: %s", path, strerror(errno));
-		return;
-	}
-	if (!S_ISDIR(st.st_mode))
+	if (!S_ISDIR(mode))
 		rights &= ACCESS_FILE;
 	if (rights == 0)
 		return;
@@ -170,6 +164,18 @@ static void add_rule(int fd, uint64_t rights, const char *path, int strict)
 			setup_fail("cannot add a Landlock rule for %s: %s", path,
 				   strerror(errno));
 	}
+}
+
+/* add_rule_on, the object's type read from fd. */
+static void add_rule(int fd, uint64_t rights, const char *path, int strict)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		if (strict)
+			setup_fail("cannot stat %s: %s", path, strerror(errno));
+		return;
+	}
+	add_rule_on(fd, st.st_mode, rights, path, strict);
 }
 
 /* Is h strictly beneath p? Byte strings, both canonical and absolute. */
@@ -272,7 +278,7 @@ static void walk_around(int dfd, const char *path, uint64_t rights, int cls, int
 			if (cfd >= 0) {
 				struct stat st;
 				if (fstat(cfd, &st) == 0 && !S_ISLNK(st.st_mode))
-					add_rule(cfd, rights, child, 0);
+					add_rule_on(cfd, st.st_mode, rights, child, 0);
 				close(cfd);
 			}
 		}
