@@ -6,7 +6,7 @@
 //
 // Security: whoever writes one of these decides what that git runs
 // (core.pager at hmm diff, gpg.program at hmm merge's commit, a diff or
-// merge driver); app/outside-reads.ts refuses a sandbox that could. Git
+// merge driver); app/grants.ts refuses a sandbox that could. Git
 // runs here in the origin, on the user's own files, listing settings only.
 import {existsSync} from 'node:fs'
 import {homedir} from 'node:os'
