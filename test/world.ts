@@ -2,7 +2,7 @@
 // which the sandboxed command may write), git configured by the world only,
 // GIT_*/XDG_*/HMM_* scrubbed. Kept on failure for a look, removed otherwise.
 import {execa, type Options, type Result, type ResultPromise} from 'execa'
-import {chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {onTestFailed, onTestFinished} from 'vitest'
@@ -240,6 +240,19 @@ export class Started {
     const result = (await this.child) as Result
     return {exitCode: result.exitCode ?? -1, stdout: this.stdout, stderr: this.stderr}
   }
+}
+
+/** The tasks of user `uid` now, as the kernel counts them for RLIMIT_NPROC (threads included). */
+export function userTasks(uid: number): number {
+  let n = 0
+  for (const pid of readdirSync('/proc').filter(name => /^\d+$/.test(name)))
+    try {
+      const st = statSync(`/proc/${pid}/task`)
+      if (st.uid === uid) n += st.nlink - 2
+    } catch {
+      // ended meanwhile
+    }
+  return n
 }
 
 /** The workspace line `hmm run` prints: label and tree. */

@@ -7,25 +7,13 @@
 // the bound itself as root too, under another user ID).
 
 import {execa} from 'execa'
-import {readdirSync, statSync} from 'node:fs'
 import {afterEach, describe, expect, it} from 'vitest'
-import {BIN, Started, World, workspaceLine} from '../world.js'
+import {BIN, Started, userTasks, World, workspaceLine} from '../world.js'
 
 let world: World
 afterEach(() => world?.dispose())
 
-/** The user's tasks now, as the kernel counts them for RLIMIT_NPROC (threads included). */
-function tasks(): number {
-  let n = 0
-  for (const pid of readdirSync('/proc').filter(name => /^\d+$/.test(name)))
-    try {
-      const st = statSync(`/proc/${pid}/task`)
-      if (st.uid === process.getuid!()) n += st.nlink - 2
-    } catch {
-      // ended meanwhile
-    }
-  return n
-}
+const tasks = () => userTasks(process.getuid!())
 
 // Forks sleepers until the kernel refuses, then says so and holds them.
 const FORKER = `

@@ -7,27 +7,17 @@
 // has, so that the user's count is the test's alone.
 
 import {spawn, spawnSync} from 'node:child_process'
-import {chmodSync, readdirSync, statSync} from 'node:fs'
+import {chmodSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {userTasks} from '../world.js'
 import {collect, execArgs, helper, world} from './support.js'
 
 const root = process.getuid!() === 0
 const uid = root ? 3_900_000 + Math.floor(Math.random() * 90_000) : process.getuid!()
 const gid = root ? uid : process.getgid!()
 
-/** The user's tasks now, as the kernel counts them for RLIMIT_NPROC (threads included). */
-function tasks(): number {
-  let n = 0
-  for (const pid of readdirSync('/proc').filter(name => /^\d+$/.test(name)))
-    try {
-      const st = statSync(`/proc/${pid}/task`)
-      if (st.uid === uid) n += st.nlink - 2
-    } catch {
-      // ended meanwhile
-    }
-  return n
-}
+const tasks = () => userTasks(uid)
 
 // Forks sleepers until the kernel refuses, says how many, and waits for
 // its standard input to close before ending them.
