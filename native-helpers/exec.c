@@ -514,18 +514,22 @@ static void init_run(const struct exec_opts *o, int lock)
 /* The policy (the hidden and masked paths above all) is not the command's
  * to read in the command line of a helper it can see (/proc/1/cmdline,
  * the init's; without the namespaces the keeper's): the arguments after
- * the mode are copied and their bytes blanked, the mode's name kept
- * (stop.c knows a helper by it). Only where they lie one after another,
- * as the kernel lays them out. */
+ * the mode and a leading `--lock FILE` are copied and their bytes blanked.
+ * The mode's name and the lock are kept: stop.c and lock.c know a
+ * workspace's helpers by them, also should the lock file be replaced.
+ * Only where they lie one after another, as the kernel lays them out. */
 static void blank_arguments(int argc, char **argv)
 {
-	char *end = argv[2];
-	for (int i = 2; i < argc && end; i++)
-		end = argv[i] == end ? end + strlen(end) + 1 : NULL;
-	if (argc < 3 || !end)
+	int first = argc > 3 && strcmp(argv[2], "--lock") == 0 ? 4 : 2;
+	if (argc <= first)
 		return;
-	char *start = argv[2];
-	for (int i = 2; i < argc; i++)
+	char *end = argv[first];
+	for (int i = first; i < argc && end; i++)
+		end = argv[i] == end ? end + strlen(end) + 1 : NULL;
+	if (!end)
+		return;
+	char *start = argv[first];
+	for (int i = first; i < argc; i++)
 		argv[i] = xstrdup(argv[i]);
 	memset(start, 0, (size_t)(end - start));
 }

@@ -123,6 +123,14 @@ struct exec_opts {
 };
 
 int is_locked(const char *path);
+/* Whether a workspace runs: its lock is held, or (Linux) a helper whose
+ * arguments name the lock lives, should the file have been replaced. */
+int workspace_runs(const char *lock);
+#ifdef __linux__
+/* The helpers of the user's in exec mode whose arguments name the lock: the
+ * init of a workspace's PID namespace, or its keeper (lock.c). */
+size_t helpers_of_lock(const char *lock, pid_t *out, size_t max);
+#endif
 /* The byte of a lock file on which probes take turns (lock.c): above every
  * byte a cache layer (mounts.c) or a network mark (marks.c) locks. */
 #define PROBE_TURN ((off_t)3 << 61)

@@ -56,9 +56,87 @@ int is_locked(const char *path)
 	return held;
 }
 
+#ifdef __linux__
+/* Whether the process's command line is `<helper> exec ... --lock LOCK ...`.
+ * The whole of it is read: a helper's arguments hold its policy. */
+static int names_lock(int proc, const char *pid, const char *lock)
+{
+	char path[64];
+	snprintf(path, sizeof path, "%.32s/cmdline", pid);
+	int fd = openat(proc, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t size = 4096, got = 0;
+	char *argv = xmalloc(size + 1);
+	for (ssize_t r; (r = read(fd, argv + got, size - got)) > 0;) {
+		got += (size_t)r;
+		if (got == size && size < (1 << 24)) {
+			size *= 2;
+			char *more = realloc(argv, size + 1);
+			if (!more)
+				break;
+			argv = more;
+		}
+	}
+	close(fd);
+	argv[got] = 0;
+	int found = 0;
+	size_t first = strnlen(argv, got) + 1;
+	if (first < got && strcmp(argv + first, "exec") == 0)
+		for (size_t at = first; !found && at < got; at += strlen(argv + at) + 1)
+			found = strcmp(argv + at, "--lock") == 0 && at + 7 < got && strcmp(argv + at + 7, lock) == 0;
+	free(argv);
+	return found;
+}
+
+/* Whether the process runs as the user (its real uid): a helper is not
+ * dumpable, so its /proc entries may belong to root whoever runs it. */
+static int is_own(int proc, const char *pid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof path, "%.32s/status", pid);
+	int fd = openat(proc, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	const char *line = strstr(buf, "\nUid:\t");
+	return line && strtol(line + 6, NULL, 10) == (long)getuid();
+}
+
+size_t helpers_of_lock(const char *lock, pid_t *out, size_t max)
+{
+	int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = proc >= 0 ? fdopendir(dup(proc)) : NULL;
+	size_t n = 0;
+	for (struct dirent *e; dir && n < max && (e = readdir(dir));) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' || !is_own(proc, e->d_name))
+			continue;
+		if (names_lock(proc, e->d_name, lock))
+			out[n++] = (pid_t)strtol(e->d_name, NULL, 10);
+	}
+	if (dir)
+		closedir(dir);
+	if (proc >= 0)
+		close(proc);
+	return n;
+}
+#endif
+
+int workspace_runs(const char *lock)
+{
+#ifdef __linux__
+	pid_t one;
+	return is_locked(lock) || helpers_of_lock(lock, &one, 1) > 0;
+#else
+	return is_locked(lock);
+#endif
+}
+
 int cmd_locked(int argc, char **argv)
 {
 	for (int i = 2; i < argc; i++)
-		printf("%d\n", is_locked(argv[i]));
+		printf("%d\n", workspace_runs(argv[i]));
 	return 0;
 }

@@ -123,17 +123,24 @@ void read_only_but_granted(const struct exec_opts *o)
 		return;
 	}
 	read_only_at("/", places, n);
-	/* A place holding hmm's data directory (-w ~/.local, -w ~) brought it
-	 * back in its clone as cover_data made it, writable: the workspace's
-	 * bookkeeping (its private repository, lock) open to chmod and chown.
-	 * It is made read-only again, but for the places beneath it (the
-	 * tree, /tmp). */
+	/* A place at or holding hmm's data directory (-w ~/.local, -w ~; hmm
+	 * refuses a grant of the data directory itself, this holds should one
+	 * reach here) brought it back in its clone as cover_data made it,
+	 * writable: the workspace's bookkeeping (its private repository, lock)
+	 * open to change. It is made read-only again, but for the places
+	 * strictly beneath it (the tree, /tmp). */
 	char *data = o->cover_data ? realpath(o->cover_data, NULL) : NULL;
 	int held = 0;
-	for (size_t i = 0; data && i < n; i++)
-		held |= beneath_or_at(data, places[i]) && !beneath_or_at(places[i], data);
+	size_t m = 0;
+	const char **beneath = xmalloc(sizeof *beneath * (n + 1));
+	for (size_t i = 0; data && i < n; i++) {
+		held |= beneath_or_at(data, places[i]);
+		if (beneath_or_at(places[i], data) && strcmp(places[i], data) != 0)
+			beneath[m++] = places[i];
+	}
 	if (held)
-		read_only_at(data, places, n);
+		read_only_at(data, beneath, m);
+	free(beneath);
 	free(data);
 	free(places);
 }

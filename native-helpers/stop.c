@@ -60,12 +60,14 @@ static int is_exec_helper(pid_t pid)
 /* The processes holding an flock on the file, by its device and inode:
  * only helpers in exec mode (a probe holding the lock for a moment is not
  * one to signal). */
-static size_t holders(const struct stat *st, pid_t *out)
+static size_t holders(const char *lock, const struct stat *st, pid_t *out)
 {
+	/* Should the lock file have been replaced (its inode is not the one
+	 * held), the helpers are found by their arguments, which name it. */
+	size_t n = helpers_of_lock(lock, out, MAX_HOLDERS);
 	FILE *f = fopen("/proc/locks", "re");
 	if (!f)
-		return 0;
-	size_t n = 0;
+		return n;
 	char line[256];
 	while (fgets(line, sizeof line, f) && n < MAX_HOLDERS) {
 		char kind[16];
@@ -77,7 +79,10 @@ static size_t holders(const struct stat *st, pid_t *out)
 		if (strcmp(kind, "FLOCK") != 0 || pid <= 0 || ino != (unsigned long)st->st_ino ||
 		    maj != major(st->st_dev) || min != minor(st->st_dev))
 			continue;
-		if (is_exec_helper((pid_t)pid))
+		int known = 0;
+		for (size_t i = 0; i < n; i++)
+			known |= out[i] == (pid_t)pid;
+		if (!known && is_exec_helper((pid_t)pid))
 			out[n++] = (pid_t)pid;
 	}
 	fclose(f);
@@ -103,15 +108,15 @@ static int is_init(pid_t pid)
 
 /* Signals the lock's holders that are inits through pidfds taken while
  * they still hold it, so a PID reused meanwhile is never signalled. */
-static void signal_inits(const struct stat *st, int sig)
+static void signal_inits(const char *lock, const struct stat *st, int sig)
 {
 	pid_t pids[MAX_HOLDERS];
-	size_t n = holders(st, pids);
+	size_t n = holders(lock, st, pids);
 	int fds[MAX_HOLDERS];
 	for (size_t i = 0; i < n; i++)
 		fds[i] = (int)syscall(SYS_pidfd_open, pids[i], 0);
 	pid_t again[MAX_HOLDERS];
-	size_t m = holders(st, again);
+	size_t m = holders(lock, st, again);
 	for (size_t i = 0; i < n; i++) {
 		int still = 0;
 		for (size_t j = 0; j < m; j++)
@@ -166,12 +171,12 @@ static void signal_members(const pid_t *keepers, size_t k, int sig)
  * above. Returns whether the workspace still runs. */
 static int stop_round(const char *lock, const struct stat *st, int sig)
 {
-	int held = is_locked(lock);
+	int held = workspace_runs(lock);
 	if (!held || !sig)
 		return held;
-	signal_inits(st, sig);
+	signal_inits(lock, st, sig);
 	pid_t pids[MAX_HOLDERS], keepers[MAX_HOLDERS];
-	size_t n = holders(st, pids), k = 0;
+	size_t n = holders(lock, st, pids), k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!is_init(pids[i]))
 			keepers[k++] = pids[i];
@@ -197,8 +202,12 @@ int cmd_stop(int argc, char **argv)
 	const char **lock = (const char **)argv + 2;
 	struct stat *st = xmalloc(sizeof *st * (size_t)n);
 	enum { NOT_RUNNING, STOPPING, STOPPED } *state = xmalloc(sizeof *state * (size_t)n);
-	for (int i = 0; i < n; i++)
-		state[i] = stat(lock[i], &st[i]) == 0 && stop_round(lock[i], &st[i], SIGTERM) ? STOPPING : NOT_RUNNING;
+	for (int i = 0; i < n; i++) {
+		/* A lock file gone: its helpers are still found by name. */
+		if (stat(lock[i], &st[i]) < 0)
+			memset(&st[i], 0, sizeof st[i]);
+		state[i] = stop_round(lock[i], &st[i], SIGTERM) ? STOPPING : NOT_RUNNING;
+	}
 	for (int waited = 0, sig = 0;; waited += 20) {
 		int left = 0;
 		for (int i = 0; i < n; i++) {

@@ -27,6 +27,7 @@ import {
   withNetFlag,
   workspaceLine,
 } from './session.js'
+import {warnNetworkNeighbours} from './net-neighbours.js'
 
 export interface ExecRequest {
   key: string | undefined
@@ -71,6 +72,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     const kept = [...new Set([...workspace.row.writable, ...given])]
     const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)
     checkNetCanHold(workspace, state, settings)
+    warnNetworkNeighbours(context, settings, workspace.id)
     const policy = await commandPolicy(context, platform, {tree: workspace.tree, origin: workspace.row.origin}, kept, settings)
     const program = commandProgram(context, settings, command, policy)
     makeAgentPlaces(settings)

@@ -5,9 +5,29 @@
 import {readlinkSync, statSync} from 'node:fs'
 import {filesGitReads} from '../git/config-files.js'
 import {configPath} from '../sandbox/config.js'
-import {isWithin, linksOnTheWay} from '../sandbox/paths.js'
+import {canonical, isWithin, linksOnTheWay} from '../sandbox/paths.js'
 import type {SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError} from '../ui/errors.js'
+
+/**
+ * Refuses a path to write at or inside hmm's data directory (any of the
+ * places it may be: platform dataPlaces), as the user named it: `given`
+ * with -w, `configured` in the config file. The workspace's bookkeeping
+ * lies there (its private repository, whose config git outside runs, its
+ * lock, the registry), and the sandbox only ever grants the workspace's
+ * own tree of it.
+ */
+export function checkNotDataDirectory(dataPlaces: string[], grants: {given: string[]; configured: string[]}): void {
+  const named = [
+    ...grants.given.map(path => ({what: `-w ${path}`, path})),
+    ...grants.configured.map(path => ({what: `write ${path} in the config file`, path})),
+  ]
+  for (const {what, path} of named) {
+    const at = canonical(path)
+    const data = dataPlaces.find(place => isWithin(at, place))
+    if (data) throw new HmmError(`${what} is ${at === data ? '' : 'inside '}hmm's data directory, which the command may never write`)
+  }
+}
 
 /**
  * Refuses a path to write in a temporary directory the namespaces make the

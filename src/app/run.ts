@@ -40,6 +40,7 @@ import {
   withNetFlag,
   workspaceLine,
 } from './session.js'
+import {warnNetworkNeighbours} from './net-neighbours.js'
 
 export interface RunRequest {
   name?: string
@@ -159,6 +160,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   // Before the workspace has an ID: its tree as hmm sandbox shows it, placed when the command starts (session.ts).
   const policy = await commandPolicy(context, platform, {tree: treePath(context.data, '<id>', context.origin), origin: context.origin}, given, settings)
   const program = commandProgram(context, settings, command, policy)
+  warnNetworkNeighbours(context, settings)
   makeAgentPlaces(settings)
   const store = context.store
   // From the reservation until the command starts, a signal means: give up, leave nothing behind, say so.

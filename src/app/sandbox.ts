@@ -2,7 +2,7 @@
 import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 import {debugEnabled, HmmError} from '../ui/errors.js'
-import {dataDir, defaultPlatform, runsOn} from '../platform/index.js'
+import {dataDir, dataPlaces, defaultPlatform, runsOn} from '../platform/index.js'
 import {workingOrigin} from '../workspaces/context.js'
 import {treePath} from '../workspaces/workspace.js'
 import {loadConfig, networkOf, settingsFor, type Isolation} from '../sandbox/config.js'
@@ -16,7 +16,7 @@ import {canonical} from '../sandbox/paths.js'
 import type {Network, Platform, SandboxPolicy} from '../sandbox/policy.js'
 import {parseRules} from '../net/hosts.js'
 import {INSIDE_PORT} from './network.js'
-import {checkNoLinkOnTheWay, checkNotInOwnTemp} from './grants.js'
+import {checkNoLinkOnTheWay, checkNotDataDirectory, checkNotInOwnTemp} from './grants.js'
 import {describeProfile, withNetFlag} from './session.js'
 
 /** Shell-style quoting, only for display: the real argv is passed without a shell. */
@@ -44,7 +44,7 @@ function layerLines(platform: Platform, isolation: Isolation, network: Network |
   const layers = sandboxLayers()
   const namespaces =
     isolation === 'landlock-only'
-      ? '  namespaces: off (isolation = "landlock-only"): /tmp, /dev/shm and the sockets of the user\'s session are shared; the caches are written in place, but for their program parts; modes, times and attributes of the user\'s files outside may be changed (Landlock does not mediate chmod, chown, utimes, setxattr)'
+      ? '  namespaces: off (isolation = "landlock-only"): /tmp, /dev/shm and the sockets of the user\'s session are shared; every process of the machine and its command line (/proc/PID/cmdline: a password typed as an argument) is in sight; the caches are written in place, but for their program parts; modes, times and attributes of the user\'s files outside may be changed (Landlock does not mediate chmod, chown, utimes, setxattr)'
       : layers.namespaces
         ? `  namespaces: refused by this system (${layers.namespaces}): hmm run refuses; ${enableNamespaces(layers.namespaces)}, or ${optOut()}`
         : `  namespaces: user, mount, PID${network ? ', IPC and network' : ' and IPC'}; every mount read-only but the places it may write; a /run of its own`
@@ -92,6 +92,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
   const tree = treePath(data, '<id>', origin)
   const namespaces = settings.isolation === 'full'
   const places = agentPlaces(settings, platform, namespaces)
+  checkNotDataDirectory(dataPlaces(process.env, platform), {given: options.writable, configured: settings.write})
   const asked = [...options.writable, ...places.writable]
   // On macOS /tmp, /var and /etc resolve into /private: the paths are shown as a Mac sees them.
   const policy = policyFor(platform, {

@@ -11,10 +11,11 @@ import {netFromFlag, networkOf, type Effective} from '../sandbox/config.js'
 import {parseRules} from '../net/hosts.js'
 import {agentBinds, agentPlaces} from './agent-places.js'
 import {gitConfigBinds} from './git-credentials.js'
-import {checkNoLinkOnTheWay, checkNotInOwnTemp, checkReadsOutOfReach} from './grants.js'
+import {checkNoLinkOnTheWay, checkNotDataDirectory, checkNotInOwnTemp, checkReadsOutOfReach} from './grants.js'
 import {startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
 import {checkSandboxAvailable, placedAt, policyFor, userTmpdir} from '../platform/confine.js'
+import {dataPlaces} from '../platform/index.js'
 import {agentProgram, checkProgramsOutOfReach} from '../platform/programs.js'
 import {commandEnv, noFsmonitor, othersRepositoriesGit, unsignedGit} from '../sandbox/env.js'
 import {canonical} from '../sandbox/paths.js'
@@ -64,6 +65,7 @@ export async function commandPolicy(
   checkSandboxAvailable(platform, settings.isolation, network)
   const namespaces = settings.isolation === 'full'
   const places = agentPlaces(settings, platform, namespaces)
+  checkNotDataDirectory(dataPlaces(process.env, platform), {given, configured: settings.write})
   const asked = [...given, ...places.writable]
   const writable = asked.map(canonical)
   const policy = policyFor(platform, {

@@ -6,8 +6,9 @@
 // for git origins the origin's objects are reachable through alternates, so
 // nothing is copied. System and global git config are switched off for it:
 // no filter, diff driver or fsmonitor of anyone's can run on the tree.
-import {appendFileSync, mkdirSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {appendFileSync, lstatSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {basename, dirname, join} from 'node:path'
+import {HmmError} from '../ui/errors.js'
 import {git, gitLine} from './git.js'
 import {objectFormatOf} from './index-trust.js'
 import {unrecordableRepositories} from './nested.js'
@@ -22,8 +23,71 @@ export function privateRepo(gitDir: string): PrivateRepo {
   return {gitDir, index: join(gitDir, 'index')}
 }
 
-/** Environment for git commands on the private repository. */
+/**
+ * The settings git init and hmm write in the private repository's config
+ * (section.key, lower case). None of them runs anything or reads a file
+ * that does: anything else in it was put there by something other than hmm.
+ */
+const KNOWN_SETTINGS = new Set([
+  'core.repositoryformatversion',
+  'core.filemode',
+  'core.bare',
+  'core.logallrefupdates',
+  'core.ignorecase',
+  'core.precomposeunicode',
+  'core.symlinks',
+  'core.fsmonitor',
+  'core.untrackedcache',
+  'core.quotepath',
+  'core.excludesfile',
+  'gc.auto',
+  'extensions.objectformat',
+  'extensions.refstorage',
+])
+
+/**
+ * What in the private repository is not as hmm made it, in a few words, or
+ * undefined. Read as plain text in git's simplest syntax: a line git would
+ * read otherwise (a subsection, an include, a continued value) is itself
+ * unknown.
+ */
+function changedByOthers(gitDir: string): string | undefined {
+  const config = join(gitDir, 'config')
+  if (!lstatSync(config, {throwIfNoEntry: false})?.isFile()) return 'its config is not a file'
+  for (const name of ['commondir', 'config.worktree', join('info', 'attributes')]) {
+    if (lstatSync(join(gitDir, name), {throwIfNoEntry: false})) return `it holds ${name}`
+  }
+  let section = ''
+  for (const line of readFileSync(config, 'utf8').split('\n')) {
+    const header = /^\s*\[([A-Za-z0-9-]+)\]\s*$/.exec(line)
+    if (header) {
+      section = header[1].toLowerCase()
+      continue
+    }
+    if (/^\s*$/.test(line)) continue
+    const setting = /^\s*([A-Za-z][A-Za-z0-9-]*)\s*=(.*?)(\\*)$/.exec(line)
+    const key = setting && section ? `${section}.${setting[1].toLowerCase()}` : undefined
+    const continued = setting !== null && setting[3].length % 2 === 1
+    if (!key || !KNOWN_SETTINGS.has(key) || continued) return `its config has ${JSON.stringify(line.slice(0, 60))}`
+  }
+  return undefined
+}
+
+/**
+ * Environment for git commands on the private repository, which is checked
+ * first to be as hmm made it: it lies in the data directory, which the
+ * command may never write, and should a bug of another layer let it, git
+ * outside the sandbox must not run what it put in the config
+ * (core.alternateRefsCommand and the like: attacker's review 10).
+ */
 export function privateEnv(repo: PrivateRepo): Record<string, string> {
+  const changed = changedByOthers(repo.gitDir)
+  if (changed) {
+    const id = basename(dirname(repo.gitDir))
+    throw new HmmError(
+      `workspace ${id}'s private repository ${repo.gitDir} was changed by something other than hmm (${changed}), so hmm runs no git on it: hmm rm -f ${id} removes the workspace`,
+    )
+  }
   return {
     GIT_DIR: repo.gitDir,
     GIT_INDEX_FILE: repo.index,

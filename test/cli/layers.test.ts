@@ -73,6 +73,7 @@ describe.skipIf(!canUnshare)('where unprivileged user namespaces cannot be had',
     optOut()
     const off = await hmmWithoutUserns(['sandbox'])
     expect(off.stdout).toContain('  namespaces: off (isolation = "landlock-only")')
+    expect(off.stdout).toContain('every process of the machine and its command line (/proc/PID/cmdline: a password typed as an argument) is in sight')
   })
 })
 

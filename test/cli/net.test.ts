@@ -114,6 +114,30 @@ while [ ! -S /tmp/.relay ]; do sleep 0.1; done`
     expect(await world.hmm(['exec', 'ws', 'echo', 'stopped'])).toMatchObject({exitCode: 0, stdout: 'stopped\n'})
   })
 
+  it('is said, once, not to keep a command from passing data to another workspace running with more network', async () => {
+    world = new World('net-neighbours')
+    const leave = ['sh', '-c', 'setsid sleep 300 </dev/null >/dev/null 2>&1 &']
+    const quiet = await world.hmm(['run', '--rm', '--net', 'none', 'true'])
+    expect(quiet.stderr).not.toMatch(/more network/)
+    // Left running in one workspace with none, in another with the user's network.
+    const none = await world.hmm(['run', '-n', 'none', '--net', 'none', ...leave])
+    expect(none.exitCode, none.stderr).toBe(0)
+    expect((await world.hmm(['run', '--rm', '--net', 'none', 'true'])).stderr).not.toMatch(/more network/)
+    const open = await world.hmm(['run', '-n', 'open', ...leave])
+    expect(open.exitCode, open.stderr).toBe(0)
+    const label = `${workspaceLine(open.stderr).id} (open)`
+    const warning = `hmm: workspace ${label} runs with more network than this command's (none): --net keeps this command from connecting, not from passing data to them (MANUAL: Network)\n`
+    const run = await world.hmm(['run', '--rm', '--net', 'none', 'echo', 'ran'])
+    expect(run).toMatchObject({exitCode: 0, stdout: 'ran\n'})
+    expect(run.stderr.split('\n').filter(line => line.includes('more network'))).toEqual([warning.trimEnd()])
+    const exec = await world.hmm(['exec', '--net', 'none', 'none', 'echo', 'ran'])
+    expect(exec.stderr).toContain(warning)
+    // Without a limit there is nothing to say.
+    expect((await world.hmm(['run', '--rm', 'true'])).stderr).not.toMatch(/more network/)
+    expect((await world.hmm(['stop', 'open', 'none'])).exitCode).toBe(0)
+    expect((await world.hmm(['run', '--rm', '--net', 'none', 'true'])).stderr).not.toMatch(/more network/)
+  })
+
   it('is what net = "none" in the config file gives, and what hmm sandbox shows', async () => {
     world = new World('net-none-config')
     const host = await hostServer(servers)

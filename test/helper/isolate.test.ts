@@ -110,6 +110,20 @@ describe('hmm-helper exec --isolate', () => {
     expect(apart.report).toMatch(/^setup data: the workspace .* is not a directory of /)
   })
 
+  it("with a grant of the data directory itself, keeps the workspace's bookkeeping read-only but its tree", async () => {
+    const w = world('isolate-data-grant')
+    const data = join(w, 'data')
+    const ws = join(data, 'mine')
+    mkdirSync(join(ws, 'tree'), {recursive: true})
+    mkdirSync(join(ws, 'git'))
+    writeFileSync(join(ws, 'git', 'config'), '[core]\n')
+    const grants = ['--read', '/', '--write', join(ws, 'tree'), '--write', data, '--dev', '/dev', '--isolate', ws, '--cover-data', data]
+    const script = `echo mine > ${ws}/tree/f && echo tree; (echo x >> ${ws}/git/config) 2>/dev/null || echo config; (echo > ${ws}/new) 2>/dev/null || echo new`
+    const r = await run(execArgs(join(ws, 'lock'), grants, ['sh', '-c', script]))
+    expect(r).toMatchObject({code: 0, stdout: 'tree\nconfig\nnew\n', report: ''})
+    expect(readFileSync(join(ws, 'git', 'config'), 'utf8')).toBe('[core]\n')
+  })
+
   // A user logging in while the command runs gets /run/user/<uid> mounted then; a disk, an automount or
   // sshfs arrives the same way. Had the host's mounts kept reaching the namespace, each would arrive
   // unmasked and writable (chmod, chown: the read-only pass ran before).
