@@ -24,7 +24,7 @@
 	"usage: hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] [--program FILE] " \
 	"[--read PATH]... [--write PATH]... " \
 	"[--dev PATH]... [--hide PATH]... [--read-only PATH]... [--plain-only PATH]... [--isolate DIR [--tmp-over PATH]... " \
-	"[--cache PATH]... [--layers NAME] [--mask PATH]... [--cover-data DIR] [--bind-src PATH --bind-dst PATH]... [--net none|proxy [--proxy-port N --proxy-socket NAME [--net-mark N] [--proxy-debug]]] [--end-with-command]] " \
+	"[--cache PATH]... [--layers NAME] [--mask PATH]... [--cover-data DIR] [--bind-src PATH --bind-dst PATH]... [--home DIR [--home-keep PATH]... [--home-link PATH]...] [--net none|proxy [--proxy-port N --proxy-socket NAME [--net-mark N] [--proxy-debug]]] [--end-with-command]] " \
 	"-- CMD [ARG...]"
 
 /* Paths must come absolute and canonical (the TS side resolves them), because
@@ -51,7 +51,7 @@ static void check_canonical(const char *flag, const char *p)
 static const char *const VALUE_FLAGS[] = {
 	"--lock",  "--report-fd", "--wait-fd", "--chdir", "--program", "--read", "--write", "--dev",
 	"--hide",  "--read-only", "--plain-only", "--isolate", "--tmp-over", "--cache", "--layers", "--mask",
-	"--cover-data", "--bind-src", "--bind-dst",
+	"--cover-data", "--bind-src", "--bind-dst", "--home", "--home-keep", "--home-link",
 	"--net",   "--proxy-port", "--proxy-socket", "--net-mark",
 };
 
@@ -84,6 +84,8 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 		{"--mask", &o->masks, &o->nmasks},
 		{"--bind-src", &o->bind_src, &o->nbind_src},
 		{"--bind-dst", &o->bind_dst, &o->nbind_dst},
+		{"--home-keep", &o->home_keep, &o->nhome_keep},
+		{"--home-link", &o->home_links, &o->nhome_links},
 	};
 	const size_t nlists = sizeof lists / sizeof *lists;
 	o->grants = xmalloc(sizeof *o->grants * (size_t)argc);
@@ -139,6 +141,9 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 		} else if (strcmp(a, "--cover-data") == 0) {
 			check_canonical(a, v);
 			o->cover_data = v;
+		} else if (strcmp(a, "--home") == 0) {
+			check_canonical(a, v);
+			o->home = v;
 		} else if (strcmp(a, "--layers") == 0) {
 			/* A directory's name in the workspace's, and a part of the
 			 * overlays' options: none of their separators. */
@@ -154,7 +159,8 @@ static void parse_exec(int argc, char **argv, struct exec_opts *o)
 		}
 	}
 	if (i >= argc || i + 1 >= argc || o->lock == NULL || o->lock[0] == '\0' ||
-	    ((o->end_with_command || o->cover_data || o->nbind_src || o->layers) && !o->isolate) ||
+	    ((o->end_with_command || o->cover_data || o->nbind_src || o->layers || o->home) && !o->isolate) ||
+	    ((o->nhome_keep || o->nhome_links) && !o->home) ||
 	    o->nbind_src != o->nbind_dst)
 		setup_fail("%s", EXEC_USAGE);
 	o->cmd = &argv[i + 1];

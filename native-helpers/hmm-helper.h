@@ -111,6 +111,11 @@ struct exec_opts {
 	const char **masks;
 	size_t nmasks;
 	const char *cover_data; /* NULL, or hmm's data directory, covered but for isolate (cover-data.c) */
+	const char *home; /* NULL, or the home composed of home_keep and home_links alone (home.c) */
+	const char **home_keep;
+	size_t nhome_keep;
+	const char **home_links;
+	size_t nhome_links;
 	const char **bind_src; /* isolated: each bound over bind_dst[i] after the caches */
 	const char **bind_dst;
 	size_t nbind_src, nbind_dst;
@@ -330,6 +335,13 @@ size_t term_filter_put_back(struct term_filter *f, unsigned char *out);
 #ifdef __linux__
 /* In the init, after the other mounts: --cover-data's directory covered but for the workspace's. */
 void cover_data(const struct exec_opts *o);
+#endif
+
+/* ---- home.c ---- */
+
+#ifdef __linux__
+/* In the init, last of the mounts: --home composed of what hmm names alone. */
+void compose_home(const struct exec_opts *o);
 #endif
 
 /* ---- readonly.c ---- */

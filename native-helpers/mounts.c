@@ -544,5 +544,6 @@ void isolate_mounts(const struct exec_opts *o, int lock)
 	own_tmp(o);
 	mask(o);
 	cover_data(o);
+	compose_home(o);
 }
 #endif /* __linux__ */

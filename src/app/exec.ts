@@ -73,7 +73,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)
     checkNetCanHold(workspace, state, settings)
     warnNetworkNeighbours(context, settings, workspace.id)
-    const policy = await commandPolicy(context, platform, {tree: workspace.tree, origin: workspace.row.origin}, kept, settings)
+    const policy = await commandPolicy(context, platform, {tree: workspace.tree, origin: workspace.row.origin, command}, kept, settings)
     const program = commandProgram(context, settings, command, policy)
     makeAgentPlaces(settings)
     if (kept.length !== workspace.row.writable.length) context.store.update(workspace.id, {writable: kept})

@@ -158,7 +158,13 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)
   checkNoSecretCloned(context, platform, settings)
   // Before the workspace has an ID: its tree as hmm sandbox shows it, placed when the command starts (session.ts).
-  const policy = await commandPolicy(context, platform, {tree: treePath(context.data, '<id>', context.origin), origin: context.origin}, given, settings)
+  const policy = await commandPolicy(
+    context,
+    platform,
+    {tree: treePath(context.data, '<id>', context.origin), origin: context.origin, command},
+    given,
+    settings,
+  )
   const program = commandProgram(context, settings, command, policy)
   warnNetworkNeighbours(context, settings)
   makeAgentPlaces(settings)

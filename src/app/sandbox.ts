@@ -17,7 +17,9 @@ import type {Network, Platform, SandboxPolicy} from '../sandbox/policy.js'
 import {parseRules} from '../net/hosts.js'
 import {INSIDE_PORT} from './network.js'
 import {checkNoLinkOnTheWay, checkNotDataDirectory, checkNotInOwnTemp} from './grants.js'
-import {describeProfile, withNetFlag} from './session.js'
+import {composeInput, describeProfile, withNetFlag} from './session.js'
+import {describeHome} from '../sandbox/home.js'
+import {tildify} from '../ui/format.js'
 
 /** Shell-style quoting, only for display: the real argv is passed without a shell. */
 function quote(arg: string): string {
@@ -81,6 +83,18 @@ function networkLine(platform: Platform, network: Network | undefined, isolation
   return `network: only HTTP and HTTPS through hmm's proxy, to ${rules.join(', ') || 'no host'}; everything else fails, name lookups too`
 }
 
+/** What may be read besides: everything but the hidden paths, and of the home, when composed, only what it holds. */
+function homeLines(policy: SandboxPolicy): string[] {
+  const home = policy.isolation?.home
+  if (!home) return ['may read: everything else']
+  return [
+    `may read: everything else outside ${tildify(home.dir)}`,
+    'home (composed: nothing else of ~ is there; home = "visible" in the config file shows the rest):',
+    ...describeHome(home).map(line => `  ${line}`),
+    "  ~/... (the workspace's directory and the files hmm cleans of credentials, once the workspace is made)",
+  ]
+}
+
 /** `platform`: render as hmm run would there (default: this one). */
 export function describeSandbox(options: {platform?: Platform; writable: string[]; net?: string; command: string[]}): string {
   const platform = options.platform ?? defaultPlatform()
@@ -104,6 +118,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     namespaces,
     ...places,
     writable: asked,
+    ...(platform === 'linux' && namespaces && settings.home === 'composed' ? {compose: composeInput(settings, options.command)} : {}),
   })
   checkNoLinkOnTheWay(policy, namespaces, {write: asked, tmpdir: userTmpdir()})
   if (namespaces)
@@ -121,7 +136,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     ...[policy.tree, ...policy.writable, ...policy.devices].map(path => `  ${path}`),
     'may not read:',
     ...policy.hidden.map(path => `  ${path}`),
-    'may read: everything else',
+    ...homeLines(policy),
     `environment: removes ${removedVariables(process.env, settings.env).join(' ') || 'nothing set now'} (credentials, sockets of this session, the config file's env.remove)`,
     ...(policy.readOnly.length > 0 ? ['may not write (inside the writable paths):', ...policy.readOnly.map(path => `  ${path}`)] : []),
     ...(policy.plainOnly.length > 0

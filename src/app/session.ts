@@ -3,7 +3,7 @@
 // path for `hmm run` and `hmm exec`, so a command continued with exec runs
 // under exactly the sandbox run gives it.
 import {existsSync, mkdirSync, statSync} from 'node:fs'
-import {resolve} from 'node:path'
+import {isAbsolute, resolve} from 'node:path'
 import {constants, homedir} from 'node:os'
 import {readFilesSoon} from '../git/changes.js'
 import {lockedFiles} from '../native/helper.js'
@@ -19,7 +19,7 @@ import {dataPlaces} from '../platform/index.js'
 import {agentProgram, checkProgramsOutOfReach} from '../platform/programs.js'
 import {commandEnv, noFsmonitor, othersRepositoriesGit, unsignedGit} from '../sandbox/env.js'
 import {canonical} from '../sandbox/paths.js'
-import {withBinds, type Platform, type SandboxPolicy} from '../sandbox/policy.js'
+import {withBinds, type Platform, type PolicyInput, type SandboxPolicy} from '../sandbox/policy.js'
 import {HmmError, say} from '../ui/errors.js'
 import {formatWork, tildify} from '../ui/format.js'
 import type {Context} from '../workspaces/context.js'
@@ -39,6 +39,17 @@ export function givenWritable(paths: string[]): string[] {
   })
 }
 
+/**
+ * What the composed home (sandbox/home.ts) shows besides the places the
+ * command writes: the config file's `show`, what an agent's profile gives
+ * back, the directories of PATH, and the command itself where it is named
+ * by its path.
+ */
+export function composeInput(settings: Effective, command: string[]): NonNullable<PolicyInput['compose']> {
+  const program = command[0] !== undefined && isAbsolute(command[0]) ? [canonical(command[0])] : []
+  return {show: [...settings.show, ...settings.unhide], path: (process.env.PATH ?? '').split(':'), programs: program}
+}
+
 /** The settings with --net, when given, in place of the config file's `net`. */
 export function withNetFlag(settings: Effective, net: string | undefined): Effective {
   return net === undefined ? settings : {...settings, net: netFromFlag(net)}
@@ -55,7 +66,7 @@ export function withNetFlag(settings: Effective, net: string | undefined): Effec
 export async function commandPolicy(
   context: Context,
   platform: Platform,
-  {tree, origin}: {tree: string; origin: string},
+  {tree, origin, command}: {tree: string; origin: string; command: string[]},
   given: string[],
   settings: Effective,
 ): Promise<SandboxPolicy> {
@@ -78,6 +89,7 @@ export async function commandPolicy(
     ...places,
     writable,
     agent: settings.agent?.name,
+    ...(namespaces && settings.home === 'composed' ? {compose: composeInput(settings, command)} : {}),
   })
   checkNoLinkOnTheWay(policy, namespaces, {write: asked, tmpdir: userTmpdir()})
   if (namespaces) checkNotInOwnTemp(policy, writable)

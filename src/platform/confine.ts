@@ -98,7 +98,7 @@ export function policyFor(
   platform: Platform,
   options: {tree: string; dataDir: string; writable: string[]; hide?: string[]; unhide?: string[]; network?: Network; namespaces?: boolean} & Pick<
     PolicyInput,
-    'layers' | 'agent'
+    'layers' | 'agent' | 'compose'
   >,
 ): SandboxPolicy {
   const policy = buildPolicy({
@@ -115,6 +115,7 @@ export function policyFor(
     namespaces: options.namespaces,
     layers: options.layers,
     agent: options.agent,
+    compose: options.compose,
   })
   return platformPolicy(platform, policy)
 }

@@ -1,7 +1,8 @@
 // The policy as the helper's arguments: Landlock rules it applies right
 // before exec and namespaces (see native-helpers/exec.c, landlock.c, isolate.c). Pure: building the argv is
 // separate from running it, so `hmm sandbox` shows exactly what `hmm run` does.
-import {hostsMark, type SandboxPolicy} from '../sandbox/policy.js'
+import {isWithin, unique} from '../sandbox/paths.js'
+import {hostsMark, type Isolation, type SandboxPolicy} from '../sandbox/policy.js'
 
 export interface HelperControl {
   lock: string
@@ -53,8 +54,22 @@ export function isolationArgs(policy: SandboxPolicy, control: HelperControl): st
     '--cover-data',
     isolation.data,
     ...(isolation.binds ?? []).flatMap(bind => ['--bind-src', bind.source, '--bind-dst', bind.target]),
+    ...homeArgs(isolation, workspace),
     ...(control.endWithCommand ? ['--end-with-command'] : []),
   ]
+}
+
+/**
+ * The composed home (native-helpers/home.c): what policy.ts kept, and
+ * what is known only once the workspace is made: its own directory and
+ * the files bound over the user's (git's and an agent's, cleaned copies).
+ */
+function homeArgs(isolation: Isolation, workspace: string): string[] {
+  const home = isolation.home
+  if (!home) return []
+  const beneath = (path: string) => isWithin(path, home.dir) && path !== home.dir
+  const keep = unique([...home.keep.map(entry => entry.path), workspace, ...(isolation.binds ?? []).map(bind => bind.target)].filter(beneath))
+  return ['--home', home.dir, ...keep.flatMap(path => ['--home-keep', path]), ...home.links.flatMap(link => ['--home-link', link])]
 }
 
 /**

@@ -22,10 +22,15 @@ export type Isolation = 'full' | 'landlock-only'
 export type Net = 'none' | 'profile' | string[]
 
 /** What one table of the file says; a key left out says nothing. */
+/** "composed": the command's home holds only what work needs (sandbox/home.ts); "visible": the whole home less the secrets. */
+export type HomeView = 'composed' | 'visible'
+
 export interface Settings {
   write?: string[]
+  show?: string[]
   hide?: string[]
   unhide?: string[]
+  home?: HomeView
   env?: {keep?: string[]; remove?: string[]}
   isolation?: Isolation
   net?: Net
@@ -49,6 +54,9 @@ export interface Config {
 /** What applies to one command: the file's top level, then its agent's table. */
 export interface Effective {
   write: string[]
+  /** Paths of the home shown read-only in the composed home. */
+  show: string[]
+  home: HomeView
   hide: string[]
   unhide: string[]
   env: {keep: string[]; remove: string[]}
@@ -236,7 +244,7 @@ export function makeAgentPlaces(settings: Effective): void {
   }
 }
 
-const KEYS = ['write', 'hide', 'unhide', 'env', 'isolation', 'net']
+const KEYS = ['write', 'show', 'hide', 'unhide', 'home', 'env', 'isolation', 'net']
 const ENV_KEYS = ['keep', 'remove']
 
 export function configPath(env: NodeJS.ProcessEnv = process.env, home = env.HOME || homedir()): string {
@@ -314,9 +322,14 @@ function readSettings(table: Record<string, unknown>, prefix: string, keys: stri
     const name = prefix + key
     switch (key) {
       case 'write':
+      case 'show':
       case 'hide':
       case 'unhide':
         settings[key] = readPaths(value, name, home, bad)
+        break
+      case 'home':
+        if (value !== 'composed' && value !== 'visible') throw bad(name, 'expected "composed" or "visible"')
+        settings.home = value
         break
       case 'env':
         settings.env = readEnv(value, name, bad)
@@ -410,6 +423,8 @@ export function settingsFor(config: Config, command: string[], env: NodeJS.Proce
   const own = (Object.hasOwn(places, name) ? places[name] : []).filter(path => !hide.includes(path))
   return {
     write: joined(settings => settings.write),
+    show: joined(settings => settings.show),
+    home: agent?.settings.home ?? config.all.home ?? 'composed',
     hide: [...hide, ...movedPlaces(places, config.home)],
     unhide: [...joined(settings => settings.unhide), ...own],
     // The agent's own login as variables: its profile's alone (env.ts agentKeys).

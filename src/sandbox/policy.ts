@@ -7,6 +7,7 @@
 import {createHash} from 'node:crypto'
 import {lstatSync, readdirSync, readFileSync, statSync, type Dirent} from 'node:fs'
 import {basename, dirname, isAbsolute, join, resolve} from 'node:path'
+import {composeHome, type ComposedHome} from './home.js'
 import {canonical, isWithin, unique} from './paths.js'
 import {socketsWithin} from './sockets.js'
 
@@ -77,6 +78,8 @@ export interface Isolation {
   data: string
   /** Files bound over others after the caches are overlaid: an agent's login through its layer, its state's copy (config.ts AgentKeeping). */
   binds?: Bind[]
+  /** The home as the command sees it (sandbox/home.ts); absent: the user's, less what is masked. */
+  home?: ComposedHome
   /**
    * The agent profile the command has, if any: its layers over the caches
    * are its own, apart from those of the commands without it (which see
@@ -438,6 +441,8 @@ export interface PolicyInput {
   layers?: string[]
   /** The command's agent profile, if it has one (Isolation.agent). */
   agent?: string
+  /** With the namespaces: compose the home (sandbox/home.ts) of these, and what the command may write. */
+  compose?: {show: string[]; path: string[]; programs: string[]}
 }
 
 /** A place relative to a home, by its directory and name: the many homes root hides are looked at by these. */
@@ -648,7 +653,15 @@ function isolationFor(input: PolicyInput, tree: string, temp: string[], caches: 
   const found = socketsWithin([...SOCKET_ROOTS, input.home], [data, ...session, ...hidden, ...caches]).filter(
     socket => !granted.some(place => isWithin(socket, place)),
   )
-  return {temp, caches, masked: unique([...session, ...secrets, ...found]), data, ...(input.agent === undefined ? {} : {agent: input.agent})}
+  const home = input.compose && composeHome({home: input.home, writable: [...caches, ...writable], ...input.compose})
+  return {
+    temp,
+    caches,
+    masked: unique([...session, ...secrets, ...found]),
+    data,
+    ...(home ? {home} : {}),
+    ...(input.agent === undefined ? {} : {agent: input.agent}),
+  }
 }
 
 export function buildPolicy(input: PolicyInput): SandboxPolicy {

@@ -163,13 +163,13 @@ describe('hmm apply', () => {
     await world.git(['add', '-A'])
     await world.git(['commit', '-qm', 'binary'])
     const fresh = randomBytes(70_000)
-    world.write(join(world.home, 'fresh.bin'), fresh)
+    world.write(join(world.root, 'fresh.bin'), fresh)
     const changed = Buffer.concat([old.subarray(0, 20_000), randomBytes(100), old.subarray(20_000)])
-    world.write(join(world.home, 'changed.bin'), changed)
-    // The sandboxed command may read the home directory's files, not write it.
+    world.write(join(world.root, 'changed.bin'), changed)
+    // The sandboxed command may read files outside the home, not write them.
     await made(
       world,
-      `cp ~/fresh.bin data/fresh.bin && cp ~/changed.bin data/old.bin && printf '\\0\\r\\n\\377' > data/tiny.bin && git add -A && git commit -qm bins`,
+      `cp '${world.root}/fresh.bin' data/fresh.bin && cp '${world.root}/changed.bin' data/old.bin && printf '\\0\\r\\n\\377' > data/tiny.bin && git add -A && git commit -qm bins`,
     )
     expect((await hmm(world, ['apply'])).exitCode).toBe(0)
     expect(readFileSync(join(world.origin, 'data/fresh.bin')).equals(fresh)).toBe(true)
@@ -253,7 +253,7 @@ describe('hmm apply', () => {
 
   it('refuses a running workspace', async () => {
     world = new World('apply-running')
-    const go = join(world.home, 'go')
+    const go = join(world.root, 'go')
     const started = world.start(['run', '-n', 'busy', 'sh', '-c', `echo x > x.txt; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`])
     await started.line('ready')
     const result = await hmm(world, ['apply', 'busy'])

@@ -37,7 +37,7 @@ describe.each(['1', '0'])('hmm diff (HMM_FIRST_INDEX=%s)', value => {
     world = newWorld('diff-first-index')
     await world.gitRepo()
     // Looked at while the command runs: when it exits, hmm records what the workspace holds, which writes the index.
-    const go = join(world.home, 'go')
+    const go = join(world.root, 'go')
     const started = world.start(['run', 'sh', '-c', `echo changed >> README.md; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`])
     await started.line('ready')
     const id = /^hmm: workspace ([0-9a-z]{6})/.exec(started.stderr)![1]
@@ -218,7 +218,7 @@ describe.each(['1', '0'])('hmm diff (HMM_FIRST_INDEX=%s)', value => {
   it('is allowed while the command runs', async () => {
     world = newWorld('diff-running')
     await world.gitRepo()
-    const go = join(world.home, 'go')
+    const go = join(world.root, 'go')
     const started = world.start(['run', 'sh', '-c', `echo during > during.txt; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`])
     await started.line('ready')
     const result = await hmm(world, ['diff', '--stat'])
@@ -230,7 +230,7 @@ describe.each(['1', '0'])('hmm diff (HMM_FIRST_INDEX=%s)', value => {
   it('sees a file rewritten with the same size at once, after the clone and between two diffs', async () => {
     world = newWorld('diff-same-size')
     world.file('same.txt', 'aaa\n')
-    const go = join(world.home, 'go')
+    const go = join(world.root, 'go')
     const started = world.start([
       'run',
       'sh',

@@ -95,7 +95,7 @@ describe('hmm exec', () => {
     world = new World('exec-cache-layers')
     mkdirSync(join(world.home, '.cache'))
     const cache = join(world.home, '.cache')
-    const secondDone = join(world.home, 'second-done')
+    const secondDone = join(world.root, 'second-done')
     // The overlay on ~/.cache as the command's own mount table shows it (the kernel's word on its upper and work dirs).
     const overlay = `awk -v m="$HOME/.cache" '$5 == m {sub(/.* - /, ""); print "mount " $0}' /proc/self/mountinfo`
     const first = world.start([

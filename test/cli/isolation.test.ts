@@ -257,7 +257,7 @@ print('add', said(libc.syscall(ADD_KEY, b'user', b'mine', b'x', 1, -3)))
 
   it('stays running while a daemon it left lives, though it double-forked, called setsid and closed every descriptor', async () => {
     world = new World('daemon')
-    const marker = join(world.home, 'finish')
+    const marker = join(world.root, 'finish')
     const daemon = `use POSIX; exit 0 if fork; POSIX::setsid(); POSIX::_exit(0) if fork; POSIX::close($_) for 0..1023; sleep 0.05 until -e '${marker}';`
     const result = await world.hmm(['run', 'perl', '-e', daemon])
     expect(result.exitCode, result.stderr).toBe(0)

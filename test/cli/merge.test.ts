@@ -139,7 +139,7 @@ describe('hmm merge', () => {
   it('refuses a running workspace', async () => {
     world = new World('merge-running')
     await world.gitRepo()
-    const go = join(world.home, 'go')
+    const go = join(world.root, 'go')
     const started = world.start(['run', '-n', 'busy', 'sh', '-c', `git commit -q --allow-empty -m x; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`])
     await started.line('ready')
     const result = await taking(world, ['merge', 'busy'])

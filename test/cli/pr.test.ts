@@ -264,7 +264,7 @@ describe('hmm pr', () => {
     world = new World('pr-running')
     installGh()
     const bare = await withRemote()
-    const go = join(world.home, 'go')
+    const go = join(world.root, 'go')
     const started = world.start(['run', '-n', 'busy', 'sh', '-c', `git commit -q --allow-empty -m x; echo ready; while [ ! -e '${go}' ]; do sleep 0.05; done`])
     await started.line('ready')
     const result = await taking(world, ['pr', 'busy'])

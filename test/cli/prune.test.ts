@@ -59,7 +59,7 @@ describe('hmm prune', () => {
     expect((await world.hmm(['apply', 'applied'])).exitCode).toBe(0)
     const broken = workspaceLine((await world.hmm(['run', '-n', 'broken', 'true'])).stderr)
     rmSync(broken.tree, {recursive: true})
-    const marker = join(world.home, 'finish')
+    const marker = join(world.root, 'finish')
     const child = execa(process.execPath, [BIN, 'run', '-n', 'running', 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`], {
       cwd: world.origin,
       env: world.env,

@@ -78,7 +78,7 @@ describe('reliability', () => {
 
   it('stays running after hmm is SIGKILLed until the command ends, then done', async () => {
     world = new World('sigkill')
-    const marker = join(world.home, 'finish')
+    const marker = join(world.root, 'finish')
     const started = world.start(['run', 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`])
     await started.line('ready')
     const {id} = workspaceLine(started.stderr)
@@ -94,7 +94,7 @@ describe('reliability', () => {
 
   it('keeps running while something the command left behind holds on', async () => {
     world = new World('background')
-    const marker = join(world.home, 'finish')
+    const marker = join(world.root, 'finish')
     const result = await world.hmm(['run', 'sh', '-c', `(while [ ! -e '${marker}' ]; do sleep 0.05; done) >/dev/null 2>&1 & exit 0`])
     const {id} = workspaceLine(result.stderr)
     expect(await stateOf(id)).toBe('running')

@@ -312,7 +312,7 @@ describe('review: what merge and pr take', () => {
     // The attacker's review 3, finding F9: under --net none the command hides another project's .env in a commit's
     // body (and its author's name), which hmm log showed no line of and hmm pr pushed.
     const bare = await withRemote('review-body')
-    const env = world.write(join(world.home, 'work', 'other', '.env'), 'STRIPE_LIVE=sk_live_123\n')
+    const env = world.write(join(world.root, 'work', 'other', '.env'), 'STRIPE_LIVE=sk_live_123\n')
     const ws = await made(
       world,
       'echo fix > fix.txt && git add fix.txt && ' +

@@ -87,7 +87,7 @@ describe('hmm rm', () => {
 
   it('refuses a running workspace; with -f stops everything it runs, then removes it', async () => {
     world = new World('rm-running')
-    const marker = join(world.home, 'go')
+    const marker = join(world.root, 'go')
     const started = world.start(['run', '-n', 'busy', 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`])
     await started.line('ready')
     const refused = await world.hmm(['rm', 'busy'])

@@ -162,6 +162,7 @@ beforeAll(() => {
   for (const rel of HOME_SECRETS) world.write(join(world.home, rel), `secret of ${rel}\n`)
   world.write(join(world.home, 'work', '.env'), 'secret of work/.env\n')
   world.write(join(world.home, 'work', 'notes'), 'readable notes\n')
+  world.write(join(world.home, '.config', 'hmm', 'config.toml'), VISIBLE)
   if (isRoot) {
     mkdirSync('/etc/ssh', {recursive: true})
     writeFileSync(hostKey, 'secret host key\n', {mode: 0o600})
@@ -185,6 +186,8 @@ async function tryToRead(paths: string[]): Promise<string> {
 }
 
 const configFile = () => join(world.home, '.config', 'hmm', 'config.toml')
+/** The home as it is, less the secrets (home.test.ts tests the composed one): what this file tests is the list. */
+const VISIBLE = 'home = "visible"\n'
 
 describe('the sandboxed command', () => {
   it('cannot read any default secret of the home directory', async () => {
@@ -195,6 +198,7 @@ describe('the sandboxed command', () => {
 
   it('cannot read a secret through a symbolic link inside a hidden directory, to a file or directory kept elsewhere', async () => {
     const linked = new World('secret-links')
+    linked.write(join(linked.home, '.config', 'hmm', 'config.toml'), VISIBLE)
     linked.file('f.txt', 'x\n')
     const notes = linked.write(join(linked.home, 'notes'), 'readable notes\n')
     const keys = linked.write(join(linked.home, 'keys', 'id_ed25519'), 'linked key\n')
@@ -330,7 +334,7 @@ describe('the sandboxed command', () => {
   })
 
   it('cannot read what the config file hides; reads what it unhides', async () => {
-    world.write(configFile(), 'hide = ["~/work/.env"]\nunhide = ["~/.npmrc"]\n')
+    world.write(configFile(), VISIBLE + 'hide = ["~/work/.env"]\nunhide = ["~/.npmrc"]\n')
     try {
       const out = await tryToRead([join(world.home, 'work', '.env'), join(world.home, 'work', 'notes'), join(world.home, '.npmrc'), join(world.home, '.netrc')])
       expect(out).not.toContain('secret of work/.env')
@@ -338,7 +342,7 @@ describe('the sandboxed command', () => {
       expect(out).toContain('secret of .npmrc')
       expect(out).not.toContain('secret of .netrc')
     } finally {
-      rmSync(configFile())
+      world.write(configFile(), VISIBLE)
     }
   })
 })
@@ -362,13 +366,13 @@ describe('an origin holding a secret', () => {
   })
 
   it('is refused where the config file hides a path of the project', async () => {
-    world.write(configFile(), 'hide = ["~/src/proj/.env"]\n')
+    world.write(configFile(), VISIBLE + 'hide = ["~/src/proj/.env"]\n')
     world.file('.env', 'TOKEN=secret\n')
     try {
       const result = await world.hmm(['run', 'cat', '.env'])
       expect(result).toMatchObject({exitCode: 1, stdout: '', stderr: refusal(world.origin, join(world.origin, '.env'))})
     } finally {
-      rmSync(configFile())
+      world.write(configFile(), VISIBLE)
       rmSync(join(world.origin, '.env'))
     }
   })
@@ -385,7 +389,7 @@ describe('an origin holding a secret', () => {
 
 describe('hmm sandbox', () => {
   it('shows the effective list of what may not be read', async () => {
-    world.write(configFile(), 'hide = ["~/work/.env"]\nunhide = ["~/.npmrc"]\n')
+    world.write(configFile(), VISIBLE + 'hide = ["~/work/.env"]\nunhide = ["~/.npmrc"]\n')
     try {
       const result = await world.hmm(['sandbox'])
       expect(result.exitCode).toBe(0)
@@ -394,7 +398,7 @@ describe('hmm sandbox', () => {
       expect(hidden).toContain('  /etc/shadow\n')
       expect(hidden).not.toContain(join(world.home, '.npmrc'))
     } finally {
-      rmSync(configFile())
+      world.write(configFile(), VISIBLE)
     }
   })
 })

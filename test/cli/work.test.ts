@@ -149,7 +149,7 @@ describe('WORK', () => {
 
   it('is ? while running, and listing does not read the tree', async () => {
     world = new World('work-unknown')
-    const marker = join(world.home, 'finish')
+    const marker = join(world.root, 'finish')
     const child = execa(process.execPath, [BIN, 'run', 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`], {
       cwd: world.origin,
       env: world.env,

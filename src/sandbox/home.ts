@@ -1,0 +1,215 @@
+// The composed home (SPEC "Sandbox", "Reading"): the home the command sees
+// is built from what work needs, not the user's home less a list of
+// secrets, so a secret no list names is not there either. Plain data here;
+// the helper builds it (native-helpers/home.c), `hmm sandbox` prints it.
+//
+// What is there: the places the command may write (its caches' layers,
+// agents' layers, -w and `write` paths, the workspace), toolchains and the
+// programs on PATH, the shell's and editors' start-up files, git's own
+// settings (credentials are taken out of them by app/git-credentials.ts),
+// the config file's `show`, and what an agent profile gives back. All of
+// it read-only but the places written (the helper's read-only pass). What
+// is not named is absent, as on a new machine.
+import {lstatSync, readdirSync, readlinkSync} from 'node:fs'
+import {dirname, isAbsolute, join, relative, sep} from 'node:path'
+import {canonical, isWithin, linksOnTheWay, unique} from './paths.js'
+
+/**
+ * Where toolchains and the programs they install live: version managers,
+ * language installs, global package prefixes. Programs and libraries that
+ * the command runs as the user would, no credentials: those kept beside
+ * them (a registry's login) are in files of their own that policy.ts
+ * SECRETS names, which stay covered inside a kept place.
+ */
+export const TOOLCHAINS = [
+  // Node: nvm, volta, fnm, n, bun, deno, pnpm's and npm's global prefixes by their usual names.
+  '.nvm',
+  '.volta',
+  '.fnm',
+  '.local/share/fnm',
+  '.n',
+  '.bun',
+  '.deno',
+  '.local/share/pnpm',
+  '.npm-global',
+  '.npm-packages',
+  '.yarn',
+  // Python: pyenv, pipx, uv's tools and Pythons, pip --user installs, pipenv's and poetry's environments.
+  '.pyenv',
+  '.local/bin',
+  '.local/lib',
+  '.local/pipx',
+  '.local/share/pipx',
+  '.local/share/uv',
+  '.local/share/virtualenvs',
+  '.local/share/pypoetry',
+  // Go, Java and other JVM languages, Ruby, Haskell, OCaml, Elixir, Nim, Zig; asdf, mise and their kin.
+  'go',
+  '.sdkman',
+  '.jdks',
+  '.rbenv',
+  '.rvm',
+  '.ghcup',
+  '.cabal/bin',
+  '.opam',
+  '.mix',
+  '.nimble',
+  '.asdf',
+  '.local/share/mise',
+  '.local/share/rtx',
+  '.local/share/aquaproj-aqua',
+  '.nix-profile',
+  '.local/state/nix/profile',
+  'bin',
+  // Claude Code's and other agents' own installs (their logins are in their profiles' places, not here).
+  '.local/share/claude',
+]
+
+/**
+ * Start-up files of the shells, editors and terminals' tools, and git's
+ * own settings: read at every start, hold preferences. Shells' histories
+ * are elsewhere (policy.ts SECRETS); git's credentials are taken out of
+ * the copies the command sees (app/git-credentials.ts).
+ */
+export const STARTUP = [
+  '.profile',
+  '.bashrc',
+  '.bash_profile',
+  '.bash_login',
+  '.bash_logout',
+  '.bash_aliases',
+  '.zshrc',
+  '.zshenv',
+  '.zprofile',
+  '.zlogin',
+  '.zlogout',
+  '.config/zsh',
+  '.oh-my-zsh',
+  '.config/fish/config.fish',
+  '.config/fish/conf.d',
+  '.config/fish/functions',
+  '.inputrc',
+  '.editorconfig',
+  '.dircolors',
+  '.vimrc',
+  '.vim',
+  '.config/nvim',
+  '.nanorc',
+  '.emacs',
+  '.emacs.d/init.el',
+  '.tmux.conf',
+  '.selected_editor',
+  '.gitconfig',
+  '.gitignore',
+  '.gitignore_global',
+  '.gitattributes',
+  '.config/git/config',
+  '.config/git/ignore',
+  '.config/git/attributes',
+]
+
+export interface HomeEntry {
+  /** Canonical, beneath the home. */
+  path: string
+  /** Where it comes from, for hmm sandbox. */
+  why: string
+  /** The user asked for it (a place to write, `show`): one holding the home keeps the whole home. */
+  asked?: boolean
+}
+
+export interface ComposedHome {
+  /** The home, canonical. */
+  dir: string
+  /** Bound in as it is (what lies beneath comes with it), outermost first. */
+  keep: HomeEntry[]
+  /** Symbolic links made again as they are (a dotfile linked from elsewhere in the home). */
+  links: string[]
+}
+
+export interface HomeInput {
+  home: string
+  /** What the command may write (canonical): caches, layers, -w, write, temporary directories. */
+  writable: string[]
+  /** The config file's `show` and what an agent's profile gives back (`unhide`). */
+  show: string[]
+  /** Directories of $PATH, as the environment names them. */
+  path: string[]
+  /** Programs hmm resolved outside (an agent's), canonical. */
+  programs: string[]
+}
+
+/** The directory of a program to keep: its package's, for a script in node_modules; else its own. */
+function programPlace(program: string): string {
+  const parts = program.split(sep)
+  const at = parts.lastIndexOf('node_modules')
+  if (at < 0 || at + 1 >= parts.length - 1) return dirname(program)
+  return parts.slice(0, at + (parts[at + 1].startsWith('@') ? 3 : 2)).join(sep)
+}
+
+/** Where the links in the PATH directories kept lead, in the home (~/.local/bin/claude -> ../share/claude/...). */
+function linkedPrograms(dirs: string[]): string[] {
+  return dirs.flatMap(dir => {
+    let names: string[]
+    try {
+      names = readdirSync(dir)
+    } catch {
+      return []
+    }
+    return names.filter(name => lstatSync(join(dir, name), {throwIfNoEntry: false})?.isSymbolicLink()).map(name => programPlace(canonical(join(dir, name))))
+  })
+}
+
+/**
+ * The home as the command sees it, or undefined where nothing would be
+ * left out: a place kept is the home itself (-w ~), or holds it.
+ */
+export function composeHome(input: HomeInput): ComposedHome | undefined {
+  const home = canonical(input.home)
+  if (home === '/') return undefined
+  const wanted: HomeEntry[] = []
+  const want = (paths: string[], why: string, asked = false) => wanted.push(...paths.map(path => ({path, why, asked})))
+  want(input.writable, 'written', true)
+  want(input.show, 'shown', true)
+  want(
+    TOOLCHAINS.map(rel => join(home, rel)),
+    'toolchain',
+  )
+  want(
+    STARTUP.map(rel => join(home, rel)),
+    'start-up file',
+  )
+  const pathDirs = input.path.filter(dir => isAbsolute(dir))
+  want(pathDirs, 'on PATH')
+  want(input.programs.map(programPlace), 'program')
+  // Links are followed once: where a kept link leads is kept too.
+  want(linkedPrograms(pathDirs.filter(dir => isWithin(canonical(dir), home))), 'program on PATH')
+  const keep = new Map<string, string>()
+  const links = new Set<string>()
+  for (const {path, why, asked} of wanted) {
+    const real = canonical(path)
+    if (isWithin(home, real)) {
+      if (asked) return undefined
+      continue
+    }
+    // A place to write may be made by the helper (a cache the user has not got yet): kept whether there now or not.
+    if (!isWithin(real, home) || (!asked && !lstatSync(real, {throwIfNoEntry: false}))) continue
+    for (const link of linksOnTheWay(path).slice(0, -1)) if (isWithin(link, home) && link !== home) links.add(link)
+    if (!keep.has(real)) keep.set(real, why)
+  }
+  const paths = [...keep.keys()].sort()
+  const outermost = paths.filter(path => !paths.some(other => other !== path && isWithin(path, other)))
+  return {
+    dir: home,
+    keep: outermost.map(path => ({path, why: keep.get(path)!})),
+    links: unique([...links]).filter(link => !outermost.some(path => isWithin(link, path))),
+  }
+}
+
+/** The composed home as a short tree, for hmm sandbox: each entry relative to the home, with where it comes from. */
+export function describeHome(composed: ComposedHome): string[] {
+  const rel = (path: string) => `~/${relative(composed.dir, path)}`
+  return [
+    ...composed.keep.map(entry => `${rel(entry.path)} (${entry.why})`),
+    ...composed.links.map(link => `${rel(link)} -> ${readlinkSync(link)} (a link of yours)`),
+  ].sort()
+}

@@ -1,0 +1,117 @@
+// The composed home (SPEC "Sandbox" › Reading, issue 24): the command's home
+// holds only what work needs — the places it writes, toolchains and what
+// is on PATH, start-up files, `show` — so a secret no list names is not
+// there to read: it is absent, as on a new machine. `home = "visible"`
+// gives back the home less the listed secrets.
+import {chmodSync, mkdirSync, symlinkSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {World} from '../world.js'
+
+let world: World
+afterEach(() => world?.dispose())
+
+const configFile = () => join(world.home, '.config', 'hmm', 'config.toml')
+
+/** Files of the kinds no list names: a Docker client key, Kaggle's token, a document, a transcript. */
+function plantUnlisted(): string[] {
+  const rels = ['.docker/key.pem', '.kaggle/kaggle.json', 'Documents/taxes.txt', '.local/share/goose/sessions/s.jsonl', '.zhistory']
+  for (const rel of rels) world.write(join(world.home, rel), `secret of ${rel}\n`)
+  return rels
+}
+
+/** What `cat` of each path printed inside, one line each: the contents, or `absent`. */
+const readEach = (rels: string[]) => [
+  'sh',
+  '-c',
+  `for f in ${rels.map(rel => `"$HOME/${rel}"`).join(' ')}; do if [ -e "$f" ]; then cat "$f" 2>&1 || echo unreadable; else echo absent; fi; done`,
+]
+
+describe('the composed home', () => {
+  it('has no file that no list names: a key, a token, a document, a transcript, a history are absent', async () => {
+    world = new World('home-unlisted')
+    const rels = plantUnlisted()
+    const result = await world.hmm(['run', '--rm', ...readEach(rels)])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe(rels.map(() => 'absent\n').join(''))
+    // Not even their directories are there.
+    const listed = await world.hmm(['run', '--rm', 'sh', '-c', 'ls -A "$HOME"'])
+    expect(listed.stdout.split('\n')).not.toContain('Documents')
+    expect(listed.stdout.split('\n')).not.toContain('.docker')
+  })
+
+  it("has no other workspace's data, under an earlier data directory either", async () => {
+    world = new World('home-old-data')
+    const old = join(world.home, 'old-hmm')
+    const first = await world.hmm(['run', '-n', 'old', 'sh', '-c', 'echo transcript > notes.txt'], {env: {...world.env, HMM_HOME: old}})
+    expect(first.exitCode, first.stderr).toBe(0)
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', 'ls "$HOME/old-hmm" 2>&1 || echo absent'])
+    expect(result.stdout).toBe(`ls: cannot access '${old}': No such file or directory\nabsent\n`)
+  })
+
+  it('holds start-up files and toolchains read-only, what is on PATH, and links of the user as they are', async () => {
+    world = new World('home-kept')
+    world.write(join(world.home, '.profile'), 'export FROM_PROFILE=1\n')
+    world.write(join(world.home, 'dotfiles', 'bashrc'), 'alias ll="ls -l"\n')
+    world.write(join(world.home, 'dotfiles', 'unrelated-secret'), 'not linked\n')
+    symlinkSync(join(world.home, 'dotfiles', 'bashrc'), join(world.home, '.bashrc'))
+    world.write(join(world.home, '.nvm', 'versions', 'node', 'v20', 'bin', 'fake-node'), '#!/bin/sh\necho fake node\n')
+    chmodSync(join(world.home, '.nvm', 'versions', 'node', 'v20', 'bin', 'fake-node'), 0o755)
+    // A program of the user's on PATH, and one linked into ~/.local/bin from where its installer keeps it.
+    world.write(join(world.home, 'tools', 'bin', 'mine'), '#!/bin/sh\necho mine\n')
+    chmodSync(join(world.home, 'tools', 'bin', 'mine'), 0o755)
+    world.write(join(world.home, '.local', 'share', 'agentx', 'versions', '1', 'agentx'), '#!/bin/sh\necho agentx\n')
+    chmodSync(join(world.home, '.local', 'share', 'agentx', 'versions', '1', 'agentx'), 0o755)
+    mkdirSync(join(world.home, '.local', 'bin'), {recursive: true})
+    symlinkSync(join(world.home, '.local', 'share', 'agentx', 'versions', '1', 'agentx'), join(world.home, '.local', 'bin', 'agentx'))
+    const PATH = `${join(world.home, 'tools', 'bin')}:${join(world.home, '.local', 'bin')}:${world.env.PATH}`
+    const script = [
+      'cat "$HOME/.profile" "$HOME/.bashrc"',
+      '"$HOME/.nvm/versions/node/v20/bin/fake-node"',
+      'mine',
+      'agentx',
+      'cat "$HOME/dotfiles/unrelated-secret" 2>/dev/null || echo unrelated-absent',
+      '(echo changed >> "$HOME/.profile") 2>/dev/null || echo profile-read-only',
+      '(touch "$HOME/.nvm/new") 2>/dev/null || echo nvm-read-only',
+      '(touch "$HOME/new") 2>/dev/null || echo home-read-only',
+    ].join('; ')
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', script], {env: {...world.env, PATH}})
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe(
+      'export FROM_PROFILE=1\nalias ll="ls -l"\nfake node\nmine\nagentx\nunrelated-absent\nprofile-read-only\nnvm-read-only\nhome-read-only\n',
+    )
+  })
+
+  it("shows what the config file's show names, read-only, and what -w names, writable", async () => {
+    world = new World('home-show')
+    plantUnlisted()
+    world.write(join(world.home, 'shared', 'data.csv'), 'a,b\n')
+    world.write(configFile(), 'show = ["~/Documents"]\n')
+    const script = `cat "$HOME/Documents/taxes.txt"; (echo x >> "$HOME/Documents/taxes.txt") 2>/dev/null || echo read-only; echo more >> "$HOME/shared/data.csv" && cat "$HOME/shared/data.csv"; cat "$HOME/.docker/key.pem" 2>/dev/null || echo absent`
+    const result = await world.hmm(['run', '--rm', '-w', join(world.home, 'shared'), 'sh', '-c', script])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe('secret of Documents/taxes.txt\nread-only\na,b\nmore\nabsent\n')
+  })
+
+  it('is the whole home less the listed secrets with home = "visible"', async () => {
+    world = new World('home-visible')
+    const rels = plantUnlisted()
+    world.plantSecrets()
+    world.write(configFile(), 'home = "visible"\n')
+    const result = await world.hmm(['run', '--rm', ...readEach([...rels, '.ssh/id_rsa'])])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe([...rels.map(rel => `secret of ${rel}\n`), 'absent\n'].join(''))
+  })
+
+  it('is printed by hmm sandbox, each entry with where it comes from', async () => {
+    world = new World('home-sandbox')
+    world.write(join(world.home, '.bashrc'), '\n')
+    mkdirSync(join(world.home, '.nvm'))
+    const shown = await world.hmm(['sandbox'])
+    expect(shown.exitCode, shown.stderr).toBe(0)
+    expect(shown.stdout).toContain('home (composed: nothing else of ~ is there; home = "visible" in the config file shows the rest):\n')
+    expect(shown.stdout).toContain('  ~/.bashrc (start-up file)\n')
+    expect(shown.stdout).toContain('  ~/.nvm (toolchain)\n')
+    expect(shown.stdout).toContain('  ~/.cache (written)\n')
+  })
+})
