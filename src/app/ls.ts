@@ -1,6 +1,6 @@
 // `hmm ls`: the workspaces of the working directory (or all), as a table or JSON.
 // Kept free of oclif so bare `hmm` can list without loading the CLI framework.
-import {formatAge, formatSize, formatTable, formatWork, printable, tildify, type Align} from '../ui/format.js'
+import {formatAge, formatSize, formatTable, formatWork, printable, printableJson, tildify, type Align} from '../ui/format.js'
 import {colours} from '../ui/colour.js'
 import {dataDir} from '../platform/index.js'
 import {workingDirectory, workingOrigin} from '../workspaces/context.js'
@@ -41,7 +41,7 @@ export function listing(options: ListOptions): string {
       tree: ws.tree,
       ...works[index],
     }))
-    return JSON.stringify(objects, null, 2) + '\n'
+    return printableJson(objects, 2) + '\n'
   }
   if (workspaces.length === 0) return ''
   const now = Date.now()
