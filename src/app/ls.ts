@@ -9,6 +9,7 @@ import {settleMerge} from '../workspaces/merging.js'
 import {hiddenRegistry, registryPath, Store} from '../workspaces/store.js'
 import {canonical, isWithin} from '../sandbox/paths.js'
 import {Workspace} from '../workspaces/workspace.js'
+import {diskSpace} from '../workspaces/disk.js'
 
 export interface ListOptions {
   all: boolean
@@ -45,6 +46,8 @@ export function listing(options: ListOptions): string {
   }
   if (workspaces.length === 0) return ''
   const now = Date.now()
+  // Measured, so only when asked for: what the commands wrote to their /tmp and caches counts.
+  const sizes = options.long ? diskSpace(workspaces) : []
   const chalk = colours(1)
   // running green, broken red; work taken back dim.
   const painted = new Map<string, (cell: string) => string>([
@@ -61,7 +64,13 @@ export function listing(options: ListOptions): string {
     ['AGE', 'right', ws => formatAge(now - ws.row.createdAt)],
     ['WORK', 'left', (_, index) => formatWork(works[index])],
     ...(options.long
-      ? [['SIZE', 'right', (ws: Workspace) => (ws.row.size === null ? '?' : formatSize(ws.row.size))] as [string, Align, (ws: Workspace) => string]]
+      ? [
+          ['SIZE', 'right', (_: Workspace, index: number) => (sizes[index] === null ? '?' : formatSize(sizes[index]))] as [
+            string,
+            Align,
+            (ws: Workspace, index: number) => string,
+          ],
+        ]
       : []),
     // A directory's name may hold anything, a bidirectional override too: shown, not acted on.
     ['ORIGIN', 'left', ws => printable(tildify(ws.row.origin))],
