@@ -139,9 +139,10 @@ describe('WORK', () => {
     world = new World('work-resolved')
     await world.gitRepo()
     await world.git(['commit', '-qam', 'clean start'])
-    const conflicting = 'echo workspace > src/main.c && git commit -qam ws'
-    const resolved = workspaceLine((await world.hmm(['run', '-n', 'r', 'sh', '-c', `${conflicting} && echo loose > loose.txt`])).stderr)
-    const abandoned = workspaceLine((await world.hmm(['run', '-n', 'g', 'sh', '-c', conflicting])).stderr)
+    // Subjects of their own: the same change made in the same second would be the same commit in both.
+    const conflicting = (subject: string) => `echo workspace > src/main.c && git commit -qam ${subject}`
+    const resolved = workspaceLine((await world.hmm(['run', '-n', 'r', 'sh', '-c', `${conflicting('r')} && echo loose > loose.txt`])).stderr)
+    const abandoned = workspaceLine((await world.hmm(['run', '-n', 'g', 'sh', '-c', conflicting('g')])).stderr)
     world.file('src/main.c', 'origin\n')
     await world.git(['commit', '-qam', 'origin'])
 
