@@ -2,7 +2,7 @@
  * hmm-helper: what the modules of the helper share. One mode per file
  * (main.c dispatches): exec.c (lock, descriptors, capabilities, exec),
  * landlock.c, seccomp.c, layers.c, clone.c + clone-copy.c, statpairs.c,
- * remove.c, stop.c + members.c, net.c + bridge.c, marks.c, isolate.c + mounts.c + devices.c + readonly.c + pty.c + term-filter.c; util.c holds the small utilities every mode uses.
+ * remove.c, usage.c, stop.c + members.c, net.c + bridge.c, marks.c, isolate.c + mounts.c + devices.c + readonly.c + pty.c + term-filter.c; util.c holds the small utilities every mode uses.
  */
 #ifndef HMM_HELPER_H
 #define HMM_HELPER_H
@@ -444,5 +444,8 @@ int sp_write(void);
 #define EXIT_NOT_REMOVED 3
 
 int cmd_remove(int argc, char **argv);
+
+/* ---- usage.c ---- */
+int cmd_disk_usage(int argc, char **argv);
 
 #endif

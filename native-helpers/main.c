@@ -16,6 +16,7 @@
  *   hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated relative paths
  *   hmm-helper larger-than LIMIT TOTAL < NUL-separated relative paths
  *   hmm-helper remove DIR
+ *   hmm-helper disk-usage DIR...
  *
  * Where it stands on security: `exec` is the sandbox (exec.c, landlock.c,
  * seccomp.c; isolate.c: namespaces and the init that holds the lock;
@@ -29,6 +30,8 @@
  * `larger-than` (there too) finds files too large for git add. `remove`
  * (remove.c) deletes a workspace's directory by directory descriptors, never
  * following a link a process of the command swaps in meanwhile.
+ * `disk-usage` (usage.c) measures a workspace's directories for `hmm ls -l`
+ * the same careful way.
  *
  * Linux-only parts (Landlock, namespaces, stop, capabilities, FICLONE,
  * copy_file_range, close_range) are behind __linux__; the rest also builds
@@ -55,7 +58,8 @@ static void usage(void)
 	      "       hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST\n"
 	      "       hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated paths\n"
 	      "       hmm-helper larger-than LIMIT TOTAL < NUL-separated paths\n"
-	      "       hmm-helper remove DIR\n",
+	      "       hmm-helper remove DIR\n"
+	      "       hmm-helper disk-usage DIR...\n",
 	      stderr);
 }
 
@@ -74,6 +78,7 @@ static const struct {
 	{"stat-pairs", cmd_stat_pairs},
 	{"larger-than", cmd_larger_than},
 	{"remove", cmd_remove},
+	{"disk-usage", cmd_disk_usage},
 };
 
 int main(int argc, char **argv)

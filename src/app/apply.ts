@@ -22,7 +22,7 @@
 import {lstatSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {HmmError, Refusal, say} from '../ui/errors.js'
-import {listPaths} from '../ui/format.js'
+import {listPaths, printable} from '../ui/format.js'
 import {Context} from '../workspaces/context.js'
 import {recordWork, stateWith} from '../workspaces/work.js'
 import {treeDiff, treeNow} from '../git/changes.js'
@@ -47,9 +47,14 @@ function applyEnv(workspace: Workspace, origin: string): Record<string, string> 
 
 const APPLY = ['apply', '--binary', '--whitespace=nowarn']
 
-/** git's reasons, one per line. */
-function reasons(stderr: string): string[] {
-  const lines = gitMessages(stderr)
+/** A path as git's messages write it: control characters but tab and newline as `?`. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const asGitSays = (path: string) => path.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '?')
+
+/** git's reasons, one per line; a path of the patch (`paths`) that holds a newline, which git writes as it is, kept on its line. */
+function reasons(stderr: string, paths: string[]): string[] {
+  const named = paths.filter(path => path.includes('\n')).reduce((text, path) => text.replaceAll(asGitSays(path), printable(path)), stderr)
+  const lines = gitMessages(named)
   return lines.length > 0 ? lines : ['git apply failed']
 }
 
@@ -98,10 +103,10 @@ async function applyThreeWay(
       input: present.map(path => `${path}\0`).join(''),
       okStatuses: [128],
     })
-    if (indexed.exitCode !== 0) return {reasons: reasons(indexed.stderr)}
+    if (indexed.exitCode !== 0) return {reasons: reasons(indexed.stderr, paths)}
     const applied = await git([...APPLY, '--3way', '-'], {cwd: origin, env, input: change.patch, okStatuses: [1, 128]})
     const conflicted = await unmergedPaths({cwd: origin, env})
-    if (applied.exitCode !== 0 && conflicted.length === 0) return {reasons: reasons(applied.stderr)}
+    if (applied.exitCode !== 0 && conflicted.length === 0) return {reasons: reasons(applied.stderr, paths)}
     relabelConflicts(origin, conflicted, [
       {marker: '<<<<<<<', from: 'ours', to: 'origin'},
       {marker: '>>>>>>>', from: 'theirs', to: `workspace ${workspace.label}`},
@@ -161,7 +166,7 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
       const applied = await git([...APPLY, '-'], {cwd: origin, env, input: patch, okStatuses: [1, 128]})
       if (applied.exitCode !== 0) {
         say(`workspace ${workspace.label} does not apply to ${origin}`)
-        for (const reason of reasons(applied.stderr)) say(reason)
+        for (const reason of reasons(applied.stderr, await pathsChanged(workspace, base, now))) say(reason)
         return 1
       }
       record()
@@ -188,7 +193,7 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
       return 1
     }
     say(`workspace ${workspace.label} does not apply to ${origin}`)
-    for (const reason of reasons(forward.stderr)) say(reason)
+    for (const reason of reasons(forward.stderr, await pathsChanged(workspace, base, now))) say(reason)
     return 1
   } finally {
     context.close()

@@ -1,6 +1,6 @@
 // `hmm ls`: the workspaces of the working directory (or all), as a table or JSON.
 // Kept free of oclif so bare `hmm` can list without loading the CLI framework.
-import {formatAge, formatSize, formatTable, formatWork, printable, tildify, type Align} from '../ui/format.js'
+import {formatAge, formatSize, formatTable, formatWork, printable, printableJson, tildify, type Align} from '../ui/format.js'
 import {colours} from '../ui/colour.js'
 import {dataDir} from '../platform/index.js'
 import {workingDirectory, workingOrigin} from '../workspaces/context.js'
@@ -9,6 +9,7 @@ import {settleMerge} from '../workspaces/merging.js'
 import {hiddenRegistry, registryPath, Store} from '../workspaces/store.js'
 import {canonical, isWithin} from '../sandbox/paths.js'
 import {Workspace} from '../workspaces/workspace.js'
+import {diskSpace} from '../workspaces/disk.js'
 
 export interface ListOptions {
   all: boolean
@@ -41,10 +42,12 @@ export function listing(options: ListOptions): string {
       tree: ws.tree,
       ...works[index],
     }))
-    return JSON.stringify(objects, null, 2) + '\n'
+    return printableJson(objects, 2) + '\n'
   }
   if (workspaces.length === 0) return ''
   const now = Date.now()
+  // Measured, so only when asked for: what the commands wrote to their /tmp and caches counts.
+  const sizes = options.long ? diskSpace(workspaces) : []
   const chalk = colours(1)
   // running green, broken red; work taken back dim.
   const painted = new Map<string, (cell: string) => string>([
@@ -61,7 +64,13 @@ export function listing(options: ListOptions): string {
     ['AGE', 'right', ws => formatAge(now - ws.row.createdAt)],
     ['WORK', 'left', (_, index) => formatWork(works[index])],
     ...(options.long
-      ? [['SIZE', 'right', (ws: Workspace) => (ws.row.size === null ? '?' : formatSize(ws.row.size))] as [string, Align, (ws: Workspace) => string]]
+      ? [
+          ['SIZE', 'right', (_: Workspace, index: number) => (sizes[index] === null ? '?' : formatSize(sizes[index]))] as [
+            string,
+            Align,
+            (ws: Workspace, index: number) => string,
+          ],
+        ]
       : []),
     // A directory's name may hold anything, a bidirectional override too: shown, not acted on.
     ['ORIGIN', 'left', ws => printable(tildify(ws.row.origin))],

@@ -42,6 +42,19 @@ function runHelper(args: string[]): string {
   return childProcess().execFileSync(helperPath(), args, {encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']})
 }
 
+/**
+ * The bytes allocated under each directory (st_blocks, each inode once, links
+ * never followed, one file system; what vanishes meanwhile is not counted):
+ * native-helpers/usage.c. One lstat per entry.
+ */
+export function diskUsage(paths: string[]): number[] {
+  if (paths.length === 0) return []
+  return runHelper(['disk-usage', ...paths])
+    .split('\n')
+    .slice(0, paths.length)
+    .map(Number)
+}
+
 /** Which layers of the sandbox this system gives (`hmm-helper layers`, tried for real). */
 export interface Layers {
   /** The kernel's Landlock ABI version (0: none). */

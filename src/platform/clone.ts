@@ -5,7 +5,7 @@
 import {execa} from 'execa'
 import {constants, copyFileSync, lstatSync, readdirSync, rmSync, type Dirent} from 'node:fs'
 import {join} from 'node:path'
-import {HmmError, debug} from '../ui/errors.js'
+import {HmmError, debug, say} from '../ui/errors.js'
 import {helperPath, StatPairs, removeTree} from '../native/helper.js'
 import {runsOn} from './index.js'
 import {programPath} from './programs.js'
@@ -73,7 +73,7 @@ export async function cloneTree(source: string, destination: string, options: Cl
   // Notes (e.g. a skipped socket) are passed on; the clone still succeeded.
   const stderr = Buffer.from(result.stderr ?? []).toString('utf8')
   if (result.exitCode === 0) {
-    if (stderr) process.stderr.write(stderr.endsWith('\n') ? stderr : stderr + '\n')
+    for (const line of stderr.split('\n').filter(Boolean)) say(line.replace(/^hmm: /, ''))
     return stats && StatPairs.of(Buffer.from(result.stdout ?? []), stats.count)
   }
   const reason =

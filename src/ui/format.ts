@@ -42,6 +42,22 @@ export function printable(text: string): string {
   )
 }
 
+/** A character as JSON's `\uXXXX` escapes: one per UTF-16 unit, so two for one beyond U+FFFF. */
+const jsonEscaped = (character: string) =>
+  Array.from({length: character.length}, (_, unit) => `\\u${character.charCodeAt(unit).toString(16).padStart(4, '0')}`).join('')
+
+/**
+ * JSON whose strings (a tree's path, an origin) may hold anything:
+ * JSON.stringify escapes C0 controls but writes DEL, C1 controls and
+ * format characters as they are, so those are escaped too. It reads back
+ * the same.
+ */
+export function printableJson(value: unknown, space?: number): string {
+  return JSON.stringify(value, null, space).replace(/[\u007f-\u{10ffff}]/gu, character =>
+    character === '\u007f' || shownAsCodePoint(character) ? jsonEscaped(character) : character,
+  )
+}
+
 /** Paths for one line of a message: printable, the first ten named. */
 export function listPaths(paths: string[]): string {
   const shown = paths.slice(0, 10).map(printable).join(', ')

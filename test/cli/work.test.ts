@@ -2,7 +2,7 @@
 // exits and when diff, apply, merge and pr look; the last line of run and
 // exec ends with it; `ls -l` adds SIZE. Listing never reads a tree.
 import {execa} from 'execa'
-import {writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {BIN, World, workspaceLine} from '../world.js'
@@ -28,6 +28,20 @@ async function workCell(id: string, args: string[] = ['ls']): Promise<string> {
   const header = lines[0]
   const row = lines.find(line => line.startsWith(id))!
   return row.slice(header.indexOf('WORK'), header.indexOf(args.includes('-l') ? 'SIZE' : 'ORIGIN')).trim()
+}
+
+/** The SIZE cell of the workspace's row in `hmm ls -l`, in bytes (as closely as it shows them). */
+async function sizeOf(id: string): Promise<number> {
+  const lines = (await world.hmm(['ls', '-l'])).stdout.split('\n')
+  const header = lines[0]
+  const cell = lines
+    .find(line => line.startsWith(id))!
+    .slice(header.indexOf('WORK'), header.indexOf('ORIGIN'))
+    .trim()
+    .split(/ +/)
+    .at(-1)!
+  const [, value, unit] = /^([\d.]+)([KMGT]?)$/.exec(cell)!
+  return Number(value) * 1024 ** ' KMGT'.indexOf(unit || ' ')
 }
 
 function lastLine(stderr: string): string {
@@ -125,9 +139,10 @@ describe('WORK', () => {
     world = new World('work-resolved')
     await world.gitRepo()
     await world.git(['commit', '-qam', 'clean start'])
-    const conflicting = 'echo workspace > src/main.c && git commit -qam ws'
-    const resolved = workspaceLine((await world.hmm(['run', '-n', 'r', 'sh', '-c', `${conflicting} && echo loose > loose.txt`])).stderr)
-    const abandoned = workspaceLine((await world.hmm(['run', '-n', 'g', 'sh', '-c', conflicting])).stderr)
+    // Subjects of their own: the same change made in the same second would be the same commit in both.
+    const conflicting = (subject: string) => `echo workspace > src/main.c && git commit -qam ${subject}`
+    const resolved = workspaceLine((await world.hmm(['run', '-n', 'r', 'sh', '-c', `${conflicting('r')} && echo loose > loose.txt`])).stderr)
+    const abandoned = workspaceLine((await world.hmm(['run', '-n', 'g', 'sh', '-c', conflicting('g')])).stderr)
     world.file('src/main.c', 'origin\n')
     await world.git(['commit', '-qam', 'origin'])
 
@@ -172,18 +187,41 @@ describe('WORK', () => {
     expect(await workCell(ws.id)).toBe('1 file')
   })
 
-  it('shows SIZE with -l: what the clone took when made', async () => {
+  it('shows SIZE with -l: the disk space the workspace takes', async () => {
     world = new World('work-size')
     await world.gitRepo()
     world.file('big.bin', Buffer.alloc(300 * 1024, 1))
     const ws = workspaceLine((await world.hmm(['run', 'true'])).stderr)
     const long = (await world.hmm(['ls', '-l'])).stdout.split('\n')
     expect(long[0]).toMatch(/^ID +NAME +STATE +AGE +WORK +SIZE +ORIGIN$/)
-    const size = long[1].slice(long[0].indexOf('WORK'), long[0].indexOf('ORIGIN')).trim().split(/ +/).at(-1)
-    // A full copy (300K and the repository's few) where the file system cannot share blocks; 0 where it does.
-    expect(size).toMatch(/^(0|3\d\dK)$/)
-    expect((await world.hmm(['ls'])).stdout).not.toContain('SIZE')
     expect(await workCell(ws.id, ['ls', '-l'])).toBe('-')
+    expect((await world.hmm(['ls'])).stdout).not.toContain('SIZE')
+    // A full copy (300K, the repository, what hmm keeps beside it) where the file system cannot share blocks; where it
+    // does, what hmm keeps beside the clone only.
+    const reflinks = (await execa('cp', ['--reflink=always', join(world.origin, 'big.bin'), join(world.home, 'probe')], {reject: false})).exitCode === 0
+    expect(await sizeOf(ws.id)).toBeGreaterThan(reflinks ? 0 : 300 * 1024)
+  })
+
+  it('counts in SIZE what the command wrote to its /tmp and its caches, kept until hmm rm', async () => {
+    world = new World('work-size-written')
+    await world.gitRepo()
+    mkdirSync(join(world.home, '.cache'))
+    const ws = workspaceLine((await world.hmm(['run', '-n', 's', 'true'])).stderr)
+    const size = () => sizeOf(ws.id)
+    const made = await size()
+    const MiB = 1024 * 1024
+    // Random bytes: no file system compresses or shares them.
+    await world.hmm(['exec', 's', 'sh', '-c', 'head -c 20971520 /dev/urandom > /tmp/big'])
+    const withTmp = await size()
+    expect(withTmp - made).toBeGreaterThan(19 * MiB)
+    expect(withTmp - made).toBeLessThan(22 * MiB)
+    await world.hmm(['exec', 's', 'sh', '-c', 'head -c 20971520 /dev/urandom > ~/.cache/big'])
+    expect(existsSync(join(world.home, '.cache', 'big'))).toBe(false)
+    const withCache = await size()
+    expect(withCache - withTmp).toBeGreaterThan(19 * MiB)
+    expect(withCache - withTmp).toBeLessThan(22 * MiB)
+    expect((await world.hmm(['rm', '-f', ws.id])).exitCode).toBe(0)
+    expect(existsSync(join(world.dataDir, ws.id))).toBe(false)
   })
 
   it('says on a terminal, once, that the workspace is a full copy where the file system cannot copy-on-write', async () => {
