@@ -15,7 +15,7 @@ const WORLDS = join(PROJECT, '.test-worlds')
 function cleanEnv(home: string): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined || /^(GIT_|XDG_|HMM_|VITEST|NODE_OPTIONS|NODE_ENV)/.test(key)) continue
+    if (value === undefined || /^(GIT_|XDG_|HMM_|VITEST|NODE_OPTIONS|NODE_ENV|npm_)/i.test(key)) continue
     env[key] = value
   }
   return {...env, HOME: home, LANG: 'C.UTF-8', NO_COLOR: '1', TMPDIR: '/tmp', SHELL: '/bin/sh'}

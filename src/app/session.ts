@@ -11,6 +11,7 @@ import {netFromFlag, networkOf, type Effective} from '../sandbox/config.js'
 import {parseRules} from '../net/hosts.js'
 import {agentBinds, agentPlaces} from './agent-places.js'
 import {gitConfigBinds} from './git-credentials.js'
+import {npmConfigBinds, npmUserConfig} from './npm-config.js'
 import {checkNoLinkOnTheWay, checkNotDataDirectory, checkNotInOwnTemp, checkReadsOutOfReach} from './grants.js'
 import {startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
@@ -83,7 +84,11 @@ export async function commandPolicy(
     tree,
     dataDir: context.data,
     hide: settings.hide,
-    unhide: settings.unhide,
+    // With the namespaces npm's config is read as a copy without its logins (npm-config.ts).
+    unhide:
+      namespaces && !settings.hide.includes(npmUserConfig(process.env, homedir()))
+        ? [...settings.unhide, npmUserConfig(process.env, homedir())]
+        : settings.unhide,
     network,
     namespaces,
     ...places,
@@ -146,7 +151,11 @@ export async function startInWorkspace(
   const binds =
     isolated === undefined || options.platform !== 'linux'
       ? []
-      : [...agentBinds(settings, isolated, canonical(workspace.tree)), ...(await gitConfigBinds(isolated, process.env, homedir(), workspace.row.origin))]
+      : [
+          ...agentBinds(settings, isolated, canonical(workspace.tree)),
+          ...(await gitConfigBinds(isolated, process.env, homedir(), workspace.row.origin)),
+          ...npmConfigBinds(isolated, process.env, homedir()),
+        ]
   // Its proxy lives as long as the command: closed, and its refusals said, when the helper has exited.
   const net = await startNetwork(options.platform, network, workspace.id)
   const confinement = {

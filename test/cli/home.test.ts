@@ -93,6 +93,18 @@ describe('the composed home', () => {
     expect(result.stdout).toBe('secret of Documents/taxes.txt\nread-only\na,b\nmore\nabsent\n')
   })
 
+  it("holds npm's config without its logins: npm reads its settings as outside, no token is there", async () => {
+    world = new World('home-npmrc')
+    const nodedir = join(world.root, 'node-headers')
+    world.write(
+      join(world.home, '.npmrc'),
+      `nodedir=${nodedir}\nsave-exact=true\n//registry.npmjs.org/:_authToken=npm_SECRETTOKEN\n_auth=c2VjcmV0\n//r.example/:_password=c2VjcmV0\n`,
+    )
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', 'npm config get nodedir; npm config get save-exact; cat "$HOME/.npmrc"'])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe(`${nodedir}\ntrue\nnodedir=${nodedir}\nsave-exact=true\n`)
+  })
+
   it('is the whole home less the listed secrets with home = "visible"', async () => {
     world = new World('home-visible')
     const rels = plantUnlisted()
