@@ -15,11 +15,13 @@
 // attributes make it write other bytes than hmm diff shows: a path that
 // the origin's attribute files (or those the change brings) would convert
 // is refused (git/conversions.ts).
+// A symbolic link leading out of the tree is refused unless --force
+// (git/links-out.ts): in the origin, the user's tools would follow it.
 // --3way needs an index matching the origin's files: one of hmm's own, of
 // the paths the patch touches, thrown away after.
 import {lstatSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
-import {HmmError, say} from '../ui/errors.js'
+import {HmmError, Refusal, say} from '../ui/errors.js'
 import {listPaths} from '../ui/format.js'
 import {Context} from '../workspaces/context.js'
 import {recordWork, stateWith} from '../workspaces/work.js'
@@ -29,7 +31,8 @@ import {relabelConflicts, unmergedPaths} from '../git/conflicts.js'
 import {forkTreeWithCommits, mergedTip} from '../git/merged.js'
 import {privateEnv, privateRepo} from '../git/private-repo.js'
 import {applyConversions} from '../git/conversions.js'
-import {CONVERTED} from './commits.js'
+import {linksLeaving} from '../git/links-out.js'
+import {CONVERTED, linkOutside} from './commits.js'
 import {checkShown, checkTakeable, warnNested} from './taking.js'
 import type {Workspace} from '../workspaces/workspace.js'
 
@@ -110,7 +113,7 @@ async function applyThreeWay(
 }
 
 /** Returns the exit status. */
-export async function applyWorkspace(key: string | undefined, options: {check: boolean; threeWay: boolean}): Promise<number> {
+export async function applyWorkspace(key: string | undefined, options: {check: boolean; threeWay: boolean; force: boolean}): Promise<number> {
   const context = new Context()
   try {
     const workspace = context.workspace(key)
@@ -134,6 +137,14 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
       record()
       say(`workspace ${workspace.label} is already applied to ${origin}`)
       return 0
+    }
+    const links = options.force ? [] : await linksLeaving(workspace, [base], now)
+    if (links.length > 0) {
+      throw new Refusal(
+        `workspace ${workspace.label} holds symbolic links that lead out of the tree`,
+        links.map(link => linkOutside(link)),
+        `look at them with hmm diff ${workspace.id}; hmm apply --force ${workspace.id} takes them anyway`,
+      )
     }
     // git apply writes a path through its attributes: none may make it write other bytes than shown.
     const converted = await applyConversions(workspace, origin, {paths: await pathsChanged(workspace, base, now, true), now})

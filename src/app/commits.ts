@@ -5,7 +5,7 @@
 // taken back, and the warning about changes that were not committed.
 //
 // Security: see git/bundle.ts; nothing here runs git on the workspace's `.git`.
-import {HmmError, say, warn} from '../ui/errors.js'
+import {HmmError, Refusal, say, warn, type RefusedPath} from '../ui/errors.js'
 import type {Context} from '../workspaces/context.js'
 import {stateKey} from '../workspaces/work.js'
 import type {Workspace} from '../workspaces/workspace.js'
@@ -16,6 +16,8 @@ import {commitRecords, identitiesOf, refusedPaths, unshownChanges, type CommitRe
 import {listPaths, printable} from '../ui/format.js'
 import {gitOriginOf} from '../git/origin.js'
 import {REFUSED} from '../git/refused-paths.js'
+import {linksLeaving, type LinkOut} from '../git/links-out.js'
+import {mergeWrites, untrackedInTheWay} from '../git/merge-writes.js'
 import {checkShown, checkTakeable} from './taking.js'
 
 /** Why merge and apply refuse files git converts as it writes them (git/conversions.ts). */
@@ -115,7 +117,40 @@ export async function takeForGit(
     )
   }
   if (converted.length > 0) throw new HmmError(`workspace ${workspace.label}'s commits change ${CONVERTED}: ${listPaths(converted)}`)
+  if (options.checkedOut) await checkWrites(workspace, origin, tip, options.force)
   return {...(await takeIntoOrigin(workspace, origin, tip, nowTree)), origin}
+}
+
+/**
+ * What a merge would write into the origin's files: refused when it leaves
+ * a symbolic link leading out of the tree (unless `force`), and always when
+ * it would overwrite or remove a file git does not track there
+ * (git/merge-writes.ts), which --force does not take: that file is the
+ * user's alone, with no copy anywhere.
+ */
+async function checkWrites(workspace: Workspace, origin: string, tip: string, force: boolean): Promise<void> {
+  const writes = await mergeWrites(workspace, origin, tip)
+  const links = force ? [] : await linksLeaving(workspace, writes.bases, tip)
+  if (links.length > 0) {
+    throw new Refusal(
+      `workspace ${workspace.label}'s commits hold symbolic links that lead out of the tree`,
+      links.map(link => linkOutside(link)),
+      `look at them with hmm log -p ${workspace.id}; hmm merge --force ${workspace.id} takes them anyway`,
+    )
+  }
+  const untracked = await untrackedInTheWay(origin, writes.paths)
+  if (untracked.length > 0) {
+    throw new Refusal(
+      `workspace ${workspace.label}'s commits would overwrite or remove files that git does not track in ${origin}`,
+      untracked.map(({path, ignored}) => ({path, reason: `${ignored ? 'ignored' : 'untracked'} in ${origin} and present there`})),
+      `move them out of ${origin}, then hmm merge ${workspace.id} again (hmm log -p ${workspace.id} shows what the commits put there)`,
+    )
+  }
+}
+
+/** A link out of the tree as a refusal names it. */
+export function linkOutside(link: LinkOut): RefusedPath {
+  return {path: link.path, reason: `link outside the tree (to ${printable(link.target)})`}
 }
 
 /**

@@ -3,6 +3,9 @@
 // the command runs: it only reads the tree. It records what it showed, which
 // is all apply, merge and pr take until a diff shows more.
 //
+// Symbolic links leading out of the tree are marked after the output
+// (git/links-out.ts).
+//
 // Security: see git/changes.ts (the patch never comes from the workspace's
 // `.git`) and git/pager.ts (colours and pager are the user's own settings).
 import {Context} from '../workspaces/context.js'
@@ -10,7 +13,8 @@ import {recordWork} from '../workspaces/work.js'
 import {changesNow, treeDiff, treeNow, type DiffRequest} from '../git/changes.js'
 import {mayHoldBinary, withTextShown} from '../git/text-shown.js'
 import {warn} from '../ui/errors.js'
-import {listPaths} from '../ui/format.js'
+import {listPaths, printable} from '../ui/format.js'
+import {linksLeaving} from '../git/links-out.js'
 import {colourSettings, onTerminal, show, showPatch} from '../git/pager.js'
 import {checkUsable, warnNestedNotShown} from './taking.js'
 
@@ -38,6 +42,10 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
     // Said after the patch, where it is seen: what a binary patch holds was not shown.
     if (!options.stat && binary.length > 0) {
       warn(`workspace ${workspace.label} changes binary files, whose content hmm diff does not show: ${listPaths(binary)}`)
+    }
+    // Marked on stderr, one line each: the patch stays one git applies.
+    for (const link of await linksLeaving(workspace, [forkTree], await treeNow(workspace))) {
+      warn(`${printable(link.path)} -> ${printable(link.target)} (outside the tree)`)
     }
     await warnNestedNotShown(workspace)
     // What apply, merge and pr may take (app/taking.ts checkShown): the tree of the index the patch was read from.

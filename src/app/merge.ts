@@ -49,7 +49,8 @@ export async function mergeWorkspace(key: string | undefined, options: {force: b
     const origin = taken.origin
     const target = await mergeTarget(origin)
     const before = await headOf(origin)
-    const merged = await git(['merge', '--no-edit', '-m', `Merge workspace ${workspace.label}`, hmmRef(workspace)], {
+    // takeForGit refused files git does not track in the way; should one be missed, git itself refuses where it can.
+    const merged = await git(['merge', '--no-edit', '--no-overwrite-ignore', '-m', `Merge workspace ${workspace.label}`, hmmRef(workspace)], {
       cwd: origin,
       okStatuses: [1, 2, 128],
     })

