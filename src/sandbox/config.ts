@@ -26,10 +26,19 @@ export interface Settings {
   write?: string[]
   hide?: string[]
   unhide?: string[]
+  /** Gitignore patterns of the origin's files never cloned into a workspace. */
+  exclude?: string[]
   env?: {keep?: string[]; remove?: string[]}
   isolation?: Isolation
   net?: Net
 }
+
+/**
+ * What `exclude` is when the file does not say: the project's own secrets
+ * (a `.env` holds live keys), but not the examples kept beside them in the
+ * repository, which hold none.
+ */
+export const DEFAULT_EXCLUDE = ['.env', '.env.*', '!.env.example', '!.env.sample', '!.env.template']
 
 export interface Config {
   /** Where it was looked for (it need not exist). */
@@ -51,6 +60,8 @@ export interface Effective {
   write: string[]
   hide: string[]
   unhide: string[]
+  /** The top level's (or DEFAULT_EXCLUDE), then the agent's: the last pattern matching decides, as in a .gitignore. */
+  exclude: string[]
   env: {keep: string[]; remove: string[]}
   isolation: Isolation
   net?: Net
@@ -236,7 +247,7 @@ export function makeAgentPlaces(settings: Effective): void {
   }
 }
 
-const KEYS = ['write', 'hide', 'unhide', 'env', 'isolation', 'net']
+const KEYS = ['write', 'hide', 'unhide', 'exclude', 'env', 'isolation', 'net']
 const ENV_KEYS = ['keep', 'remove']
 
 export function configPath(env: NodeJS.ProcessEnv = process.env, home = env.HOME || homedir()): string {
@@ -317,6 +328,11 @@ function readSettings(table: Record<string, unknown>, prefix: string, keys: stri
       case 'hide':
       case 'unhide':
         settings[key] = readPaths(value, name, home, bad)
+        break
+      case 'exclude':
+        // Patterns of paths in the project, as a .gitignore holds them: no ~, nothing made absolute.
+        if (!isStringList(value) || value.some(pattern => pattern.includes('\n'))) throw bad(name, 'expected a list of gitignore patterns')
+        settings.exclude = value
         break
       case 'env':
         settings.env = readEnv(value, name, bad)
@@ -412,6 +428,7 @@ export function settingsFor(config: Config, command: string[], env: NodeJS.Proce
     write: joined(settings => settings.write),
     hide: [...hide, ...movedPlaces(places, config.home)],
     unhide: [...joined(settings => settings.unhide), ...own],
+    exclude: [...(config.all.exclude ?? DEFAULT_EXCLUDE), ...(agent?.settings.exclude ?? [])],
     // The agent's own login as variables: its profile's alone (env.ts agentKeys).
     env: {keep: [...joined(settings => settings.env?.keep), ...(agent ? agentKeys(name) : [])], remove: joined(settings => settings.env?.remove)},
     isolation: agent?.settings.isolation ?? config.all.isolation ?? 'full',
