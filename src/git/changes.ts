@@ -23,7 +23,8 @@ import {checkFirstIndex} from './first-index.js'
 import {distrustRecentEntries, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS, objectFormatOf} from './index-trust.js'
 import {excludingUnrecordable, restoreGitlinks, takeOutGitlinks, type Gitlink} from './nested.js'
 import {ensureBaseBlobs} from './origin.js'
-import {changedPaths, excludedOf, keptAsRecorded, patternsOf} from './excluded.js'
+import {excludedOf, keptAsRecorded, patternsOf} from './excluded.js'
+import {changedPaths} from './tree-edit.js'
 import {oncePerWorkspace} from './per-workspace.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 import {REFUSED, refusedAmong} from './refused-paths.js'
@@ -371,7 +372,7 @@ export async function changesNow(workspace: Workspace, forkTree: string, request
   if (workspace.row.originKind === 'plain') return treeDiff(workspace, forkTree, await treeNow(workspace), request)
   const env = await filesNow(workspace)
   // A path the config file's `exclude` names among the changes: shown as treeNow leaves it (as recorded).
-  if (patternsOf(workspace) && excludedOf(workspace, await changedPaths(workspace, forkTree, undefined, env)).length > 0) {
+  if (patternsOf(workspace) && excludedOf(workspace, await changedPaths(workspace, forkTree, undefined, {env})).length > 0) {
     return treeDiff(workspace, forkTree, await treeNow(workspace), request)
   }
   if (request.columns) env.COLUMNS = String(request.columns)

@@ -13,12 +13,11 @@
 //   user's; commits that change one are refused by merge and pr.
 //
 // Git here reads hmm's private repository or the origin (trusted) only.
-import {existsSync, readFileSync, rmSync} from 'node:fs'
-import {join} from 'node:path'
+import {existsSync, readFileSync} from 'node:fs'
 import {excludedAmong} from '../native/helper.js'
 import type {Workspace} from '../workspaces/workspace.js'
-import {git, gitLine, type GitOptions} from './git.js'
-import {privateEnv, privateRepo} from './private-repo.js'
+import {git, type GitOptions} from './git.js'
+import {changedPaths, treeWith} from './tree-edit.js'
 
 const nulSeparated = (text: string) => text.split('\0').filter(Boolean)
 const nulTerminated = (paths: string[]) => paths.map(path => `${path}\0`).join('')
@@ -41,13 +40,6 @@ export function excludedOf(workspace: Workspace, paths: Iterable<string>): strin
   return patterns ? excludedAmong(patterns, [...paths]) : []
 }
 
-/** The paths changed between two trees (or a tree and the private index: `to` undefined). */
-export async function changedPaths(workspace: Workspace, from: string, to: string | undefined, env?: Record<string, string>): Promise<string[]> {
-  const on = {cwd: workspace.gitDir, env: env ?? privateEnv(privateRepo(workspace.gitDir))}
-  const args = to === undefined ? ['diff-index', '--cached', from] : ['diff-tree', '-r', from, to]
-  return nulSeparated((await git([...args, '-z', '--no-renames', '--name-only'], on)).stdout)
-}
-
 /**
  * The tree `tree` of the workspace's files with each excluded path the
  * command changed as the recorded tree `recorded` holds it (absent, as a
@@ -55,21 +47,5 @@ export async function changedPaths(workspace: Workspace, from: string, to: strin
  */
 export async function keptAsRecorded(workspace: Workspace, recorded: string, tree: string): Promise<string> {
   if (!patternsOf(workspace)) return tree
-  const out = excludedOf(workspace, await changedPaths(workspace, recorded, tree))
-  if (out.length === 0) return tree
-  const env = {...privateEnv(privateRepo(workspace.gitDir)), GIT_INDEX_FILE: join(workspace.gitDir, `index.excluded-${process.pid}`)}
-  const on = {cwd: workspace.gitDir, env}
-  try {
-    const listed = await git(['ls-tree', '-z', '--full-tree', recorded, '--', ...out], {...on, env: {...env, GIT_LITERAL_PATHSPECS: '1'}})
-    // `<mode> <type> <object>\t<path>`; a mode of 0 removes the path.
-    const kept = nulSeparated(listed.stdout).filter(entry => !entry.startsWith('040000 '))
-    const keptPaths = new Set(kept.map(entry => entry.slice(entry.indexOf('\t') + 1)))
-    const zero = '0'.repeat(recorded.length)
-    const removed = out.filter(path => !keptPaths.has(path)).map(path => `0 ${zero}\t${path}`)
-    await git(['read-tree', tree], on)
-    await git(['update-index', '-z', '--index-info'], {...on, input: nulTerminated([...removed, ...kept])})
-    return await gitLine(['write-tree', '--missing-ok'], on)
-  } finally {
-    rmSync(env.GIT_INDEX_FILE, {force: true})
-  }
+  return treeWith(workspace, tree, recorded, excludedOf(workspace, await changedPaths(workspace, recorded, tree)))
 }
