@@ -16,7 +16,7 @@ import {warn} from '../ui/errors.js'
 import {listPaths, printable} from '../ui/format.js'
 import {linksLeaving} from '../git/links-out.js'
 import {colourSettings, onTerminal, show, showPatch} from '../git/pager.js'
-import {checkUsable, pathspecsOf, warnNestedNotShown} from './taking.js'
+import {checkOrigin, checkUsable, pathspecsOf, warnNestedNotShown} from './taking.js'
 import {selected} from '../git/tree-edit.js'
 
 /** `paths`: only what lies under them (SPEC "hmm apply" › Paths). */
@@ -25,6 +25,8 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
   try {
     const workspace = context.workspace(key)
     const forkTree = checkUsable(workspace)
+    // Its objects, or its base clone, are what the workspace's work is compared with.
+    checkOrigin(workspace)
     const pathspecs = pathspecsOf(workspace, context.cwd, options.paths)
     const origin = workspace.row.origin
     const colour = await colourSettings(origin)

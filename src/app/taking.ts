@@ -33,7 +33,9 @@ export function checkNotRunning(workspace: Workspace): void {
 
 export function checkOrigin(workspace: Workspace): string {
   const origin = workspace.row.origin
-  if (!lstatSync(origin, {throwIfNoEntry: false})?.isDirectory()) throw new HmmError(`${origin} no longer exists`)
+  if (!lstatSync(origin, {throwIfNoEntry: false})?.isDirectory()) {
+    throw new HmmError(`${origin}, where workspace ${workspace.label} was made from, no longer exists`)
+  }
   return origin
 }
 
