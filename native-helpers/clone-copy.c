@@ -287,11 +287,30 @@ static void copy_special(struct dopen *d, const char *name, const struct stat *s
 	link_made(mine, L_MADE);
 }
 
+/* Whether the config file's `exclude` leaves the entry out (then it is named, not copied). */
+static int left_out(struct dopen *d, const struct entry *e)
+{
+	if (!exclude_any())
+		return 0;
+	int is_dir = e->type == DT_DIR;
+	struct stat st;
+	if (e->type == DT_UNKNOWN)
+		is_dir = fstatat(d->sfd, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+	char *rel = rel_join(d->node->rel, e->name);
+	int out = exclude_match(rel, is_dir);
+	if (out)
+		clone_excluded(rel, is_dir);
+	free(rel);
+	return out;
+}
+
 static void copy_entry(struct dopen *d, const struct entry *e)
 {
 	const char *name = e->name;
 	int noatime = atomic_load(&C.noatime) ? O_NOATIME : 0;
 	struct stat st;
+	if (left_out(d, e))
+		return;
 	/* Regular files and directories are opened first and fstat'ed, so what
 	 * is copied is what was looked at, even if the name changes meanwhile.
 	 * O_NOFOLLOW|O_NONBLOCK: a name that became a link or a FIFO since

@@ -49,6 +49,24 @@ void clone_note(const char *what, const char *rel, const char *name)
 	free(r);
 }
 
+/* An entry the config file's `exclude` leaves out: named, NUL-terminated,
+ * a directory with a trailing '/', for hmm run to say. */
+void clone_excluded(const char *rel, int is_dir)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	size_t len = strlen(rel);
+	char *line = xmalloc(len + 2);
+	memcpy(line, rel, len);
+	if (is_dir)
+		line[len++] = '/';
+	line[len++] = '\0';
+	pthread_mutex_lock(&mu);
+	if (write_all(C.excluded_fd, line, len) < 0)
+		clone_fail(1, rel, NULL, errno);
+	pthread_mutex_unlock(&mu);
+	free(line);
+}
+
 /* ---- the queue ---- */
 
 void push(struct job *j)
@@ -181,13 +199,17 @@ static void progress(void)
 		C.progress_fd = -1; /* nobody listens any more; carry on */
 }
 
-#define CLONE_USAGE "usage: hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST\n"
+#define CLONE_USAGE                                                                    \
+	"usage: hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] "       \
+	"[--exclude-from FILE --excluded-to FILE] SRC DST\n"
 
 int cmd_clone(int argc, char **argv)
 {
 	long threads = 0;
 	int stat_pairs = 0;
+	const char *exclude_from = NULL, *excluded_to = NULL;
 	C.progress_fd = -1;
+	C.excluded_fd = -1;
 	int i = 2;
 	for (; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0) {
@@ -218,6 +240,10 @@ int cmd_clone(int argc, char **argv)
 				return 2;
 			}
 			C.progress_fd = (int)fd;
+		} else if (strcmp(argv[i], "--exclude-from") == 0) {
+			exclude_from = argv[++i];
+		} else if (strcmp(argv[i], "--excluded-to") == 0) {
+			excluded_to = argv[++i];
 		} else {
 			fputs(CLONE_USAGE, stderr);
 			return 2;
@@ -229,6 +255,21 @@ int cmd_clone(int argc, char **argv)
 	}
 	C.src = argv[i];
 	C.dst = argv[i + 1];
+	if (!exclude_from != !excluded_to) {
+		fputs("hmm-helper: --exclude-from and --excluded-to go together\n" CLONE_USAGE, stderr);
+		return 2;
+	}
+	if (exclude_from) {
+		if (exclude_load(exclude_from) < 0) {
+			fprintf(stderr, "hmm: clone: %s: %s\n", exclude_from, strerror(errno));
+			return 1;
+		}
+		C.excluded_fd = open(excluded_to, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (C.excluded_fd < 0) {
+			fprintf(stderr, "hmm: clone: %s: %s\n", excluded_to, strerror(errno));
+			return 1;
+		}
+	}
 	if (stat_pairs)
 		sp_load();
 	if (threads == 0) {

@@ -51,6 +51,7 @@ struct clone_state {
 	gid_t egid;
 	int always_chmod;	/* a default ACL makes creation modes unreliable */
 	int progress_fd;
+	int excluded_fd;	/* where the entries left out are named, or -1 */
 	atomic_int noatime;	/* O_NOATIME works (we own the files, or root) */
 	atomic_int failed;
 	atomic_ullong files, bytes;
@@ -71,6 +72,7 @@ extern struct clone_state C;
 /* clone.c */
 void clone_fail(int side_dst, const char *rel, const char *name, int err);
 void clone_note(const char *what, const char *rel, const char *name);
+void clone_excluded(const char *rel, int is_dir);
 void push(struct job *j);
 int set_owner(int fd, const char *name, uid_t uid, gid_t gid, int force);
 void release(struct dnode *n);

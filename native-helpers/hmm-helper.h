@@ -438,6 +438,15 @@ void sp_load(void);
 void sp_note(const char *rel, const char *name, int s, int t, const struct stat *st);
 int sp_write(void);
 
+/* ---- exclude.c ---- */
+
+/* The config file's `exclude` patterns, read from FILE (0, or -1 with errno). */
+int exclude_load(const char *file);
+int exclude_any(void);
+/* Whether the patterns exclude the entry at REL (from the top), a directory or not. */
+int exclude_match(const char *rel, int is_dir);
+int cmd_excluded(int argc, char **argv);
+
 /* ---- remove.c ---- */
 
 /* remove could not delete everything; the first failure is on stderr. */

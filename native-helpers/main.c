@@ -12,7 +12,9 @@
  *                   [--net none|proxy [--proxy-port N --proxy-socket NAME [--proxy-debug]]]]
  *                   -- CMD [ARG...]
  *   hmm-helper stop LOCK...
- *   hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST
+ *   hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs]
+ *                    [--exclude-from FILE --excluded-to FILE] SRC DST
+ *   hmm-helper excluded FILE < NUL-separated relative paths
  *   hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated relative paths
  *   hmm-helper larger-than LIMIT TOTAL < NUL-separated relative paths
  *   hmm-helper remove DIR
@@ -27,7 +29,8 @@
  * through *at() calls relative to directory descriptors opened with
  * O_NOFOLLOW, so it never follows a link in SRC. `stat-pairs` (statpairs.c)
  * gives the stat data the workspace's first index is written from;
- * `larger-than` (there too) finds files too large for git add. `remove`
+ * `larger-than` (there too) finds files too large for git add. `excluded`
+ * (exclude.c) matches the config file's `exclude` patterns. `remove`
  * (remove.c) deletes a workspace's directory by directory descriptors, never
  * following a link a process of the command swaps in meanwhile.
  * `disk-usage` (usage.c) measures a workspace's directories for `hmm ls -l`
@@ -55,7 +58,9 @@ static void usage(void)
 	      "                       -- CMD [ARG...]\n"
 	      "       hmm-helper marked LOCK [HOSTS]\n"
 	      "       hmm-helper stop LOCK...\n"
-	      "       hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs] SRC DST\n"
+	      "       hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs]\n"
+	      "                        [--exclude-from FILE --excluded-to FILE] SRC DST\n"
+	      "       hmm-helper excluded FILE < NUL-separated paths\n"
 	      "       hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated paths\n"
 	      "       hmm-helper larger-than LIMIT TOTAL < NUL-separated paths\n"
 	      "       hmm-helper remove DIR\n"
@@ -77,6 +82,7 @@ static const struct {
 	{"clone", cmd_clone},
 	{"stat-pairs", cmd_stat_pairs},
 	{"larger-than", cmd_larger_than},
+	{"excluded", cmd_excluded},
 	{"remove", cmd_remove},
 	{"disk-usage", cmd_disk_usage},
 };

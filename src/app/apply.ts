@@ -19,7 +19,7 @@
 // (git/links-out.ts): in the origin, the user's tools would follow it.
 // --3way needs an index matching the origin's files: one of hmm's own, of
 // the paths the patch touches, thrown away after.
-import {lstatSync, rmSync} from 'node:fs'
+import {existsSync, lstatSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {HmmError, Refusal, say} from '../ui/errors.js'
 import {listPaths, printable} from '../ui/format.js'
@@ -33,7 +33,8 @@ import {privateEnv, privateRepo} from '../git/private-repo.js'
 import {applyConversions} from '../git/conversions.js'
 import {linksLeaving} from '../git/links-out.js'
 import {CONVERTED, linkOutside} from './commits.js'
-import {checkShown, checkTakeable, warnNested} from './taking.js'
+import {checkShown, checkTakeable, pathspecsOf, warnNested} from './taking.js'
+import {selected} from '../git/tree-edit.js'
 import type {Workspace} from '../workspaces/workspace.js'
 
 function applyEnv(workspace: Workspace, origin: string): Record<string, string> {
@@ -117,12 +118,22 @@ async function applyThreeWay(
   }
 }
 
+/** Where an apply of some paths keeps the tree of what the origin got so far (the fork tree and those paths' changes). */
+const partFile = (workspace: Workspace) => join(workspace.root, 'applied-part')
+
+/** What earlier applies of some paths took, as a tree of the private repository; undefined when none did. */
+function partApplied(workspace: Workspace): string | undefined {
+  const tree = existsSync(partFile(workspace)) ? readFileSync(partFile(workspace), 'utf8').trim() : ''
+  return /^[0-9a-f]{40,64}$/.test(tree) ? tree : undefined
+}
+
 /** Returns the exit status. */
-export async function applyWorkspace(key: string | undefined, options: {check: boolean; threeWay: boolean; force: boolean}): Promise<number> {
+export async function applyWorkspace(key: string | undefined, options: {check: boolean; threeWay: boolean; force: boolean; paths?: string[]}): Promise<number> {
   const context = new Context()
   try {
     const workspace = context.workspace(key)
     const {forkTree, origin} = checkTakeable(workspace)
+    const pathspecs = pathspecsOf(workspace, context.cwd, options.paths)
     const now = await treeNow(workspace)
     checkShown(workspace, {tree: now})
     // Said first: whatever follows is about the rest.
@@ -131,19 +142,27 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
       if (!nested) say(`workspace ${workspace.label} changed nothing`)
       return 0
     }
-    const record = () => {
-      const state = stateWith(workspace, now)
-      if (!options.check && state) context.store.update(workspace.id, {takenState: state, takenBy: 'applied'})
-    }
-    // After hmm merge the origin's branch holds the workspace's commits: only the rest is to apply.
+    // After hmm merge the origin's branch holds the workspace's commits: only the rest is to apply; after an
+    // apply of some paths, only what it did not take.
     const merged = await mergedTip(workspace, origin)
-    const base = merged ? await forkTreeWithCommits(workspace, merged) : forkTree
-    if (now === base) {
+    const base = merged ? await forkTreeWithCommits(workspace, merged) : (partApplied(workspace) ?? forkTree)
+    // What this apply takes: everything, or what changed under the paths.
+    const target = pathspecs ? await selected(workspace, base, now, pathspecs) : now
+    const named = options.paths ? ` (${options.paths.map(printable).join(', ')})` : ''
+    // Applied once everything was taken; until then what was is kept, for the next apply to start from.
+    const record = () => {
+      if (options.check) return
+      if (target !== now) return writeFileSync(partFile(workspace), `${target}\n`)
+      const state = stateWith(workspace, now)
+      if (state) context.store.update(workspace.id, {takenState: state, takenBy: 'applied'})
+      rmSync(partFile(workspace), {force: true})
+    }
+    if (target === base) {
       record()
-      say(`workspace ${workspace.label} is already applied to ${origin}`)
+      say(`workspace ${workspace.label} is already applied to ${origin}${named}`)
       return 0
     }
-    const links = options.force ? [] : await linksLeaving(workspace, [base], now)
+    const links = options.force ? [] : await linksLeaving(workspace, [base], target)
     if (links.length > 0) {
       throw new Refusal(
         `workspace ${workspace.label} holds symbolic links that lead out of the tree`,
@@ -152,9 +171,9 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
       )
     }
     // git apply writes a path through its attributes: none may make it write other bytes than shown.
-    const converted = await applyConversions(workspace, origin, {paths: await pathsChanged(workspace, base, now, true), now})
+    const converted = await applyConversions(workspace, origin, {paths: await pathsChanged(workspace, base, target, true), now: target})
     if (converted.length > 0) throw new HmmError(`workspace ${workspace.label} changes ${CONVERTED}: ${listPaths(converted)}`)
-    const patch = await treeDiff(workspace, base, now, {format: 'patch'})
+    const patch = await treeDiff(workspace, base, target, {format: 'patch'})
     const env = applyEnv(workspace, origin)
 
     const forward = await git([...APPLY, '--check', '-'], {cwd: origin, env, input: patch, okStatuses: [1, 128]})
@@ -171,18 +190,18 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
       }
       record()
       await recordWork(context.store, workspace, context.data)
-      say(`applied workspace ${workspace.label} to ${origin}`)
+      say(`applied workspace ${workspace.label} to ${origin}${target === now ? '' : `${named.slice(0, -1)}; the rest stays in the workspace)`}`)
       return 0
     }
     const reverse = await git([...APPLY, '--check', '--reverse', '-'], {cwd: origin, env, input: patch, okStatuses: [1, 128]})
     if (reverse.exitCode === 0) {
       record()
       if (!options.check) await recordWork(context.store, workspace, context.data)
-      say(`workspace ${workspace.label} is already applied to ${origin}`)
+      say(`workspace ${workspace.label} is already applied to ${origin}${named}`)
       return 0
     }
     if (options.threeWay && !options.check) {
-      const outcome = await applyThreeWay(workspace, origin, {base, now, patch})
+      const outcome = await applyThreeWay(workspace, origin, {base, now: target, patch})
       if ('conflicted' in outcome) {
         // Not recorded as applied: hmm cannot tell the user's resolution from the conflict thrown away.
         say(`workspace ${workspace.label} applied to ${origin} with conflicts in ${outcome.conflicted.length} files`)

@@ -17,7 +17,8 @@ import {listPaths, printable} from '../ui/format.js'
 import {gitOriginOf} from '../git/origin.js'
 import {REFUSED} from '../git/refused-paths.js'
 import {linksLeaving, type LinkOut} from '../git/links-out.js'
-import {mergeWrites, untrackedInTheWay} from '../git/merge-writes.js'
+import {mergeWrites, untrackedInTheWay, type MergeWrites} from '../git/merge-writes.js'
+import {excludedOf} from '../git/excluded.js'
 import {checkShown, checkTakeable} from './taking.js'
 
 /** Why merge and apply refuse files git converts as it writes them (git/conversions.ts). */
@@ -97,6 +98,17 @@ export async function takeForGit(
   // No --force takes these: git itself refuses them.
   const refused = await refusedPaths(workspace, tip)
   if (refused.length > 0) throw new HmmError(`workspace ${workspace.label}'s commits hold ${REFUSED}: ${listPaths(refused)}`)
+  // What the merge would write, or the push publish, of the origin's files; no --force takes an excluded one.
+  const writes = await mergeWrites(workspace, origin, tip)
+  const excluded = excludedOf(workspace, writes.paths).sort()
+  if (excluded.length > 0) {
+    const again = `hmm ${options.checkedOut ? 'merge' : 'pr'} ${workspace.id}`
+    throw new Refusal(
+      `workspace ${workspace.label}'s commits change files that exclude in the config file keeps out of workspaces`,
+      excluded.map(path => ({path, reason: 'excluded'})),
+      `take them out of the commits (hmm exec ${workspace.id} git rm --cached -- PATH, then commit), then ${again} again`,
+    )
+  }
   const nowTree = await treeNow(workspace)
   checkShown(workspace, {tree: nowTree, tip})
   const unshown = options.force ? [] : await unshownChanges(workspace, tip, nowTree)
@@ -117,7 +129,7 @@ export async function takeForGit(
     )
   }
   if (converted.length > 0) throw new HmmError(`workspace ${workspace.label}'s commits change ${CONVERTED}: ${listPaths(converted)}`)
-  if (options.checkedOut) await checkWrites(workspace, origin, tip, options.force)
+  if (options.checkedOut) await checkWrites(workspace, origin, tip, writes, options.force)
   return {...(await takeIntoOrigin(workspace, origin, tip, nowTree)), origin}
 }
 
@@ -128,8 +140,7 @@ export async function takeForGit(
  * (git/merge-writes.ts), which --force does not take: that file is the
  * user's alone, with no copy anywhere.
  */
-async function checkWrites(workspace: Workspace, origin: string, tip: string, force: boolean): Promise<void> {
-  const writes = await mergeWrites(workspace, origin, tip)
+async function checkWrites(workspace: Workspace, origin: string, tip: string, writes: MergeWrites, force: boolean): Promise<void> {
   const links = force ? [] : await linksLeaving(workspace, writes.bases, tip)
   if (links.length > 0) {
     throw new Refusal(

@@ -16,13 +16,18 @@ import {warn} from '../ui/errors.js'
 import {listPaths, printable} from '../ui/format.js'
 import {linksLeaving} from '../git/links-out.js'
 import {colourSettings, onTerminal, show, showPatch} from '../git/pager.js'
-import {checkUsable, warnNestedNotShown} from './taking.js'
+import {checkOrigin, checkUsable, pathspecsOf, warnNestedNotShown} from './taking.js'
+import {selected} from '../git/tree-edit.js'
 
-export async function diffWorkspace(key: string | undefined, options: {stat: boolean}): Promise<void> {
+/** `paths`: only what lies under them (SPEC "hmm apply" › Paths). */
+export async function diffWorkspace(key: string | undefined, options: {stat: boolean; paths?: string[]}): Promise<void> {
   const context = new Context()
   try {
     const workspace = context.workspace(key)
     const forkTree = checkUsable(workspace)
+    // Its objects, or its base clone, are what the workspace's work is compared with.
+    checkOrigin(workspace)
+    const pathspecs = pathspecsOf(workspace, context.cwd, options.paths)
     const origin = workspace.row.origin
     const colour = await colourSettings(origin)
     // git colours the stat (names are quoted by git); hmm colours the patch, whose content is the command's.
@@ -31,10 +36,14 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
       colour: options.stat ? colour : undefined,
       columns: onTerminal() ? process.stdout.columns : undefined,
     }
-    let bytes = await changesNow(workspace, forkTree, request)
+    // What is shown: the workspace's files, or the fork tree with what changed under the paths.
+    let selection: Promise<string> | undefined
+    const shown = async () =>
+      pathspecs ? await (selection ??= treeNow(workspace).then(now => selected(workspace, forkTree, now, pathspecs))) : await treeNow(workspace)
+    let bytes = pathspecs ? await treeDiff(workspace, forkTree, await shown(), request) : await changesNow(workspace, forkTree, request)
     let binary: string[] = []
     if (mayHoldBinary(bytes)) {
-      const now = await treeNow(workspace)
+      const now = await shown()
       const render = (attributes: string) => treeDiff(workspace, forkTree, now, {...request, attributes})
       ;({output: bytes, binary} = await withTextShown(workspace, [{from: forkTree, to: now}], bytes, render, forkTree))
     }
@@ -44,7 +53,7 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
       warn(`workspace ${workspace.label} changes binary files, whose content hmm diff does not show: ${listPaths(binary)}`)
     }
     // Marked on stderr, one line each: the patch stays one git applies.
-    for (const link of await linksLeaving(workspace, [forkTree], await treeNow(workspace))) {
+    for (const link of await linksLeaving(workspace, [forkTree], await shown())) {
       warn(`${printable(link.path)} -> ${printable(link.target)} (outside the tree)`)
     }
     await warnNestedNotShown(workspace)

@@ -1,5 +1,6 @@
 // `hmm ls`: the workspaces of the working directory (or all), as a table or JSON.
 // Kept free of oclif so bare `hmm` can list without loading the CLI framework.
+import {lstatSync} from 'node:fs'
 import {formatAge, formatSize, formatTable, formatWork, printable, printableJson, tildify, type Align} from '../ui/format.js'
 import {colours} from '../ui/colour.js'
 import {dataDir} from '../platform/index.js'
@@ -48,6 +49,12 @@ export function listing(options: ListOptions): string {
   const now = Date.now()
   // Measured, so only when asked for: what the commands wrote to their /tmp and caches counts.
   const sizes = options.long ? diskSpace(workspaces) : []
+  // One look per origin (not per workspace): a tree is never read.
+  const origins = new Map<string, boolean>()
+  const gone = (origin: string) => {
+    if (!origins.has(origin)) origins.set(origin, !lstatSync(origin, {throwIfNoEntry: false})?.isDirectory())
+    return origins.get(origin)!
+  }
   const chalk = colours(1)
   // running green, broken red; work taken back dim.
   const painted = new Map<string, (cell: string) => string>([
@@ -73,7 +80,7 @@ export function listing(options: ListOptions): string {
         ]
       : []),
     // A directory's name may hold anything, a bidirectional override too: shown, not acted on.
-    ['ORIGIN', 'left', ws => printable(tildify(ws.row.origin))],
+    ['ORIGIN', 'left', ws => printable(tildify(ws.row.origin)) + (gone(ws.row.origin) ? ' (gone)' : '')],
   ]
   return formatTable(
     columns.map(([header]) => header),

@@ -1,8 +1,8 @@
 // `hmm run`: make a workspace of the working directory and run a command in
 // it, confined (DESIGN "Data flow of hmm run").
-import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
-import {dirname, join} from 'node:path'
-import {cloneTree, sharesBlocks} from '../platform/clone.js'
+import {existsSync, mkdirSync, rmSync, writeFileSync} from 'node:fs'
+import {dirname, join, relative} from 'node:path'
+import {cloneTree, leftOutBy, sharesBlocks} from '../platform/clone.js'
 import {afterTreeMade, planFirstIndex, writeFirstIndex} from '../git/first-index.js'
 import {recordNestedFork} from '../git/nested-work.js'
 import {giveOwnRepository, isLinkedWorktree} from '../git/worktree-repo.js'
@@ -17,7 +17,7 @@ import type {Launch} from '../platform/launch.js'
 import {currentPlatform} from '../platform/index.js'
 import {canonical, isWithin} from '../sandbox/paths.js'
 import {HmmError, say, stopwatch, warn} from '../ui/errors.js'
-import {formatBytes} from '../ui/format.js'
+import {formatBytes, listPaths} from '../ui/format.js'
 import {progressLine} from '../ui/progress.js'
 import {Context} from '../workspaces/context.js'
 import {newId} from '../workspaces/ids.js'
@@ -76,7 +76,26 @@ function checkNoSecretCloned(context: Context, platform: Platform, settings: Eff
   const around = hidden.find(secret => isWithin(origin, secret))
   if (around) throw new HmmError(`${origin} is hidden by the sandbox (${around}), so it cannot be cloned; run hmm in a project directory`)
   const inside = hidden.find(secret => isWithin(secret, origin) && existsSync(secret))
-  if (inside) throw new HmmError(`${origin} holds ${inside}, which the sandbox hides, so it cannot be cloned; run hmm in a project directory`)
+  if (!inside) return
+  // The user's own hide of a project's file: what keeps a project's files out of its workspaces is exclude.
+  if (settings.hide.some(path => path === inside || canonical(path) === inside)) {
+    const pattern = JSON.stringify(relative(origin, inside))
+    throw new HmmError(
+      `${origin} holds ${inside}, which hide in the config file hides, so it cannot be cloned: exclude = [${pattern}] in the config file leaves it out of workspaces`,
+    )
+  }
+  throw new HmmError(`${origin} holds ${inside}, which the sandbox hides, so it cannot be cloned; run hmm in a project directory`)
+}
+
+/** The clone's `exclude`: the workspace's patterns, and where the clone names what it left out. */
+const excludeOf = (workspace: Workspace) => ({patterns: workspace.excludeFile, leftOut: join(workspace.root, 'left-out')})
+
+/** Says once what the config file's `exclude` left out of the workspace. */
+function sayLeftOut(workspace: Workspace): void {
+  const exclude = excludeOf(workspace)
+  const left = leftOutBy(exclude)
+  rmSync(exclude.leftOut, {force: true})
+  if (left.length > 0) say(`left out of the workspace: ${listPaths(left)} (exclude in the config file)`)
 }
 
 /** What makeTree records: the origin, and the disk space the clone took (0: it shares its blocks; null: not known). */
@@ -87,7 +106,7 @@ async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Made
   const origin = workspace.row.origin
   const timing = stopwatch()
   const repoOfOrigin = await gitOriginOf(origin)
-  const recorded = repoOfOrigin ? (await recordGitOrigin(origin, repoOfOrigin, workspace.gitDir)).record : undefined
+  const recorded = repoOfOrigin ? (await recordGitOrigin(origin, repoOfOrigin, workspace.gitDir, workspace.excludeFile)).record : undefined
   const firstIndex = repoOfOrigin && planFirstIndex(workspace.gitDir, repoOfOrigin.objectFormat)
   timing.lap('recorded the origin')
   mkdirSync(dirname(workspace.tree), {recursive: true})
@@ -100,7 +119,7 @@ async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Made
       copied.tree = bytes
       progress?.update(files, bytes)
     }
-    stats = await cloneTree(origin, workspace.tree, {signal, onProgress, statPaths: firstIndex?.paths})
+    stats = await cloneTree(origin, workspace.tree, {signal, onProgress, statPaths: firstIndex?.paths, exclude: excludeOf(workspace)})
   } finally {
     progress?.done()
   }
@@ -178,6 +197,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     workspace = new Workspace(store.reserve({name: request.name ?? null, origin: context.origin, command, writable: given, agent}, newId), context.data)
     mkdirSync(workspace.root, {recursive: true, mode: 0o700})
     writeFileSync(workspace.lock, '')
+    writeFileSync(workspace.excludeFile, settings.exclude.map(pattern => `${pattern}\n`).join(''))
     // Started in the subdirectory of the tree the user is in (the origin is the repository's top).
     const cwd = workspace.treeDirFor(context.cwd)
     const alone = agentAlone(settings, workspace.row.onlyAgent)
@@ -187,6 +207,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     starting.check()
     store.update(workspace.id, {state: 'ready', ...record})
     noteFullCopy(context, record.size)
+    sayLeftOut(workspace)
   } catch (error) {
     running?.abort()
     await running?.outcome.catch(() => undefined)

@@ -8,7 +8,7 @@
 // tree is checked to be a real directory (lstat, no link followed) before
 // anything is compared with it.
 import {lstatSync} from 'node:fs'
-import {join} from 'node:path'
+import {isAbsolute, join, relative, resolve} from 'node:path'
 import {nestedChanges} from '../git/nested-work.js'
 import {HmmError, warn} from '../ui/errors.js'
 import {listPaths, printable} from '../ui/format.js'
@@ -33,7 +33,9 @@ export function checkNotRunning(workspace: Workspace): void {
 
 export function checkOrigin(workspace: Workspace): string {
   const origin = workspace.row.origin
-  if (!lstatSync(origin, {throwIfNoEntry: false})?.isDirectory()) throw new HmmError(`${origin} no longer exists`)
+  if (!lstatSync(origin, {throwIfNoEntry: false})?.isDirectory()) {
+    throw new HmmError(`${origin}, where workspace ${workspace.label} was made from, no longer exists`)
+  }
   return origin
 }
 
@@ -60,6 +62,22 @@ export function checkTakeable(workspace: Workspace): {forkTree: string; origin: 
   checkNotRunning(workspace)
   const forkTree = checkUsable(workspace)
   return {forkTree, origin: checkOrigin(workspace)}
+}
+
+/**
+ * The paths given to diff and apply (`-- PATH...`, relative to the working
+ * directory) as git's pathspecs from the origin's top; undefined: all of it.
+ */
+export function pathspecsOf(workspace: Workspace, cwd: string, paths: string[] | undefined): string[] | undefined {
+  if (!paths || paths.length === 0) return undefined
+  const origin = workspace.row.origin
+  return paths.map(path => {
+    const fromTop = relative(origin, resolve(cwd, path))
+    if (fromTop === '..' || fromTop.startsWith('../') || isAbsolute(fromTop)) {
+      throw new HmmError(`${path} is outside ${origin}, where workspace ${workspace.label} was made from`)
+    }
+    return fromTop || '.'
+  })
 }
 
 /** A path as one word of a shell command. */

@@ -23,6 +23,8 @@ import {checkFirstIndex} from './first-index.js'
 import {distrustRecentEntries, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS, objectFormatOf} from './index-trust.js'
 import {excludingUnrecordable, restoreGitlinks, takeOutGitlinks, type Gitlink} from './nested.js'
 import {ensureBaseBlobs} from './origin.js'
+import {excludedOf, keptAsRecorded, patternsOf} from './excluded.js'
+import {changedPaths} from './tree-edit.js'
 import {oncePerWorkspace} from './per-workspace.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 import {REFUSED, refusedAmong} from './refused-paths.js'
@@ -253,7 +255,9 @@ export function readFilesSoon(workspace: Workspace): void {
  */
 export const treeNow = oncePerWorkspace(async (workspace: Workspace): Promise<string> => {
   const env = await filesNow(workspace)
-  return gitLine(['write-tree', '--missing-ok'], {cwd: workspace.tree, env})
+  const tree = await gitLine(['write-tree', '--missing-ok'], {cwd: workspace.tree, env})
+  // What the config file's `exclude` names is never the command's to give back (git/excluded.ts).
+  return workspace.row.forkTree ? keptAsRecorded(workspace, workspace.row.forkTree, tree) : tree
 })
 
 /** diff-tree or diff-index arguments whose output no configuration can change. */
@@ -367,6 +371,10 @@ export async function treeDiff(workspace: Workspace, from: string, to: string, r
 export async function changesNow(workspace: Workspace, forkTree: string, request: DiffRequest): Promise<Buffer> {
   if (workspace.row.originKind === 'plain') return treeDiff(workspace, forkTree, await treeNow(workspace), request)
   const env = await filesNow(workspace)
+  // A path the config file's `exclude` names among the changes: shown as treeNow leaves it (as recorded).
+  if (patternsOf(workspace) && excludedOf(workspace, await changedPaths(workspace, forkTree, undefined, {env})).length > 0) {
+    return treeDiff(workspace, forkTree, await treeNow(workspace), request)
+  }
   if (request.columns) env.COLUMNS = String(request.columns)
   const args = [...diffArgs('diff-index', request), '--cached', forkTree]
   const output = (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout

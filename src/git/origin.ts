@@ -14,6 +14,7 @@ import {git, gitLine, gitMessages, gitReason, nulPairs} from './git.js'
 import {workTreeTop} from './top.js'
 import type {ObjectFormat} from './index-file.js'
 import {excludingUnrecordable} from './nested.js'
+import {dropExcluded} from './excluded.js'
 import {trustFreshIndex} from './first-index.js'
 import {createPrivateRepo, hashTreeOf, privateEnv, privateRepo, type PrivateRepo} from './private-repo.js'
 
@@ -91,8 +92,16 @@ async function hashFilteredAsBytes(origin: string, env: Record<string, string>, 
   })
 }
 
-/** Records a git origin before it is cloned. */
-export async function recordGitOrigin(origin: string, repoOfOrigin: GitOrigin, gitDir: string): Promise<{record: OriginRecord; repo: PrivateRepo}> {
+/**
+ * Records a git origin before it is cloned; `patterns`: the config file's
+ * `exclude`, whose files the clone leaves out, and so does the record.
+ */
+export async function recordGitOrigin(
+  origin: string,
+  repoOfOrigin: GitOrigin,
+  gitDir: string,
+  patterns?: string,
+): Promise<{record: OriginRecord; repo: PrivateRepo}> {
   // Questions about the origin that do not depend on each other, asked at once.
   const [excludesFile, head, branch] = await Promise.all([
     git(['config', '--path', '--get', 'core.excludesFile'], {cwd: origin, okStatuses: [1]}),
@@ -119,6 +128,7 @@ export async function recordGitOrigin(origin: string, repoOfOrigin: GitOrigin, g
     await git([...asBytes, 'add', '--all', '--', '.', ...excluded], {cwd: origin, env})
   }
   if (asBytes.length > 0) await hashFilteredAsBytes(origin, env, asBytes)
+  if (patterns) await dropExcluded({cwd: origin, env}, patterns)
   const forkTree = await gitLine(['write-tree'], {cwd: origin, env})
   return {
     record: {

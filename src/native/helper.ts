@@ -125,6 +125,23 @@ export function removeTree(path: string): void {
 }
 
 /**
+ * Those of the relative paths (a tree's files: links and gitlinks as files)
+ * that the patterns of `patterns` (the config file's `exclude`, gitignore's
+ * syntax) exclude, themselves or by a directory above them
+ * (native-helpers/exclude.c: the clone leaves out the same).
+ */
+export function excludedAmong(patterns: string, paths: string[]): string[] {
+  if (paths.length === 0) return []
+  const out = childProcess().execFileSync(helperPath(), ['excluded', patterns], {
+    input: paths.map(path => `${path}\0`).join(''),
+    encoding: 'utf8',
+    maxBuffer: 1024 * 1024 * 1024,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  return out.split('\0').filter(Boolean)
+}
+
+/**
  * The stat data of each relative path under two roots (links not followed),
  * from the helper: two lstat calls per file of a big tree cost about a second
  * from Node, a fraction of that from C. The paths are given NUL-terminated,

@@ -3,10 +3,10 @@
 // Linux: the helper's parallel clone (FICLONE, falling back to
 // copy_file_range, from several threads). macOS: cp -c (clonefile).
 import {execa} from 'execa'
-import {constants, copyFileSync, lstatSync, readdirSync, rmSync, type Dirent} from 'node:fs'
+import {constants, copyFileSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync, type Dirent} from 'node:fs'
 import {join} from 'node:path'
 import {HmmError, debug, say} from '../ui/errors.js'
-import {helperPath, StatPairs, removeTree} from '../native/helper.js'
+import {excludedAmong, helperPath, StatPairs, removeTree} from '../native/helper.js'
 import {runsOn} from './index.js'
 import {programPath} from './programs.js'
 
@@ -19,6 +19,34 @@ export interface CloneOptions {
    * right after the clone; the helper's clone answers them as it copies.
    */
   statPaths?: {names: Buffer; count: number}
+  /**
+   * The config file's `exclude` (native-helpers/exclude.c): `patterns`, a
+   * file of them; `leftOut`, where the clone names what it left out.
+   */
+  exclude?: {patterns: string; leftOut: string}
+}
+
+/** What the clone left out by the config file's `exclude`, a directory with a trailing `/`, sorted. */
+export function leftOutBy(exclude: {leftOut: string}): string[] {
+  return readFileSync(exclude.leftOut, 'utf8').split('\0').filter(Boolean).sort()
+}
+
+/**
+ * macOS: cp copies everything, so what `exclude` names is removed from the
+ * copy before the command starts, and named as the helper's clone names it.
+ */
+function removeExcluded(destination: string, exclude: {patterns: string; leftOut: string}): void {
+  // Directories as `dir/`, which the helper takes as directories.
+  const paths = readdirSync(destination, {recursive: true, withFileTypes: true}).map(entry => {
+    const path = join(entry.parentPath, entry.name).slice(destination.length + 1)
+    return entry.isDirectory() ? `${path}/` : path
+  })
+  const out = new Set(excludedAmong(exclude.patterns, paths))
+  // The highest only: nothing below an excluded directory is named again.
+  const above = (path: string) => path.replace(/\/$/, '').split('/').slice(0, -1)
+  const highest = [...out].filter(path => !above(path).some((_, depth, names) => out.has(`${names.slice(0, depth + 1).join('/')}/`)))
+  for (const path of highest) rmSync(join(destination, path), {recursive: true, force: true})
+  writeFileSync(exclude.leftOut, highest.map(path => `${path}\0`).join(''))
 }
 
 /** macOS: clonefile(2) of the whole tree through cp -c (APFS), a plain copy elsewhere. */
@@ -37,13 +65,22 @@ async function cloneOnDarwin(source: string, destination: string): Promise<void>
  * answer them (macOS: cp): then ask the helper's stat-pairs.
  */
 export async function cloneTree(source: string, destination: string, options: CloneOptions = {}): Promise<StatPairs | undefined> {
+  const exclude = options.exclude
   if (runsOn('darwin')) {
     await cloneOnDarwin(source, destination)
+    if (exclude) removeExcluded(destination, exclude)
     return undefined
   }
   const stats = options.statPaths
   const file = helperPath()
-  const args = ['clone', ...(options.onProgress ? ['--progress-fd', '3'] : []), ...(stats ? ['--stat-pairs'] : []), source, destination]
+  const args = [
+    'clone',
+    ...(options.onProgress ? ['--progress-fd', '3'] : []),
+    ...(stats ? ['--stat-pairs'] : []),
+    ...(exclude ? ['--exclude-from', exclude.patterns, '--excluded-to', exclude.leftOut] : []),
+    source,
+    destination,
+  ]
   debug(`clone: ${file} ${args.join(' ')}`)
   const child = execa(file, args, {
     reject: false,

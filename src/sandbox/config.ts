@@ -31,10 +31,19 @@ export interface Settings {
   hide?: string[]
   unhide?: string[]
   home?: HomeView
+  /** Gitignore patterns of the origin's files never cloned into a workspace. */
+  exclude?: string[]
   env?: {keep?: string[]; remove?: string[]}
   isolation?: Isolation
   net?: Net
 }
+
+/**
+ * What `exclude` is when the file does not say: the project's own secrets
+ * (a `.env` holds live keys), but not the examples kept beside them in the
+ * repository, which hold none.
+ */
+export const DEFAULT_EXCLUDE = ['.env', '.env.*', '!.env.example', '!.env.sample', '!.env.template']
 
 export interface Config {
   /** Where it was looked for (it need not exist). */
@@ -59,6 +68,8 @@ export interface Effective {
   home: HomeView
   hide: string[]
   unhide: string[]
+  /** The top level's (or DEFAULT_EXCLUDE), then the agent's: the last pattern matching decides, as in a .gitignore. */
+  exclude: string[]
   env: {keep: string[]; remove: string[]}
   isolation: Isolation
   net?: Net
@@ -244,7 +255,7 @@ export function makeAgentPlaces(settings: Effective): void {
   }
 }
 
-const KEYS = ['write', 'show', 'hide', 'unhide', 'home', 'env', 'isolation', 'net']
+const KEYS = ['write', 'show', 'hide', 'unhide', 'home', 'exclude', 'env', 'isolation', 'net']
 const ENV_KEYS = ['keep', 'remove']
 
 export function configPath(env: NodeJS.ProcessEnv = process.env, home = env.HOME || homedir()): string {
@@ -330,6 +341,11 @@ function readSettings(table: Record<string, unknown>, prefix: string, keys: stri
       case 'home':
         if (value !== 'composed' && value !== 'visible') throw bad(name, 'expected "composed" or "visible"')
         settings.home = value
+        break
+      case 'exclude':
+        // Patterns of paths in the project, as a .gitignore holds them: no ~, nothing made absolute.
+        if (!isStringList(value) || value.some(pattern => pattern.includes('\n'))) throw bad(name, 'expected a list of gitignore patterns')
+        settings.exclude = value
         break
       case 'env':
         settings.env = readEnv(value, name, bad)
@@ -427,6 +443,7 @@ export function settingsFor(config: Config, command: string[], env: NodeJS.Proce
     home: agent?.settings.home ?? config.all.home ?? 'composed',
     hide: [...hide, ...movedPlaces(places, config.home)],
     unhide: [...joined(settings => settings.unhide), ...own],
+    exclude: [...(config.all.exclude ?? DEFAULT_EXCLUDE), ...(agent?.settings.exclude ?? [])],
     // The agent's own login as variables: its profile's alone (env.ts agentKeys).
     env: {keep: [...joined(settings => settings.env?.keep), ...(agent ? agentKeys(name) : [])], remove: joined(settings => settings.env?.remove)},
     isolation: agent?.settings.isolation ?? config.all.isolation ?? 'full',

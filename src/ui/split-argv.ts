@@ -17,3 +17,9 @@ export function splitAtCommand(argv: string[], flagsWithValue: string[]): {own: 
   }
   return {own: argv, command: []}
 }
+
+/** `hmm diff [FLAGS] [WS] -- PATH...` (and apply): hmm's part, and the paths after `--` (undefined without one). */
+export function splitAtPaths(argv: string[]): {own: string[]; paths?: string[]} {
+  const at = argv.indexOf('--')
+  return at < 0 ? {own: argv} : {own: argv.slice(0, at), paths: argv.slice(at + 1)}
+}

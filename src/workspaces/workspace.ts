@@ -43,6 +43,11 @@ export class Workspace {
     return join(this.root, 'git')
   }
 
+  /** The config file's `exclude` as it was when the workspace was made: what diff, apply and merge leave out. */
+  get excludeFile(): string {
+    return join(this.root, 'exclude')
+  }
+
   get base(): string {
     return join(this.root, 'base', basename(this.row.origin) || 'root')
   }

@@ -365,18 +365,6 @@ describe('an origin holding a secret', () => {
     dotfiles.dispose()
   })
 
-  it('is refused where the config file hides a path of the project', async () => {
-    world.write(configFile(), VISIBLE + 'hide = ["~/src/proj/.env"]\n')
-    world.file('.env', 'TOKEN=secret\n')
-    try {
-      const result = await world.hmm(['run', 'cat', '.env'])
-      expect(result).toMatchObject({exitCode: 1, stdout: '', stderr: refusal(world.origin, join(world.origin, '.env'))})
-    } finally {
-      world.write(configFile(), VISIBLE)
-      rmSync(join(world.origin, '.env'))
-    }
-  })
-
   it('is refused inside a secret', async () => {
     const result = await world.hmm(['run', 'true'], {cwd: join(world.home, '.ssh')})
     const ssh = join(world.home, '.ssh')

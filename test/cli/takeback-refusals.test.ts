@@ -21,6 +21,8 @@ async function originWithSecrets(name: string): Promise<void> {
   await world.git(['commit', '-qm', 'first'])
   world.file('.env', 'API_KEY=live\n')
   world.file('.venv/bin/activate', 'real activate\n')
+  // exclude off: the .env is taken as any ignored file is (project-secrets.test.ts holds exclude to SPEC).
+  world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'exclude = []\n')
 }
 
 /** The command narrows .gitignore and commits a placeholder .env and .venv/bin/activate with a line appended. */

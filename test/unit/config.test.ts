@@ -107,12 +107,12 @@ keep = ["AIDER_KEY"]
     expect(failure('[env]\nkeep = "A"')).toBe('~/.config/hmm/config.toml: env.keep: expected a list of variable names')
     expect(failure('[env]\nsave = ["A"]')).toBe('~/.config/hmm/config.toml: env.save: unknown key (keys: keep, remove)')
     expect(failure('writable = []')).toBe(
-      '~/.config/hmm/config.toml: writable: unknown key (keys: write, hide, unhide, env, isolation, net, max_file_size, max_read_size, agent)',
+      '~/.config/hmm/config.toml: writable: unknown key (keys: write, show, hide, unhide, home, exclude, env, isolation, net, max_file_size, max_read_size, agent)',
     )
     expect(failure('[agent.claude]\nwrite = 1')).toBe('~/.config/hmm/config.toml: agent.claude.write: expected a list of paths')
     expect(failure('agent = 1')).toBe('~/.config/hmm/config.toml: agent: expected tables [agent.<command name>]')
     expect(failure('[agent.claude]\nagent = {}')).toBe(
-      '~/.config/hmm/config.toml: agent.claude.agent: unknown key (keys: write, hide, unhide, env, isolation, net)',
+      '~/.config/hmm/config.toml: agent.claude.agent: unknown key (keys: write, show, hide, unhide, home, exclude, env, isolation, net)',
     )
   })
 
