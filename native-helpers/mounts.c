@@ -382,7 +382,7 @@ static void overlay_caches(const struct exec_opts *o, int lock)
 		 * their names): the layers beneath this one, then the user's
 		 * cache, which is also the mount's place. */
 		int beneath[MAX_LAYERS];
-		size_t len = strlen(upper) + strlen(work) + 64 + 32 * (n + 1);
+		size_t len = strlen(upper) + strlen(work) + 80 + 32 * (n + 1);
 		char *data = xmalloc(len);
 		int at_data = snprintf(data, len, "lowerdir=");
 		for (unsigned k = n; k-- > 0;) {
@@ -394,8 +394,18 @@ static void overlay_caches(const struct exec_opts *o, int lock)
 			at_data += snprintf(data + at_data, len - (size_t)at_data, "/proc/self/fd/%d:", beneath[k]);
 		}
 		char *lowest = fd_path(at);
-		snprintf(data + at_data, len - (size_t)at_data, "%s,upperdir=%s,workdir=%s", lowest, upper, work);
-		if (mount("overlay", lowest, "overlay", MS_NOSUID | MS_NODEV, data) < 0)
+		/* userxattr: in a user namespace the overlay keeps its whiteouts
+		 * and opaque directories in user.overlay.* attributes; with the
+		 * trusted.* ones it cannot set, removing or renaming what a lower
+		 * layer holds fails with EIO (npm cache clean, rm -rf ~/.npm).
+		 * Kernels before 5.11 know no such option: then without it. */
+		snprintf(data + at_data, len - (size_t)at_data, "%s,upperdir=%s,workdir=%s,userxattr", lowest, upper, work);
+		int mounted = mount("overlay", lowest, "overlay", MS_NOSUID | MS_NODEV, data);
+		if (mounted < 0 && errno == EINVAL) {
+			*strrchr(data, ',') = 0;
+			mounted = mount("overlay", lowest, "overlay", MS_NOSUID | MS_NODEV, data);
+		}
+		if (mounted < 0)
 			setup_fail("cache %s: cannot mount an overlay on it: %s", c, strerror(errno));
 		for (unsigned k = 0; k < n; k++)
 			close(beneath[k]);

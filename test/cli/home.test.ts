@@ -3,7 +3,7 @@
 // is on PATH, start-up files, `show` — so a secret no list names is not
 // there to read: it is absent, as on a new machine. `home = "visible"`
 // gives back the home less the listed secrets.
-import {chmodSync, mkdirSync, symlinkSync} from 'node:fs'
+import {chmodSync, mkdirSync, readFileSync, symlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {World} from '../world.js'
@@ -125,5 +125,39 @@ describe('the composed home', () => {
     expect(shown.stdout).toContain('  ~/.bashrc (start-up file)\n')
     expect(shown.stdout).toContain('  ~/.nvm (toolchain)\n')
     expect(shown.stdout).toContain('  ~/.cache (written)\n')
+  })
+})
+
+describe('the cache layers', () => {
+  it('behave as directories: what the real cache holds can be removed, renamed and rewritten inside, the real cache unchanged', async () => {
+    world = new World('home-cache-layers')
+    world.write(join(world.home, '.npm', '_cacache', 'index-v5', 'ab', 'entry'), 'cached\n')
+    world.write(join(world.home, '.npm', '_logs', 'old.log'), 'log\n')
+    world.write(join(world.home, '.cache', 'tool', 'data'), 'old\n')
+    const script = [
+      'rm -rf ~/.npm/_cacache',
+      'mv ~/.npm/_logs ~/.npm/logs-moved',
+      'echo new > ~/.cache/tool/data',
+      'rm -r ~/.cache/tool && mkdir ~/.cache/tool && echo again > ~/.cache/tool/data',
+      'ls -A ~/.npm',
+      'cat ~/.cache/tool/data',
+      'npm cache clean --force && echo cleaned',
+    ].join(' && ')
+    const result = await world.hmm(['run', '-n', 'c', 'sh', '-c', script])
+    expect(result.stderr).not.toMatch(/Input\/output error|EIO/)
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe('logs-moved\nagain\ncleaned\n')
+    // The next command in the workspace sees the same; the user's cache is as it was.
+    const again = await world.hmm([
+      'exec',
+      'c',
+      'sh',
+      '-c',
+      'test -e ~/.npm/_cacache || echo no-cacache; test -d ~/.npm/logs-moved && echo moved; cat ~/.cache/tool/data',
+    ])
+    expect(again.stdout).toBe('no-cacache\nmoved\nagain\n')
+    expect(readFileSync(join(world.home, '.npm', '_cacache', 'index-v5', 'ab', 'entry'), 'utf8')).toBe('cached\n')
+    expect(readFileSync(join(world.home, '.npm', '_logs', 'old.log'), 'utf8')).toBe('log\n')
+    expect(readFileSync(join(world.home, '.cache', 'tool', 'data'), 'utf8')).toBe('old\n')
   })
 })
