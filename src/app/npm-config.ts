@@ -4,7 +4,7 @@
 // the logins, bound over the user's, as git's config files are
 // (git-credentials.ts); without them the file stays hidden whole
 // (policy.ts SECRETS).
-import {lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {canonical} from '../sandbox/paths.js'
 import type {Bind} from '../sandbox/policy.js'
@@ -16,26 +16,50 @@ export function npmUserConfig(env: NodeJS.ProcessEnv, home: string): string {
 
 /**
  * A key of .npmrc that holds a login (`//registry.example/:_authToken`,
- * `_auth`, `_password`, a certificate's key) or names one: npm's own
- * credential keys, and anything called a token, password or secret.
+ * `_auth`, `_password`, a client certificate's `key` and `cert`) or names
+ * one: npm's own credential keys, and anything called a token, password
+ * or secret.
  */
-const CREDENTIAL_KEY = /(^|:)(_authtoken|_auth|_password|password|keyfile|certfile)$|token|secret/i
+const CREDENTIAL_KEY = /(^|:)(_authtoken|_auth|_password|password|username|email|key|cert|keyfile|certfile)$|token|secret/i
 
-/** The file without the lines that set a credential key; comments and blank lines kept. */
+/** A value that is a login whatever its key: a private key's block. */
+const CREDENTIAL_VALUE = /-----BEGIN [A-Z ]*PRIVATE KEY-----|^\s*"?-----BEGIN/
+
+/**
+ * The key of a line as npm's ini parser reads it: quotes taken off, a
+ * list's `[]` dropped; undefined for a comment, a section or no setting.
+ */
+function keyOf(line: string): string | undefined {
+  const raw = /^\s*([^=;#\s[][^=]*?)\s*=/.exec(line)?.[1]
+  if (raw === undefined) return undefined
+  const unquoted = /^(["'])(.*)\1$/.exec(raw)?.[2] ?? raw
+  return unquoted.replace(/\[\]$/, '')
+}
+
+/** The file without the lines that set a credential; comments, sections and blank lines kept. */
 export function withoutNpmCredentials(text: string): string {
   return text
     .split('\n')
     .filter(line => {
-      const key = /^\s*([^=;#\s][^=]*?)\s*=/.exec(line)?.[1]
-      return key === undefined || !CREDENTIAL_KEY.test(key)
+      const key = keyOf(line)
+      return key === undefined || !(CREDENTIAL_KEY.test(key) || CREDENTIAL_VALUE.test(line.slice(line.indexOf('=') + 1)))
     })
     .join('\n')
 }
 
-/** The cleaned copy, made in the workspace's directory `root` for this command, bound over the user's file. */
+/**
+ * Whether a cleaned copy is made: the file (or where its link leads, as a
+ * profile switcher's ~/.npmrc -> ~/.npmrcs/work) is a regular file. Only
+ * then may the policy stop hiding it (app/session.ts).
+ */
+export function cleansNpmConfig(env: NodeJS.ProcessEnv, home: string): boolean {
+  return statSync(npmUserConfig(env, home), {throwIfNoEntry: false})?.isFile() === true
+}
+
+/** The cleaned copy, made in the workspace's directory `root` for this command, bound over the user's file (where its link leads). */
 export function npmConfigBinds(root: string, env: NodeJS.ProcessEnv, home: string): Bind[] {
   const file = npmUserConfig(env, home)
-  if (!lstatSync(file, {throwIfNoEntry: false})?.isFile()) return []
+  if (!cleansNpmConfig(env, home)) return []
   const copy = join(root, 'npmrc')
   mkdirSync(root, {recursive: true, mode: 0o700})
   const next = `${copy}.hmm-${process.pid}`

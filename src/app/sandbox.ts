@@ -17,7 +17,7 @@ import type {Network, Platform, SandboxPolicy} from '../sandbox/policy.js'
 import {parseRules} from '../net/hosts.js'
 import {INSIDE_PORT} from './network.js'
 import {checkNoLinkOnTheWay, checkNotDataDirectory, checkNotInOwnTemp} from './grants.js'
-import {composeInput, describeProfile, withNetFlag} from './session.js'
+import {cleanedNpmConfig, composeInput, describeProfile, withNetFlag} from './session.js'
 import {describeHome} from '../sandbox/home.js'
 import {tildify} from '../ui/format.js'
 
@@ -113,7 +113,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     tree,
     dataDir: data,
     hide: settings.hide,
-    unhide: settings.unhide,
+    unhide: platform === 'linux' && namespaces ? [...settings.unhide, ...cleanedNpmConfig(settings)] : settings.unhide,
     network,
     namespaces,
     ...places,

@@ -2,16 +2,18 @@
 // starting it, passing signals on while hmm waits for it, and its end. One
 // path for `hmm run` and `hmm exec`, so a command continued with exec runs
 // under exactly the sandbox run gives it.
-import {existsSync, mkdirSync, statSync} from 'node:fs'
-import {isAbsolute, resolve} from 'node:path'
+import {existsSync, lstatSync, mkdirSync, statSync} from 'node:fs'
+import {isAbsolute, join, resolve} from 'node:path'
 import {constants, homedir} from 'node:os'
 import {readFilesSoon} from '../git/changes.js'
+import {gitOriginOf} from '../git/origin.js'
+import {isLinkedWorktree} from '../git/worktree-repo.js'
 import {lockedFiles} from '../native/helper.js'
 import {netFromFlag, networkOf, type Effective} from '../sandbox/config.js'
 import {parseRules} from '../net/hosts.js'
 import {agentBinds, agentPlaces} from './agent-places.js'
 import {gitConfigBinds} from './git-credentials.js'
-import {npmConfigBinds, npmUserConfig} from './npm-config.js'
+import {cleansNpmConfig, npmConfigBinds, npmUserConfig} from './npm-config.js'
 import {checkNoLinkOnTheWay, checkNotDataDirectory, checkNotInOwnTemp, checkReadsOutOfReach} from './grants.js'
 import {startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
@@ -46,9 +48,34 @@ export function givenWritable(paths: string[]): string[] {
  * back, the directories of PATH, and the command itself where it is named
  * by its path.
  */
-export function composeInput(settings: Effective, command: string[]): NonNullable<PolicyInput['compose']> {
+export function composeInput(settings: Effective, command: string[], borrowed: string[] = []): NonNullable<PolicyInput['compose']> {
   const program = command[0] !== undefined && isAbsolute(command[0]) ? [canonical(command[0])] : []
-  return {show: [...settings.show, ...settings.unhide], path: (process.env.PATH ?? '').split(':'), programs: program}
+  // Git's settings where the environment moves them (its credentials are taken out of the copies the command reads).
+  const env = process.env
+  const git = [...(env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : []), ...(env.XDG_CONFIG_HOME ? [join(env.XDG_CONFIG_HOME, 'git')] : [])]
+  return {
+    show: [...settings.show, ...settings.unhide, ...cleanedNpmConfig(settings), ...borrowed, ...git],
+    path: (env.PATH ?? '').split(':'),
+    programs: program,
+  }
+}
+
+/** npm's config file where a copy without its logins is bound over it (npm-config.ts), unless the config file hides it. */
+export function cleanedNpmConfig(settings: Effective): string[] {
+  const file = npmUserConfig(process.env, homedir())
+  return cleansNpmConfig(process.env, homedir()) && !settings.hide.includes(file) ? [file] : []
+}
+
+/**
+ * The object directory the workspace's repository borrows, read-only, when
+ * the origin is a linked worktree (git/worktree-repo.ts): the composed home
+ * must hold it where the origin lies in the home. Asked of git only where
+ * the origin's .git is a file.
+ */
+async function borrowedObjects(origin: string): Promise<string[]> {
+  if (!lstatSync(join(origin, '.git'), {throwIfNoEntry: false})?.isFile()) return []
+  const repo = await gitOriginOf(origin)
+  return repo && isLinkedWorktree(repo) ? [repo.objects] : []
 }
 
 /** The settings with --net, when given, in place of the config file's `net`. */
@@ -85,16 +112,13 @@ export async function commandPolicy(
     dataDir: context.data,
     hide: settings.hide,
     // With the namespaces npm's config is read as a copy without its logins (npm-config.ts).
-    unhide:
-      namespaces && !settings.hide.includes(npmUserConfig(process.env, homedir()))
-        ? [...settings.unhide, npmUserConfig(process.env, homedir())]
-        : settings.unhide,
+    unhide: namespaces ? [...settings.unhide, ...cleanedNpmConfig(settings)] : settings.unhide,
     network,
     namespaces,
     ...places,
     writable,
     agent: settings.agent?.name,
-    ...(namespaces && settings.home === 'composed' ? {compose: composeInput(settings, command)} : {}),
+    ...(namespaces && settings.home === 'composed' ? {compose: composeInput(settings, command, await borrowedObjects(origin))} : {}),
   })
   checkNoLinkOnTheWay(policy, namespaces, {write: asked, tmpdir: userTmpdir()})
   if (namespaces) checkNotInOwnTemp(policy, writable)

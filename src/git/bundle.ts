@@ -27,7 +27,7 @@ import {HmmError} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {ALLOW_LOCAL_TRANSPORT, confinedEnv, git, gitLine, gitReason, nulPairs} from './git.js'
 import {ensureBaseBlobs} from './origin.js'
-import {privateEnv, privateRepo} from './private-repo.js'
+import {privateEnv, privateRepo, privateRepoSources} from './private-repo.js'
 import {gitDirsOf, readable} from './top.js'
 import {readRegularFile, readWorkspaceHead} from './workspace-head.js'
 
@@ -48,7 +48,7 @@ export function bundleDir(workspace: Workspace): string {
 
 /** Who bundles: a program that reads as the workspace's command may (the tree included) and writes only the bundle directory. */
 export function bundleReader(workspace: Workspace, data: string): Reader {
-  return readerOf(workspace, data, bundleDir(workspace))
+  return readerOf(workspace, data, bundleDir(workspace), privateRepoSources(workspace.gitDir))
 }
 
 export interface WorkspaceCommits {

@@ -26,7 +26,7 @@ import {ensureBaseBlobs} from './origin.js'
 import {excludedOf, keptAsRecorded, patternsOf} from './excluded.js'
 import {changedPaths} from './tree-edit.js'
 import {oncePerWorkspace} from './per-workspace.js'
-import {privateEnv, privateRepo} from './private-repo.js'
+import {privateEnv, privateRepo, privateRepoSources} from './private-repo.js'
 import {REFUSED, refusedAmong} from './refused-paths.js'
 
 /*
@@ -54,7 +54,7 @@ function indexEnv(workspace: Workspace): {index: string; env: Record<string, str
 
 /** Git reading the tree does so as the workspace's command may, writing only the private repository. */
 function readingOf(workspace: Workspace): Reading {
-  return {label: workspace.label, reader: readerOf(workspace, workspace.data, workspace.gitDir)}
+  return {label: workspace.label, reader: readerOf(workspace, workspace.data, workspace.gitDir, privateRepoSources(workspace.gitDir))}
 }
 
 /**

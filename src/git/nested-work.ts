@@ -26,7 +26,7 @@ import {checkFirstIndex, trustFreshIndex} from './first-index.js'
 import {distrustRecentEntries} from './index-trust.js'
 import {gitlinksIn, type Gitlink} from './nested.js'
 import {oncePerWorkspace} from './per-workspace.js'
-import {privateEnv, privateRepo} from './private-repo.js'
+import {privateEnv, privateRepo, privateRepoSources} from './private-repo.js'
 
 /** Each nested repository's state by its path in the tree: `<HEAD> <tree of its files>`; a tree `?` where it could not be read. */
 export type NestedStates = Record<string, string>
@@ -62,7 +62,7 @@ async function statesOf(workspace: Workspace, gitlinks: Gitlink[], fresh: boolea
   const states: NestedStates = {}
   if (gitlinks.length === 0) return states
   const repo = privateRepo(workspace.gitDir)
-  const reading = {label: workspace.label, reader: readerOf(workspace, workspace.data, workspace.gitDir)}
+  const reading = {label: workspace.label, reader: readerOf(workspace, workspace.data, workspace.gitDir, privateRepoSources(workspace.gitDir))}
   let level = gitlinks
   for (let depth = 0; level.length > 0; depth++) {
     if (depth === MAX_DEPTH) {

@@ -97,6 +97,27 @@ export function privateEnv(repo: PrivateRepo): Record<string, string> {
 }
 
 /**
+ * What git reads for the private repository outside it: the object
+ * directories it borrows (alternates) and the user's excludes file. A
+ * reader confined to a composed home (platform/confined.ts) is shown them.
+ */
+export function privateRepoSources(gitDir: string): string[] {
+  const read = (path: string) => {
+    try {
+      return readFileSync(path, 'utf8')
+    } catch {
+      return ''
+    }
+  }
+  const alternates = read(join(gitDir, 'objects', 'info', 'alternates'))
+    .split('\n')
+    .filter(line => line.startsWith('/'))
+  const excludes = /^\s*excludesFile = "((?:[^"\\]|\\.)*)"$/m.exec(read(join(gitDir, 'config')))?.[1]
+  const excludesFile = excludes?.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c))
+  return [...alternates, ...(excludesFile ? [excludesFile] : [])]
+}
+
+/**
  * hmm's settings for the private repository, appended to what `git init`
  * wrote (later keys win): a work tree is always given explicitly, nothing
  * may start a daemon or keep stat caches of its own, no automatic gc.

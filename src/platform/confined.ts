@@ -55,14 +55,18 @@ function readerSettings(): {hide: string[]; unhide: string[]; namespaces: boolea
 
 /**
  * A program that reads the workspace's tree (and repository), as its
- * command may, and writes only `writes` (a directory of hmm's).
+ * command may, and writes only `writes` (a directory of hmm's); of the
+ * home it reads only `shown` besides the workspace.
  */
-export function readerOf(workspace: {tree: string; root: string}, dataDir: string, writes: string): Reader {
+export function readerOf(workspace: {tree: string; root: string}, dataDir: string, writes: string, shown: string[]): Reader {
   const settings = readerSettings()
   const platform = currentPlatform()
   // No network: git reading files needs none (on Linux its barrier is a namespace: none where opted out of them).
   const network = settings.namespaces || platform === 'darwin' ? {kind: 'none' as const} : undefined
-  const normal = policyFor(platform, {tree: workspace.tree, dataDir, writable: [], hide: settings.hide, unhide: settings.unhide, network})
+  // With the namespaces its home is composed as the command's is (sandbox/home.ts), of what git reads there
+  // besides the workspace (`shown`: the objects the private repository borrows, the user's excludes file).
+  const compose = settings.namespaces ? {show: [...settings.unhide, ...shown], path: [], programs: []} : undefined
+  const normal = policyFor(platform, {tree: workspace.tree, dataDir, writable: [], hide: settings.hide, unhide: settings.unhide, network, compose})
   return {
     policy: {
       tree: canonical(writes),

@@ -10,8 +10,8 @@
 // the config file's `show`, and what an agent profile gives back. All of
 // it read-only but the places written (the helper's read-only pass). What
 // is not named is absent, as on a new machine.
-import {lstatSync, readdirSync, readlinkSync} from 'node:fs'
-import {dirname, isAbsolute, join, relative, sep} from 'node:path'
+import {lstatSync, readdirSync, readlinkSync, statSync} from 'node:fs'
+import {isAbsolute, join, relative, sep} from 'node:path'
 import {canonical, isWithin, linksOnTheWay, unique} from './paths.js'
 
 /**
@@ -138,11 +138,11 @@ export interface HomeInput {
   programs: string[]
 }
 
-/** The directory of a program to keep: its package's, for a script in node_modules; else its own. */
-function programPlace(program: string): string {
+/** The package a script in node_modules belongs to (its directory), if it is one. */
+function packageOf(program: string): string | undefined {
   const parts = program.split(sep)
   const at = parts.lastIndexOf('node_modules')
-  if (at < 0 || at + 1 >= parts.length - 1) return dirname(program)
+  if (at < 0 || at + 1 >= parts.length - 1) return undefined
   return parts.slice(0, at + (parts[at + 1].startsWith('@') ? 3 : 2)).join(sep)
 }
 
@@ -155,9 +155,18 @@ function linkedPrograms(dirs: string[]): string[] {
     } catch {
       return []
     }
-    return names.filter(name => lstatSync(join(dir, name), {throwIfNoEntry: false})?.isSymbolicLink()).map(name => programPlace(canonical(join(dir, name))))
+    const targets = names.filter(name => lstatSync(join(dir, name), {throwIfNoEntry: false})?.isSymbolicLink()).map(name => canonical(join(dir, name)))
+    return targets.filter(isFile).flatMap(programFiles)
   })
 }
+
+/** A program is a file: the file, and its package where it is a script in node_modules, never the folder it lies in. */
+function programFiles(program: string): string[] {
+  const place = packageOf(program)
+  return place ? [program, place] : [program]
+}
+
+const isFile = (path: string) => statSync(path, {throwIfNoEntry: false})?.isFile() === true
 
 /**
  * The home as the command sees it, or undefined where nothing would be
@@ -180,9 +189,9 @@ export function composeHome(input: HomeInput): ComposedHome | undefined {
   )
   const pathDirs = input.path.filter(dir => isAbsolute(dir))
   want(pathDirs, 'on PATH')
-  want(input.programs.map(programPlace), 'program')
-  // Links are followed once: where a kept link leads is kept too.
-  want(linkedPrograms(pathDirs.filter(dir => isWithin(canonical(dir), home))), 'program on PATH')
+  want(input.programs.flatMap(programFiles), 'program')
+  // Links are followed once: where a kept link leads is kept too (not for a PATH entry that is the home itself).
+  want(linkedPrograms(pathDirs.filter(dir => isWithin(canonical(dir), home) && canonical(dir) !== home)), 'program on PATH')
   const keep = new Map<string, string>()
   const links = new Set<string>()
   for (const {path, why, asked} of wanted) {
@@ -193,7 +202,13 @@ export function composeHome(input: HomeInput): ComposedHome | undefined {
     }
     // A place to write may be made by the helper (a cache the user has not got yet): kept whether there now or not.
     if (!isWithin(real, home) || (!asked && !lstatSync(real, {throwIfNoEntry: false}))) continue
-    for (const link of linksOnTheWay(path).slice(0, -1)) if (isWithin(link, home) && link !== home) links.add(link)
+    const linked = linksOnTheWay(path)
+      .slice(0, -1)
+      .filter(link => isWithin(link, home) && link !== home)
+    // A link of the home leads to a file of yours (a dotfile kept in ~/dotfiles), never a folder: a command that could
+    // once write where such a link lies (-w ~/.emacs.d) would make the next run show it ~/Documents.
+    if (!asked && linked.length > 0 && !isFile(real)) continue
+    for (const link of linked) links.add(link)
     if (!keep.has(real)) keep.set(real, why)
   }
   const paths = [...keep.keys()].sort()

@@ -82,6 +82,35 @@ describe('the composed home', () => {
     )
   })
 
+  it('follows no link of the home to a folder: one an earlier run planted where it could write shows the next run nothing', async () => {
+    world = new World('home-planted-links')
+    plantUnlisted()
+    world.write(join(world.home, 'dotfiles', 'zshrc'), 'setopt x\n')
+    world.write(join(world.home, 'dotfiles', 'private'), 'private notes\n')
+    symlinkSync(join(world.home, 'dotfiles', 'zshrc'), join(world.home, '.zshrc'))
+    mkdirSync(join(world.home, '.emacs.d'))
+    mkdirSync(join(world.home, '.cabal'))
+    const plant = await world.hmm([
+      'run',
+      '--rm',
+      '-w',
+      join(world.home, '.emacs.d'),
+      '-w',
+      join(world.home, '.cabal'),
+      'sh',
+      '-c',
+      'ln -s ../Documents ~/.emacs.d/init.el && ln -s ../dotfiles ~/.cabal/bin',
+    ])
+    expect(plant.exitCode, plant.stderr).toBe(0)
+    // The home itself on PATH: its links are not followed to their folders either.
+    const script = 'ls ~/Documents 2>&1 || true; cat ~/.emacs.d/init.el/taxes.txt 2>&1 || true; cat ~/dotfiles/private 2>&1 || true; cat ~/.zshrc'
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', script], {env: {...world.env, PATH: `${world.home}:${world.env.PATH}`}})
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).not.toContain('secret of')
+    expect(result.stdout).not.toContain('private notes')
+    expect(result.stdout).toMatch(/setopt x\n$/)
+  })
+
   it("shows what the config file's show names, read-only, and what -w names, writable", async () => {
     world = new World('home-show')
     plantUnlisted()
@@ -96,10 +125,13 @@ describe('the composed home', () => {
   it("holds npm's config without its logins: npm reads its settings as outside, no token is there", async () => {
     world = new World('home-npmrc')
     const nodedir = join(world.root, 'node-headers')
+    // A profile switcher's link (npmrc), and the ways npm's ini reads a key: quoted, as a list.
     world.write(
-      join(world.home, '.npmrc'),
-      `nodedir=${nodedir}\nsave-exact=true\n//registry.npmjs.org/:_authToken=npm_SECRETTOKEN\n_auth=c2VjcmV0\n//r.example/:_password=c2VjcmV0\n`,
+      join(world.home, '.npmrcs', 'work'),
+      `nodedir=${nodedir}\nsave-exact=true\n//registry.npmjs.org/:_authToken=npm_SECRETTOKEN\n_auth=c2VjcmV0\n//r.example/:_password=c2VjcmV0\n` +
+        `"_auth" = c2VjcmV0\n'//r.example/:_password' = c2VjcmV0\n_auth[] = c2VjcmV0\nkey = "-----BEGIN PRIVATE KEY-----\\nc2VjcmV0"\n`,
     )
+    symlinkSync(join(world.home, '.npmrcs', 'work'), join(world.home, '.npmrc'))
     const result = await world.hmm(['run', '--rm', 'sh', '-c', 'npm config get nodedir; npm config get save-exact; cat "$HOME/.npmrc"'])
     expect(result.exitCode, result.stderr).toBe(0)
     expect(result.stdout).toBe(`${nodedir}\ntrue\nnodedir=${nodedir}\nsave-exact=true\n`)

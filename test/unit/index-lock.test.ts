@@ -29,7 +29,7 @@ function asWorkspace(dir: string): NonNullable<GitOptions['readsWorkspace']> {
   dirs.push(data)
   const root = join(data, 'w')
   mkdirSync(root)
-  return {label: 'w', reader: readerOf({tree: dir, root}, data, join(dir, '.git'))}
+  return {label: 'w', reader: readerOf({tree: dir, root}, data, join(dir, '.git'), [])}
 }
 
 /** Another writer takes the lock the way git does: created exclusively. */
