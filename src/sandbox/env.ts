@@ -8,6 +8,7 @@
 // it. The namespaces hide the sockets themselves where they can; removing
 // the variables holds on every platform and fallback.
 import {holdsCredential, holdsLogin} from './secret-values.js'
+import {updateChecksOff} from './update-checks.js'
 
 /** Credentials named outright: those the patterns below would miss. */
 const CREDENTIAL_NAMES = [
@@ -295,8 +296,9 @@ export function removedVariables(base: NodeJS.ProcessEnv, config: {keep: string[
 /**
  * The command's environment: `base` less the credential and socket
  * variables (unless the config keeps them) and less what the config
- * removes, then hmm's own variables.
+ * removes, with tools' update checks off where `base` leaves them on,
+ * then hmm's own variables.
  */
 export function commandEnv(base: NodeJS.ProcessEnv, config: {keep: string[]; remove: string[]}, own: Record<string, string>): Record<string, string> {
-  return {...filtered(base, config).env, ...own}
+  return {...updateChecksOff(base, matcher(config.remove)), ...filtered(base, config).env, ...own}
 }
