@@ -24,7 +24,7 @@ const shQuoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`
  * attached by the helper's real path. The helper confines the command
  * itself (Landlock, seccomp, the namespaces).
  */
-export function apparmorProfile(helper: string): string[] {
+function apparmorProfile(helper: string): string[] {
   return ['abi <abi/4.0>,', 'include <tunables/global>', `profile hmm-helper "${helper}" flags=(unconfined) {`, '  userns,', '}']
 }
 
