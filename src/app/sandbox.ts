@@ -9,7 +9,8 @@ import {loadConfig, networkOf, settingsFor, type Isolation} from '../sandbox/con
 import {removedVariables} from '../sandbox/env.js'
 import {sandboxLayers} from '../native/helper.js'
 import {SANDBOX_EXEC, seatbelt} from '../platform/darwin.js'
-import {enableNamespaces, optOut, policyFor, userTmpdir} from '../platform/confine.js'
+import {optOut, policyFor, userTmpdir} from '../platform/confine.js'
+import {usernsRefusal} from '../platform/userns-refusal.js'
 import {agentPlaces} from './agent-places.js'
 import {launchArgv} from '../platform/launch.js'
 import {canonical} from '../sandbox/paths.js'
@@ -24,6 +25,12 @@ import {tildify} from '../ui/format.js'
 /** Shell-style quoting, only for display: the real argv is passed without a shell. */
 function quote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`
+}
+
+/** The namespaces' line where this system refuses them: why, and how to allow them or opt out. */
+function namespacesRefused(refusal: string): string {
+  const {cause, fix} = usernsRefusal(refusal)
+  return `  namespaces: refused by this system (${cause}): hmm run refuses; ${fix}; or ${optOut()}`
 }
 
 /** Which layers `hmm run` would apply here: on Linux as this system gives them (asked of the helper), never more than are in force. */
@@ -48,7 +55,7 @@ function layerLines(platform: Platform, isolation: Isolation, network: Network |
     isolation === 'landlock-only'
       ? '  namespaces: off (isolation = "landlock-only"): /tmp, /dev/shm and the sockets of the user\'s session are shared; every process of the machine and its command line (/proc/PID/cmdline: a password typed as an argument) is in sight; the caches are written in place, but for their program parts; modes, times and attributes of the user\'s files outside may be changed (Landlock does not mediate chmod, chown, utimes, setxattr)'
       : layers.namespaces
-        ? `  namespaces: refused by this system (${layers.namespaces}): hmm run refuses; ${enableNamespaces(layers.namespaces)}, or ${optOut()}`
+        ? namespacesRefused(layers.namespaces)
         : `  namespaces: user, mount, PID${network ? ', IPC and network' : ' and IPC'}; every mount read-only but the places it may write; a /run of its own`
   const scoped = layers.landlock >= 6 ? 'signals and abstract unix sockets scoped' : 'signals and abstract unix sockets not scoped (needs ABI 6, Linux 6.12)'
   return [

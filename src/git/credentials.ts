@@ -11,13 +11,14 @@
 // the command could have changed.
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {dirname, join, resolve} from 'node:path'
-import {holdsLogin, isGitCredential} from '../sandbox/env.js'
+import {isGitCredential} from '../sandbox/env.js'
+import {holdsLogin} from '../sandbox/secret-values.js'
 import {git} from './git.js'
 
 /** A first look, without git: most config files hold nothing of the kind. */
 const MAY_HOLD = /extraheader|:\/\/[^\s/?#@]+@|password=/i
 
-/** `text` with the login taken out of each URL that holds one (env.ts holdsLogin); the rest as it was. */
+/** `text` with the login taken out of each URL that holds one (secret-values.ts holdsLogin); the rest as it was. */
 function withoutLogins(text: string): string {
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi, (url, scheme: string) => (holdsLogin(url) ? scheme : url))
 }

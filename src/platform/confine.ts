@@ -2,13 +2,14 @@
 // helper applies Landlock itself; on macOS the helper (which still takes
 // the lock and closes descriptors) execs sandbox-exec with the Seatbelt
 // profile, which execs the command.
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync} from 'node:fs'
 import {homedir, tmpdir} from 'node:os'
 import {HmmError} from '../ui/errors.js'
 import {sandboxLayers} from '../native/helper.js'
 import {configPath, type Isolation} from '../sandbox/config.js'
 import {tildify} from '../ui/format.js'
 import {SANDBOX_EXEC, darwinPath, darwinPolicy, seatbeltArgv} from './darwin.js'
+import {usernsRefusal} from './userns-refusal.js'
 import {helperExecArgv, isolationArgs, landlockArgs, networkArgs, type HelperControl} from './linux.js'
 import {dataPlaces} from './index.js'
 import {canonical, unique} from '../sandbox/paths.js'
@@ -20,24 +21,6 @@ const MIN_LANDLOCK_ABI = 2
 /** How to opt out of the layers a system cannot give, in the words of the config file. */
 export function optOut(): string {
   return `set isolation = "landlock-only" in ${tildify(configPath())}`
-}
-
-/** What to change so that an unprivileged user namespace can be had, going by what refused it. */
-export function enableNamespaces(refusal: string): string {
-  const sysctl = (name: string) => {
-    try {
-      return readFileSync(`/proc/sys/${name.replaceAll('.', '/')}`, 'utf8').trim()
-    } catch {
-      return undefined
-    }
-  }
-  // ENOSPC: as many user namespaces as the limit allows (0: none) already exist.
-  if (refusal.endsWith('No space left on device')) return 'raise user.max_user_namespaces (sysctl -w user.max_user_namespaces=10000)'
-  if (sysctl('kernel.apparmor_restrict_unprivileged_userns') === '1') {
-    return 'allow them (sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile for hmm-helper that allows userns)'
-  }
-  if (sysctl('kernel.unprivileged_userns_clone') === '0') return 'allow them (sysctl -w kernel.unprivileged_userns_clone=1)'
-  return 'allow unshare(CLONE_NEWUSER) to this user (in a container, its seccomp profile refuses it)'
 }
 
 /**
@@ -66,8 +49,9 @@ export function checkSandboxAvailable(platform: Platform, isolation: Isolation, 
     throw new HmmError(`--net needs the namespaces, and isolation = "landlock-only" is set in ${tildify(configPath())}`)
   }
   if (isolation === 'full' && layers.namespaces) {
+    const refused = usernsRefusal(layers.namespaces)
     throw new HmmError(
-      `the sandbox needs unprivileged user namespaces, which this system refuses (${layers.namespaces}); ${enableNamespaces(layers.namespaces)}, or to run under Landlock alone, ${optOut()}`,
+      `the sandbox needs unprivileged user namespaces, which this system refuses (${refused.cause}); ${refused.fix}; or to run under Landlock alone, ${optOut()}`,
     )
   }
 }

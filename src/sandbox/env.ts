@@ -7,13 +7,14 @@
 // tells the command where to ask a program outside the sandbox to act for
 // it. The namespaces hide the sockets themselves where they can; removing
 // the variables holds on every platform and fallback.
+import {holdsCredential, holdsLogin} from './secret-values.js'
+import {updateChecksOff} from './update-checks.js'
 
 /** Credentials named outright: those the patterns below would miss. */
 const CREDENTIAL_NAMES = [
   'GOOGLE_APPLICATION_CREDENTIALS',
   'DOCKER_AUTH_CONFIG',
   'REGISTRY_AUTH_FILE',
-  'MYSQL_PWD',
   'SSHPASS',
   'NPM_CONFIG__AUTH',
   'AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE',
@@ -34,12 +35,17 @@ const CREDENTIAL_NAMES = [
  * below), PAT (a personal access token: GITHUB_PAT, which R's gh and
  * usethis read), JWT, COOKIE(S), WEBHOOK (a webhook's URL is its secret:
  * SLACK_WEBHOOK_URL); a name ending in _KEY or holding _KEY_ (API keys,
- * AWS_ACCESS_KEY_ID), or ending in PASSWORD (PGPASSWORD); and whole
- * families (AZURE_*). Whole words only: PATH, GIT_ASKPASS, OAUTHLIB_* stay.
+ * AWS_ACCESS_KEY_ID), or ending in PASSWORD (PGPASSWORD) or _PWD (DB_PWD,
+ * ORACLE_PWD; the shell's PWD and OLDPWD have no underscore); AUTHKEY and
+ * AUTHTOKEN as one word (TS_AUTHKEY, NGROK_AUTHTOKEN); a wallet's seed
+ * phrase (MNEMONIC, *_MNEMONIC, *_SEED_PHRASE: whoever has it has the
+ * wallet; RANDOM_SEED stays); and whole families (AZURE_*). Whole words
+ * only: PATH, GIT_ASKPASS, OAUTHLIB_* stay.
  */
 const CREDENTIAL_PATTERNS = [
-  /(^|_)(TOKEN|TOKENS|SECRET|SECRETS|PASSWORD|PASSWD|PASS|PASSPHRASE|CREDENTIAL|CREDENTIALS|APIKEY|AUTH|PAT|JWT|COOKIE|COOKIES|WEBHOOK)(_|$)/i,
-  /_KEY$|_KEY_|PASSWORD$/i,
+  /(^|_)(TOKEN|TOKENS|SECRET|SECRETS|PASSWORD|PASSWD|PASS|PASSPHRASE|CREDENTIAL|CREDENTIALS|APIKEY|AUTH|AUTHKEY|AUTHTOKEN|PAT|JWT|COOKIE|COOKIES|WEBHOOK|MNEMONIC)(_|$)/i,
+  /_KEY$|_KEY_|PASSWORD$|_PWD$/i,
+  /(^|_)SEED_PHRASE$/i,
   /^AZURE_/i,
   /^NPM_CONFIG_.*(_AUTH|AUTHTOKEN)/i,
   // 1Password CLI's signed-in sessions, one per account (OP_SESSION_<account>).
@@ -50,21 +56,6 @@ const CREDENTIAL_PATTERNS = [
   // with a dot in their names (build.<gem>, local.<gem>, mirror.<uri>, github.https) are not logins.
   /^BUNDLE_(?!(BUILD|LOCAL|MIRROR)__|GITHUB__HTTPS$)\w*__/i,
 ]
-
-/**
- * A URL with a login in it, in a variable of any name (DATABASE_URL,
- * PIP_INDEX_URL, a proxy's): `scheme://user:password@`, or for HTTP(S)
- * any `user@` (a token given as the user name, as GitHub takes it). A URL
- * with a user name only elsewhere (ssh://git@host, a database reached as
- * its user) carries no secret and stays: removing every *_URL would break
- * ordinary work.
- */
-export function holdsLogin(value: string): boolean {
-  for (const [, scheme, userinfo] of value.matchAll(/([a-z][a-z0-9+.-]*):\/\/([^\s/?#@]+)@/gi)) {
-    if (userinfo.includes(':') || /^https?$/i.test(scheme)) return true
-  }
-  return false
-}
 
 /** `http.extraHeader` and `http.<url>.extraHeader` (section and name in any case). */
 const EXTRA_HEADER = /^http\.(.+\.)?extraheader$/i
@@ -156,7 +147,7 @@ function matcher(patterns: string[]): (name: string) => boolean {
 /** Why hmm removes the variable by default, if it does. */
 export function removedBecause(name: string, value: string): 'credential' | 'socket' | undefined {
   if (SOCKET_NAMES.includes(name) || (SOCKET_IF_UNIX.includes(name) && value.startsWith('unix://'))) return 'socket'
-  if (CREDENTIAL_NAMES.includes(name.toUpperCase()) || CREDENTIAL_PATTERNS.some(pattern => pattern.test(name)) || holdsLogin(value)) return 'credential'
+  if (CREDENTIAL_NAMES.includes(name.toUpperCase()) || CREDENTIAL_PATTERNS.some(pattern => pattern.test(name)) || holdsCredential(value)) return 'credential'
   return undefined
 }
 
@@ -305,8 +296,9 @@ export function removedVariables(base: NodeJS.ProcessEnv, config: {keep: string[
 /**
  * The command's environment: `base` less the credential and socket
  * variables (unless the config keeps them) and less what the config
- * removes, then hmm's own variables.
+ * removes, with tools' update checks off where `base` leaves them on,
+ * then hmm's own variables.
  */
 export function commandEnv(base: NodeJS.ProcessEnv, config: {keep: string[]; remove: string[]}, own: Record<string, string>): Record<string, string> {
-  return {...filtered(base, config).env, ...own}
+  return {...updateChecksOff(base, matcher(config.remove)), ...filtered(base, config).env, ...own}
 }

@@ -130,6 +130,46 @@ describe("the command's environment", () => {
     })
   })
 
+  it('loses the credentials a name filter misses, by name and by value, and keeps ordinary variables; hmm sandbox names them', async () => {
+    // Issue 24: each of these reached the command before.
+    const credentials = {
+      TS_AUTHKEY: 'tskey-auth-LEAKED',
+      NGROK_AUTHTOKEN: 'LEAKED_ngrok',
+      DB_PWD: 'LEAKED_db',
+      ORACLE_PWD: 'LEAKED_oracle',
+      MNEMONIC: 'LEAKED abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
+      ConnectionStrings__Default: 'Server=db;Database=app;User Id=sa;Password=LEAKED_mssql;',
+      JDBC_DATABASE_URL: 'jdbc:postgresql://db:5432/app?user=app&password=LEAKED_jdbc',
+      BUILD_NOTICE: 'https://hooks.slack.com/services/T0000/B0000/LEAKEDxxxxxxxxxx',
+    }
+    const ordinary = {
+      NODE_ENV: 'production',
+      TERM: 'xterm-256color',
+      EDITOR: 'vim',
+      CI: 'true',
+      SITE_URL: 'https://example.com/app',
+      PWD: world.origin,
+      OLDPWD: world.home,
+    }
+    const env = {...world.env, ...credentials, ...ordinary}
+    const result = await world.hmm(['run', '--rm', 'env'], {env})
+    expect(result.exitCode, result.stderr).toBe(0)
+    const seen = result.stdout.split('\n')
+    for (const name of Object.keys(credentials)) expect(seen.filter(line => line.startsWith(`${name}=`))).toEqual([])
+    expect(result.stdout).not.toContain('LEAKED')
+    for (const [name, value] of Object.entries(ordinary)) if (name !== 'PWD') expect(seen).toContain(`${name}=${value}`)
+    expect(seen.filter(line => line.startsWith('PWD=')).length).toBe(1)
+    const sandbox = await world.hmm(['sandbox'], {env})
+    const removes = /^environment: removes (.*) \(/m.exec(sandbox.stdout)?.[1].split(' ')
+    expect(removes).toEqual(expect.arrayContaining(Object.keys(credentials)))
+    for (const name of Object.keys(ordinary)) expect(removes).not.toContain(name)
+    // The config file's keep still wins.
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), '[env]\nkeep = ["DB_PWD", "BUILD_NOTICE"]\n')
+    const kept = await world.hmm(['run', '--rm', 'sh', '-c', 'echo "$DB_PWD $BUILD_NOTICE $ORACLE_PWD."'], {env})
+    expect(kept.stdout).toBe(`LEAKED_db ${credentials.BUILD_NOTICE} .\n`)
+    await world.sh('rm ~/.config/hmm/config.toml')
+  })
+
   it("keeps each agent's own login for its profile only: claude the Anthropic ones, codex OpenAI's", async () => {
     const bin = join(world.root, 'agents')
     for (const name of ['claude', 'codex']) {

@@ -8,8 +8,14 @@
 // fails with ENOSPC, as on systems that set the limit to 0 (and as in a
 // container that refuses nested user namespaces). Inside it hmm is uid 0 of
 // that namespace: the user itself, mapped.
+//
+// The other causes are simulated by what hmm reads: a /proc of the test's
+// own (a tmpfs in a mount namespace) holds only the sysctl that says why
+// (Ubuntu's AppArmor restriction, Debian's switch), and without its
+// /proc/self the helper's namespace cannot be set up, as under AppArmor's
+// restriction, where mapping the user's ids fails.
 import {execa, execaSync} from 'execa'
-import {existsSync, readdirSync, rmSync} from 'node:fs'
+import {existsSync, readdirSync, realpathSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, HELPER, World} from '../world.js'
@@ -29,9 +35,16 @@ afterEach(context => {
 })
 afterAll(() => world.dispose())
 
-/** hmm where the kernel refuses user namespaces. */
-async function hmmWithoutUserns(args: string[]) {
-  const result = await execa('unshare', ['-Ur', 'sh', '-c', LIMIT_ZERO, 'sh', process.execPath, BIN, ...args], {
+/** A /proc holding only the sysctl `name` set to `value`: the helper cannot map its ids into a namespace of its own there. */
+const sysctlOnly = (name: string, value: string) => {
+  const file = `/proc/sys/${name.replaceAll('.', '/')}`
+  return `mount -t tmpfs none /proc && mkdir -p ${file.slice(0, file.lastIndexOf('/'))} && echo ${value} > ${file} && exec "$@"`
+}
+const canFakeProc = execaSync('unshare', ['-Urm', 'sh', '-c', sysctlOnly('kernel.x', '1'), 'sh', 'true'], {reject: false}).exitCode === 0
+
+/** hmm where the kernel refuses user namespaces (by default: user.max_user_namespaces is 0). */
+async function hmmWithoutUserns(args: string[], setUp = LIMIT_ZERO) {
+  const result = await execa('unshare', [setUp === LIMIT_ZERO ? '-Ur' : '-Urm', 'sh', '-c', setUp, 'sh', process.execPath, BIN, ...args], {
     cwd: world.origin,
     env: world.env,
     extendEnv: false,
@@ -48,8 +61,8 @@ describe.skipIf(!canUnshare)('where unprivileged user namespaces cannot be had',
   it('hmm run refuses in one line, saying how to enable them or opt out, and makes no workspace', async () => {
     const result = await hmmWithoutUserns(['run', 'sh', '-c', 'echo ran > ran.txt'])
     expect(result.stderr).toBe(
-      'hmm: the sandbox needs unprivileged user namespaces, which this system refuses (unshare: No space left on device); ' +
-        'raise user.max_user_namespaces (sysctl -w user.max_user_namespaces=10000), ' +
+      'hmm: the sandbox needs unprivileged user namespaces, which this system refuses (user.max_user_namespaces is 0); ' +
+        'allow them: sudo sysctl -w user.max_user_namespaces=10000; ' +
         'or to run under Landlock alone, set isolation = "landlock-only" in ~/.config/hmm/config.toml\n',
     )
     expect(result.exitCode).toBe(1)
@@ -69,11 +82,43 @@ describe.skipIf(!canUnshare)('where unprivileged user namespaces cannot be had',
   it('hmm sandbox shows the namespaces refused, and off once opted out', async () => {
     const refused = await hmmWithoutUserns(['sandbox'])
     expect(refused.exitCode).toBe(0)
-    expect(refused.stdout).toContain('  namespaces: refused by this system (unshare: No space left on device): hmm run refuses; raise user.max_user_namespaces')
+    expect(refused.stdout).toContain(
+      '  namespaces: refused by this system (user.max_user_namespaces is 0): hmm run refuses; allow them: sudo sysctl -w user.max_user_namespaces=10000; or set isolation',
+    )
     optOut()
     const off = await hmmWithoutUserns(['sandbox'])
     expect(off.stdout).toContain('  namespaces: off (isolation = "landlock-only")')
     expect(off.stdout).toContain('every process of the machine and its command line (/proc/PID/cmdline: a password typed as an argument) is in sight')
+  })
+})
+
+describe.skipIf(!canFakeProc)('where unprivileged user namespaces are refused for another cause, hmm run says it and its fix in one line', () => {
+  const helper = realpathSync(HELPER)
+  const optOutClause = '; or to run under Landlock alone, set isolation = "landlock-only" in ~/.config/hmm/config.toml\n'
+  it.each([
+    [
+      "Ubuntu's AppArmor restriction: a profile for the helper, or the sysctl",
+      sysctlOnly('kernel.apparmor_restrict_unprivileged_userns', '1'),
+      "which this system refuses (AppArmor's kernel.apparmor_restrict_unprivileged_userns is 1); " +
+        "allow them to hmm's helper with an AppArmor profile: " +
+        `printf '%s\\n' 'abi <abi/4.0>,' 'include <tunables/global>' 'profile hmm-helper "${helper}" flags=(unconfined) {' '  userns,' '}' ` +
+        '| sudo tee /etc/apparmor.d/hmm-helper >/dev/null && sudo apparmor_parser -r /etc/apparmor.d/hmm-helper ' +
+        '(or to every program: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0)',
+    ],
+    [
+      "Debian's switch",
+      sysctlOnly('kernel.unprivileged_userns_clone', '0'),
+      'which this system refuses (kernel.unprivileged_userns_clone is 0); allow them: sudo sysctl -w kernel.unprivileged_userns_clone=1',
+    ],
+    [
+      'no sysctl that says why (a container)',
+      sysctlOnly('kernel.x', '1'),
+      'which this system refuses (/proc/self/setgroups: No such file or directory; in a container, its seccomp profile may refuse them); allow unshare(CLONE_NEWUSER) to this user',
+    ],
+  ])('%s', async (_, setUp, said) => {
+    const result = await hmmWithoutUserns(['run', 'true'], setUp)
+    expect(result.stderr).toBe(`hmm: the sandbox needs unprivileged user namespaces, ${said}${optOutClause}`)
+    expect(result.exitCode).toBe(1)
   })
 })
 
