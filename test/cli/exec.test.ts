@@ -75,8 +75,8 @@ describe('hmm exec', () => {
 
   it('runs several commands in one workspace at once, running while any of them lives', async () => {
     world = new World('exec-several')
-    const runMarker = join(world.home, 'run-done')
-    const execMarker = join(world.home, 'exec-done')
+    const runMarker = join(world.root, 'run-done')
+    const execMarker = join(world.root, 'exec-done')
     const running = await startWaiting(['run', '-n', 'p'], runMarker)
     const {id} = workspaceLine(running.stderr)
     // A second command while the first runs does not wait for it.

@@ -191,7 +191,8 @@ const VISIBLE = 'home = "visible"\n'
 
 describe('the sandboxed command', () => {
   it('cannot read any default secret of the home directory', async () => {
-    const out = await tryToRead(HOME_SECRETS.map(rel => join(world.home, rel)))
+    // ~/.npmrc is read as a copy without its logins, with the namespaces (home.test.ts).
+    const out = await tryToRead(HOME_SECRETS.filter(rel => rel !== '.npmrc').map(rel => join(world.home, rel)))
     expect(out).not.toContain('READ')
     expect(out).not.toContain('secret of')
   })
