@@ -54,7 +54,7 @@ const KNOWN_SETTINGS = new Set([
 function changedByOthers(gitDir: string): string | undefined {
   const config = join(gitDir, 'config')
   if (!lstatSync(config, {throwIfNoEntry: false})?.isFile()) return 'its config is not a file'
-  for (const name of ['commondir', 'config.worktree', join('info', 'attributes')]) {
+  for (const name of ['commondir', 'config.worktree', 'hooks', join('info', 'attributes')]) {
     if (lstatSync(join(gitDir, name), {throwIfNoEntry: false})) return `it holds ${name}`
   }
   let section = ''
@@ -68,7 +68,9 @@ function changedByOthers(gitDir: string): string | undefined {
     const setting = /^\s*([A-Za-z][A-Za-z0-9-]*)\s*=(.*?)(\\*)$/.exec(line)
     const key = setting && section ? `${section}.${setting[1].toLowerCase()}` : undefined
     const continued = setting !== null && setting[3].length % 2 === 1
-    if (!key || !KNOWN_SETTINGS.has(key) || continued) return `its config has ${JSON.stringify(line.slice(0, 60))}`
+    // The one known setting whose value can name a program (hmm's own -c turns it off as well).
+    const runs = key === 'core.fsmonitor' && setting![2].trim() !== 'false'
+    if (!key || !KNOWN_SETTINGS.has(key) || continued || runs) return `its config has ${JSON.stringify(line.slice(0, 60))}`
   }
   return undefined
 }

@@ -245,9 +245,13 @@ export const SECRETS = [
   '.config/Slack',
   '.config/Signal',
   '.local/share/TelegramDesktop',
-  // Shells' and REPLs' histories.
+  // Shells' and REPLs' histories (zsh's where ZDOTDIR keeps it too: ~/.config/zsh is a start-up place sandbox/home.ts
+  // shows).
   '.bash_history',
   '.zsh_history',
+  '.zhistory',
+  '.config/zsh/.zsh_history',
+  '.config/zsh/.zhistory',
   '.local/share/fish',
   '.python_history',
   '.node_repl_history',

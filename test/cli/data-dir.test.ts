@@ -4,7 +4,7 @@
 // layer), hmm's own git does not run what the private repository's config
 // names, and hmm stop finds the workspace's processes by its PID
 // namespace's init, not by the lock file alone.
-import {existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {World, workspaceLine} from '../world.js'
@@ -78,6 +78,7 @@ describe('should the data directory be written all the same', () => {
       `[core]\n\talternateRefsCommand = ${run}\n`,
       `[core]\n\tpager = ${run}\n\tsshCommand = ${run}\n[diff]\n\texternal = ${run}\n`,
       `[include]\n\tpath = ${join(world.root, 'more')}\n`,
+      `[core]\n\tfsmonitor = ${run}\n`,
     ]) {
       writeFileSync(config, before + planted)
       // A new commit: hmm fetches it into the private repository when the command ends, and again for log.
@@ -94,12 +95,17 @@ describe('should the data directory be written all the same', () => {
         }
       }
     }
-    // A file beside the config that points git elsewhere is as good as a changed config.
+    // A file beside the config that points git elsewhere, or a hook, is as good as a changed config.
     writeFileSync(config, before)
     writeFileSync(join(world.dataDir, id, 'git', 'commondir'), world.root)
     const commondir = await world.hmm(['log', 'a'])
     expect(commondir.stderr).toContain("'s private repository")
     expect(commondir.exitCode).toBe(1)
+    rmSync(join(world.dataDir, id, 'git', 'commondir'))
+    world.write(join(world.dataDir, id, 'git', 'hooks', 'reference-transaction'), `#!/bin/sh\ntouch ${ran}\n`)
+    const hooked = await world.hmm(['log', 'a'])
+    expect(hooked.stderr).toContain("'s private repository")
+    rmSync(join(world.dataDir, id, 'git', 'hooks'), {recursive: true})
     // The origin is untouched throughout, and rm -f removes what hmm no longer trusts.
     expect(await world.git(['log', '--format=%s'])).toBe('first')
     const removed = await world.hmm(['rm', '-f', 'a'])
