@@ -63,9 +63,9 @@ export function readerOf(workspace: {tree: string; root: string}, dataDir: strin
   const platform = currentPlatform()
   // No network: git reading files needs none (on Linux its barrier is a namespace: none where opted out of them).
   const network = settings.namespaces || platform === 'darwin' ? {kind: 'none' as const} : undefined
-  // With the namespaces its home is composed as the command's is (sandbox/home.ts), of what git reads there
-  // besides the workspace (`shown`: the objects the private repository borrows, the user's excludes file).
-  const compose = settings.namespaces ? {show: [...settings.unhide, ...shown], path: [], programs: []} : undefined
+  // With the namespaces its home is composed as the command's is (sandbox/home.ts), of the tree, what it writes and
+  // what else git reads there (`shown`: the objects the private repository borrows, the user's excludes file).
+  const compose = settings.namespaces ? {show: [...settings.unhide, ...shown, workspace.tree, writes], path: [], programs: []} : undefined
   const normal = policyFor(platform, {tree: workspace.tree, dataDir, writable: [], hide: settings.hide, unhide: settings.unhide, network, compose})
   return {
     policy: {

@@ -15,7 +15,13 @@ const configFile = () => join(world.home, '.config', 'hmm', 'config.toml')
 
 /** Files of the kinds no list names: a Docker client key, Kaggle's token, a document, a transcript. */
 function plantUnlisted(): string[] {
-  const rels = ['.docker/key.pem', '.kaggle/kaggle.json', 'Documents/taxes.txt', '.local/share/goose/sessions/s.jsonl', '.zhistory']
+  const rels = [
+    '.docker/key.pem',
+    '.kaggle/kaggle.json',
+    'Documents/taxes.txt',
+    '.local/share/goose/sessions/s.jsonl',
+    '.ipython/profile_default/history.sqlite',
+  ]
   for (const rel of rels) world.write(join(world.home, rel), `secret of ${rel}\n`)
   return rels
 }

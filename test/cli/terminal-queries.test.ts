@@ -55,7 +55,8 @@ describe("the command's output on the user's terminal (tmux)", () => {
   it("cannot read the user's clipboard or colours, or write the clipboard (OSC 52, OSC 10/11/4 ?)", async () => {
     const socket = join(world.root, 'tmux')
     const tmux = (args: string[]) => execa('tmux', ['-S', socket, ...args], {env: world.env, extendEnv: false})
-    const conf = world.write(join(world.root, 'tmux.conf'), 'set -s set-clipboard on\nset-buffer hunter2-COPIED\n')
+    // exit-empty off: the server (and its buffer) outlives the session, which ends with hmm.
+    const conf = world.write(join(world.root, 'tmux.conf'), 'set -s set-clipboard on\nset -s exit-empty off\nset-buffer hunter2-COPIED\n')
     onTestFinished(async () => void (await tmux(['kill-server']).catch(() => {})))
     const queries = [
       '\x1b]52;c;cGxhbnRlZA==\x07', // sets the clipboard to "planted"
