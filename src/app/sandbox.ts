@@ -119,7 +119,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
   const policy = policyFor(platform, {
     tree,
     dataDir: data,
-    hide: settings.hide,
+    hide: [...settings.hide, origin],
     unhide: platform === 'linux' && namespaces ? [...settings.unhide, ...cleanedNpmConfig(settings)] : settings.unhide,
     network,
     namespaces,

@@ -31,6 +31,17 @@ async function originWithEnv(name: string): Promise<void> {
 const LOOK = 'for f in .env .env.local config/.env.staging .env.example; do if [ -e $f ]; then echo "$f: $(cat $f)"; else echo "$f: absent"; fi; done'
 
 describe('project secrets (exclude) are not cloned into the workspace', () => {
+  it('are not read from the origin either, wherever it lies: the command sees no file of the origin but through its clone', async () => {
+    world = new World('exclude-origin-outside-home')
+    const origin = join(world.root, 'srv', 'app')
+    world.write(join(origin, '.env'), 'API_KEY=live\n')
+    world.write(join(origin, 'README.md'), 'hello\n')
+    const look = `cat README.md; cat '${origin}/.env' 2>/dev/null || echo origin-env-unreadable; cat '${origin}/README.md' 2>/dev/null || echo origin-unreadable`
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', look], {cwd: origin})
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe('hello\norigin-env-unreadable\norigin-unreadable\n')
+  })
+
   it('leaves .env and .env.* out by default, keeps .env.example, says so once, and hmm diff shows nothing of them', async () => {
     await originWithEnv('exclude-default')
     const result = await world.hmm(['run', 'sh', '-c', LOOK])
