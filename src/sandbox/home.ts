@@ -134,7 +134,7 @@ export interface HomeInput {
   show: string[]
   /** Directories of $PATH, as the environment names them. */
   path: string[]
-  /** Programs hmm resolved outside (an agent's), canonical. */
+  /** The command, where it is named by its path (canonical): its file, not its folder. */
   programs: string[]
 }
 
