@@ -124,6 +124,15 @@ void compose_home(const struct exec_opts *o)
 		if (!inner)
 			keep(stage, stage_path, o->home, p);
 	}
+	/* The workspace's directory, kept with what is mounted beneath it,
+	 * brought the stage's own mount along (the stage lies in it): taken
+	 * away, or the home would hold itself (find and grep -r see a loop). */
+	if (beneath(stage_path, o->home)) {
+		char *image = path_join(stage_path, stage_path + strlen(o->home) + 1);
+		if (umount2(image, MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT)
+			setup_fail("home: cannot take the stage's image %s away: %s", image, strerror(errno));
+		free(image);
+	}
 	for (size_t i = 0; i < o->nhome_links; i++) {
 		const char *p = o->home_links[i];
 		if (!beneath(p, o->home))

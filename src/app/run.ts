@@ -197,6 +197,8 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     workspace = new Workspace(store.reserve({name: request.name ?? null, origin: context.origin, command, writable: given, agent}, newId), context.data)
     mkdirSync(workspace.root, {recursive: true, mode: 0o700})
     writeFileSync(workspace.lock, '')
+    // Made before the helper starts: the composed home shows the workspace's tree directory, which the clone then fills.
+    mkdirSync(dirname(workspace.tree))
     writeFileSync(workspace.excludeFile, settings.exclude.map(pattern => `${pattern}\n`).join(''))
     // Started in the subdirectory of the tree the user is in (the origin is the repository's top).
     const cwd = workspace.treeDirFor(context.cwd)

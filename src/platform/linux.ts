@@ -1,6 +1,7 @@
 // The policy as the helper's arguments: Landlock rules it applies right
 // before exec and namespaces (see native-helpers/exec.c, landlock.c, isolate.c). Pure: building the argv is
 // separate from running it, so `hmm sandbox` shows exactly what `hmm run` does.
+import {join} from 'node:path'
 import {isWithin, unique} from '../sandbox/paths.js'
 import {hostsMark, type Isolation, type SandboxPolicy} from '../sandbox/policy.js'
 
@@ -61,14 +62,15 @@ export function isolationArgs(policy: SandboxPolicy, control: HelperControl): st
 
 /**
  * The composed home (native-helpers/home.c): what policy.ts kept, and
- * what is known only once the workspace is made: its own directory and
+ * what is known only once the workspace is made: its tree and
  * the files bound over the user's (git's and an agent's, cleaned copies).
  */
 function homeArgs(isolation: Isolation, workspace: string): string[] {
   const home = isolation.home
   if (!home) return []
   const beneath = (path: string) => isWithin(path, home.dir) && path !== home.dir
-  const keep = unique([...home.keep.map(entry => entry.path), workspace, ...(isolation.binds ?? []).map(bind => bind.target)].filter(beneath))
+  // Of the workspace's directory, its tree: the rest is hmm's (its lock, private repository, layers' uppers).
+  const keep = unique([...home.keep.map(entry => entry.path), join(workspace, 'tree'), ...(isolation.binds ?? []).map(bind => bind.target)].filter(beneath))
   return ['--home', home.dir, ...keep.flatMap(path => ['--home-keep', path]), ...home.links.flatMap(link => ['--home-link', link])]
 }
 

@@ -46,6 +46,14 @@ describe('the composed home', () => {
     expect(listed.stdout.split('\n')).not.toContain('.docker')
   })
 
+  it('can be walked as a home outside can: find and grep -r meet no loop and no unreadable file of its own making', async () => {
+    world = new World('home-walk')
+    world.write(join(world.home, '.bashrc'), 'alias x=y\n')
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', 'find "$HOME" -name nothing; echo "find $?"'])
+    expect(result.stderr).not.toMatch(/loop/)
+    expect(result.stdout).toBe('find 0\n')
+  })
+
   it("has no other workspace's data, under an earlier data directory either", async () => {
     world = new World('home-old-data')
     const old = join(world.home, 'old-hmm')
