@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {landlockArgs} from '../../src/platform/linux.js'
 import {sandboxedArgv} from '../../src/platform/confine.js'
-import {seatbelt, seatbeltArgv} from '../../src/platform/darwin.js'
+import {darwinPath, seatbelt, seatbeltArgv} from '../../src/platform/darwin.js'
 import {agentBinds, agentPlaces} from '../../src/app/agent-places.js'
 import {parseConfig, settingsFor} from '../../src/sandbox/config.js'
 import {canonical} from '../../src/sandbox/paths.js'
@@ -84,8 +84,9 @@ describe('the sandbox policy', () => {
       expect(holdsData.isolation?.caches ?? []).not.toContain(join(home, '.cache'))
       expect(holdsData.tmpdir).toBe(given('/tmp'))
       // An ordinary $TMPDIR is the command's own, as it is (on macOS still writable, but not where its sockets may be).
-      const ordinary = buildPolicy({...input, dataDir: join(home, 'data'), tmpdir: '/var/tmp'})
-      expect(ordinary.writable).toContain('/var/tmp')
+      // Not /var/tmp: a checkout there would hold the home, and rightly not be writable.
+      const ordinary = buildPolicy({...input, dataDir: join(home, 'data'), tmpdir: '/opt/hmm-test-tmpdir'})
+      expect(ordinary.writable).toContain('/opt/hmm-test-tmpdir')
       expect(ordinary.tmpdir).toBe(given(undefined))
     }
   })
@@ -128,7 +129,8 @@ describe('the sandbox policy', () => {
       expect(policy.writable).toEqual(expect.arrayContaining([...own, join(home, '.claude.json')]))
       expect(policy.writable).not.toContain(join(home, '.claude'))
       if (platform === 'darwin') {
-        const value = join(home, '.claude', 'projects')
+        // As macOS names it (a checkout under /var/tmp is /private/var/tmp there).
+        const value = darwinPath(join(home, '.claude', 'projects'))
         expect(seatbelt(policy).parameters.find(parameter => parameter.value === value)?.name).toMatch(/^WRITABLE_/)
       }
     }
