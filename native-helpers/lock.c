@@ -105,6 +105,27 @@ static int is_own(int proc, const char *pid)
 	return line && strtol(line + 6, NULL, 10) == (long)getuid();
 }
 
+/* Whether the process holds an flock (/proc/locks): a helper holds its
+ * lock's for as long as the workspace runs, and names it in its command
+ * line a moment longer, while it exits. */
+static int holds_flock(pid_t pid)
+{
+	FILE *f = fopen("/proc/locks", "re");
+	if (!f)
+		return 0;
+	char line[256];
+	int held = 0;
+	while (!held && fgets(line, sizeof line, f)) {
+		char kind[16];
+		long holder;
+		/* "->" lines are waiters, not holders */
+		held = sscanf(line, "%*d: %15s %*s %*s %ld", kind, &holder) == 2 && strcmp(kind, "FLOCK") == 0 &&
+		       holder == (long)pid;
+	}
+	fclose(f);
+	return held;
+}
+
 size_t helpers_of_lock(const char *lock, pid_t *out, size_t max)
 {
 	int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -113,8 +134,9 @@ size_t helpers_of_lock(const char *lock, pid_t *out, size_t max)
 	for (struct dirent *e; dir && n < max && (e = readdir(dir));) {
 		if (e->d_name[0] < '1' || e->d_name[0] > '9' || !is_own(proc, e->d_name))
 			continue;
-		if (names_lock(proc, e->d_name, lock))
-			out[n++] = (pid_t)strtol(e->d_name, NULL, 10);
+		pid_t pid = (pid_t)strtol(e->d_name, NULL, 10);
+		if (names_lock(proc, e->d_name, lock) && holds_flock(pid))
+			out[n++] = pid;
 	}
 	if (dir)
 		closedir(dir);
