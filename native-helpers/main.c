@@ -4,11 +4,13 @@
  *   hmm-helper abi
  *   hmm-helper layers
  *   hmm-helper locked FILE...
+ *   hmm-helper marked LOCK [HOSTS]
  *   hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]
  *                   [--read PATH]... [--write PATH]... [--dev PATH]...
  *                   [--hide PATH]... [--read-only PATH]... [--plain-only PATH]... [--isolate DIR [--tmp-over PATH]...
  *                   [--cache PATH]... [--mask PATH]... [--cover-data DIR]
- *                   [--bind-src PATH --bind-dst PATH]... [--end-with-command]
+ *                   [--bind-src PATH --bind-dst PATH]...
+ *                   [--home DIR [--home-keep PATH]... [--home-link PATH]...] [--end-with-command]
  *                   [--net none|proxy [--proxy-port N --proxy-socket NAME [--proxy-debug]]]]
  *                   -- CMD [ARG...]
  *   hmm-helper stop LOCK...
@@ -22,7 +24,7 @@
  *
  * Where it stands on security: `exec` is the sandbox (exec.c, landlock.c,
  * seccomp.c; isolate.c: namespaces and the init that holds the lock;
- * mounts.c: its own /tmp, caches, masks; net.c: the network namespace,
+ * mounts.c: its own /tmp, caches, masks; home.c: the composed home; net.c: the network namespace,
  * bridge.c: the bridge to hmm's proxy); `stop` ends a workspace's processes (stop.c).
  * `clone` (clone.c, clone-copy.c) copies the origin into a workspace the way
  * `cp -a --reflink=auto` does, from several threads, reading the source only
