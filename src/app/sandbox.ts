@@ -98,7 +98,7 @@ function homeLines(policy: SandboxPolicy): string[] {
     `may read: everything else outside ${tildify(home.dir)}`,
     'home (composed: nothing else of ~ is there; home = "visible" in the config file shows the rest):',
     ...describeHome(home).map(line => `  ${line}`),
-    "  ~/... (the workspace's directory and the files hmm cleans of credentials, once the workspace is made)",
+    "  and, once the workspace is made, its tree, and git's and npm's settings as copies without their credentials",
   ]
 }
 

@@ -128,7 +128,9 @@ export interface ComposedHome {
 
 export interface HomeInput {
   home: string
-  /** What the command may write (canonical): caches, layers, -w, write, temporary directories. */
+  /** The caches and agents' places the command writes in layers of its workspace (canonical). */
+  layered: string[]
+  /** What else it may write, in place (canonical): -w, write, temporary directories. */
   writable: string[]
   /** The config file's `show` and what an agent's profile gives back (`unhide`). */
   show: string[]
@@ -177,21 +179,22 @@ export function composeHome(input: HomeInput): ComposedHome | undefined {
   if (home === '/') return undefined
   const wanted: HomeEntry[] = []
   const want = (paths: string[], why: string, asked = false) => wanted.push(...paths.map(path => ({path, why, asked})))
-  want(input.writable, 'written', true)
-  want(input.show, 'shown', true)
+  want(input.layered, 'a layer of the workspace over yours', true)
+  want(input.writable, 'written in place', true)
+  want(input.show, 'shown, read-only', true)
   want(
     TOOLCHAINS.map(rel => join(home, rel)),
-    'toolchain',
+    'toolchain, read-only',
   )
   want(
     STARTUP.map(rel => join(home, rel)),
-    'start-up file',
+    'start-up file, read-only',
   )
   const pathDirs = input.path.filter(dir => isAbsolute(dir))
-  want(pathDirs, 'on PATH')
-  want(input.programs.flatMap(programFiles), 'program')
+  want(pathDirs, 'on PATH, read-only')
+  want(input.programs.flatMap(programFiles), 'the command, read-only')
   // Links are followed once: where a kept link leads is kept too (not for a PATH entry that is the home itself).
-  want(linkedPrograms(pathDirs.filter(dir => isWithin(canonical(dir), home) && canonical(dir) !== home)), 'program on PATH')
+  want(linkedPrograms(pathDirs.filter(dir => isWithin(canonical(dir), home) && canonical(dir) !== home)), 'a program on PATH, read-only')
   const keep = new Map<string, string>()
   const links = new Set<string>()
   for (const {path, why, asked} of wanted) {

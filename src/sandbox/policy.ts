@@ -657,7 +657,7 @@ function isolationFor(input: PolicyInput, tree: string, temp: string[], caches: 
   const found = socketsWithin([...SOCKET_ROOTS, input.home], [data, ...session, ...hidden, ...caches]).filter(
     socket => !granted.some(place => isWithin(socket, place)),
   )
-  const home = input.compose && composeHome({home: input.home, writable: [...caches, ...writable], ...input.compose})
+  const home = input.compose && composeHome({home: input.home, layered: caches, writable: writable.filter(path => !caches.includes(path)), ...input.compose})
   return {
     temp,
     caches,

@@ -168,9 +168,9 @@ describe('the composed home', () => {
     const shown = await world.hmm(['sandbox'])
     expect(shown.exitCode, shown.stderr).toBe(0)
     expect(shown.stdout).toContain('home (composed: nothing else of ~ is there; home = "visible" in the config file shows the rest):\n')
-    expect(shown.stdout).toContain('  ~/.bashrc (start-up file)\n')
-    expect(shown.stdout).toContain('  ~/.nvm (toolchain)\n')
-    expect(shown.stdout).toContain('  ~/.cache (written)\n')
+    expect(shown.stdout).toContain('  ~/.bashrc (start-up file, read-only)\n')
+    expect(shown.stdout).toContain('  ~/.nvm (toolchain, read-only)\n')
+    expect(shown.stdout).toContain('  ~/.cache (a layer of the workspace over yours)\n')
   })
 })
 
