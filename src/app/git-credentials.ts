@@ -7,7 +7,7 @@
 // (macOS, landlock-only) those are read as they are (MANUAL says so).
 import {lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {includedFiles, withoutCredentials} from '../git/credentials.js'
+import {includedFiles, namedFiles, withoutCredentials} from '../git/credentials.js'
 import {gitDirsOf, readable} from '../git/top.js'
 import {canonical} from '../sandbox/paths.js'
 import {otherHomes, type Bind} from '../sandbox/policy.js'
@@ -84,6 +84,26 @@ function configsToClean(env: NodeJS.ProcessEnv, home: string, origin: string | u
   const others = otherHomes(home).flatMap(dir => [join(dir, '.gitconfig'), join(dir, '.config', 'git', 'config')].map((file): [string, string] => [file, dir]))
   const repositories = origin === undefined ? [] : gitDirsOf(origin).flatMap(repositoryConfigs)
   return [...[...globalConfigs(env, home), ...systemConfigs(env), ...repositories].map((file): [string, string] => [file, home]), ...others]
+}
+
+/**
+ * The files the user's global git config files include and name (an
+ * identity kept in ~/.gitconfig.local, ~/.gitignore_global, a commit
+ * template), followed as git follows includes: the composed home shows
+ * them (sandbox/home.ts), so git inside reads the settings it does
+ * outside. Credentials are taken out of the copies the command reads
+ * (gitConfigBinds).
+ */
+export async function gitSettingFiles(env: NodeJS.ProcessEnv, home: string): Promise<string[]> {
+  const found: string[] = []
+  const follow = async (file: string, depth: number): Promise<void> => {
+    const text = statSync(file, {throwIfNoEntry: false})?.isFile() ? readable(file) : undefined
+    if (text === undefined) return
+    found.push(file, ...(await namedFiles(file, text, home)))
+    if (depth < MAX_INCLUDE_DEPTH) for (const included of await includedFiles(file, text, home)) await follow(included, depth + 1)
+  }
+  for (const file of globalConfigs(env, home)) await follow(file, 0)
+  return found
 }
 
 /**

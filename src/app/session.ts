@@ -12,7 +12,7 @@ import {lockedFiles} from '../native/helper.js'
 import {netFromFlag, networkOf, type Effective} from '../sandbox/config.js'
 import {parseRules} from '../net/hosts.js'
 import {agentBinds, agentPlaces} from './agent-places.js'
-import {gitConfigBinds} from './git-credentials.js'
+import {gitConfigBinds, gitSettingFiles} from './git-credentials.js'
 import {cleansNpmConfig, npmConfigBinds, npmUserConfig} from './npm-config.js'
 import {checkNoLinkOnTheWay, checkNotDataDirectory, checkNotInOwnTemp, checkReadsOutOfReach} from './grants.js'
 import {startNetwork} from './network.js'
@@ -45,16 +45,16 @@ export function givenWritable(paths: string[]): string[] {
 /**
  * What the composed home (sandbox/home.ts) shows besides the places the
  * command writes: the config file's `show`, what an agent's profile gives
- * back, the directories of PATH, and the command itself where it is named
- * by its path.
+ * back, npm's cleaned config, the directories of PATH, the command itself
+ * where it is named by its path, and `gitReads`: what git reads beyond
+ * the home's lists (a linked worktree's borrowed objects, the files the
+ * user's git config includes and names).
  */
-export function composeInput(settings: Effective, command: string[], borrowed: string[] = []): NonNullable<PolicyInput['compose']> {
+export function composeInput(settings: Effective, command: string[], gitReads: string[] = []): NonNullable<PolicyInput['compose']> {
   const program = command[0] !== undefined && isAbsolute(command[0]) ? [canonical(command[0])] : []
-  // Git's settings where the environment moves them (its credentials are taken out of the copies the command reads).
   const env = process.env
-  const git = [...(env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : []), ...(env.XDG_CONFIG_HOME ? [join(env.XDG_CONFIG_HOME, 'git')] : [])]
   return {
-    show: [...settings.show, ...settings.unhide, ...cleanedNpmConfig(settings), ...borrowed, ...git],
+    show: [...settings.show, ...settings.unhide, ...cleanedNpmConfig(settings), ...gitReads],
     path: (env.PATH ?? '').split(':'),
     programs: program,
   }
@@ -120,7 +120,9 @@ export async function commandPolicy(
     ...places,
     writable,
     agent: settings.agent?.name,
-    ...(namespaces && settings.home === 'composed' ? {compose: composeInput(settings, command, await borrowedObjects(origin))} : {}),
+    ...(namespaces && settings.home === 'composed'
+      ? {compose: composeInput(settings, command, [...(await borrowedObjects(origin)), ...(await gitSettingFiles(process.env, homedir()))])}
+      : {}),
   })
   checkNoLinkOnTheWay(policy, namespaces, {write: asked, tmpdir: userTmpdir()})
   if (namespaces) checkNotInOwnTemp(policy, writable)

@@ -50,6 +50,16 @@ export async function includedFiles(file: string, text: string, home: string): P
   return entries(listed.stdout).flatMap(([, path]) => settingPath(path, dirname(file), home) ?? [])
 }
 
+/** Settings that name a file git reads: the user's ignore and attribute files, a commit message template. */
+const NAMED_FILES = '^(core\\.excludesfile|core\\.attributesfile|commit\\.template)$'
+
+/** The files the config file `file` (holding `text`) names that git reads (NAMED_FILES), as includedFiles finds them. */
+export async function namedFiles(file: string, text: string, home: string): Promise<string[]> {
+  if (!/excludesfile|attributesfile|template/i.test(text)) return []
+  const listed = await git(['config', '--file', file, '--null', '--get-regexp', NAMED_FILES], {cwd: '/', okStatuses: [1]})
+  return entries(listed.stdout).flatMap(([, path]) => settingPath(path, dirname(file), home) ?? [])
+}
+
 /**
  * The file a config setting names by `path`, as git finds it for the user
  * whose home is `home` (`~/`; a relative path from `dir`: an include's

@@ -96,6 +96,19 @@ describe('the composed home', () => {
     )
   })
 
+  it("holds what the user's git config includes and names, so git inside has the identity and ignores it has outside", async () => {
+    world = new World('home-git-includes')
+    world.write(join(world.home, '.gitconfig'), '[include]\n\tpath = ~/.config/identity.gitconfig\n[core]\n\texcludesFile = ~/dotfiles/ignore\n')
+    world.write(join(world.home, '.config', 'identity.gitconfig'), '[user]\n\tname = Included\n\temail = included@example.com\n')
+    world.write(join(world.home, 'dotfiles', 'ignore'), '*.log\n')
+    world.write(join(world.home, 'dotfiles', 'private'), 'private notes\n')
+    const script =
+      'git init -q r && cd r && touch a.log && git config user.email && git check-ignore a.log; cat ~/dotfiles/private 2>/dev/null || echo private-absent'
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', script])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe('included@example.com\na.log\nprivate-absent\n')
+  })
+
   it('follows no link of the home to a folder: one an earlier run planted where it could write shows the next run nothing', async () => {
     world = new World('home-planted-links')
     plantUnlisted()
