@@ -103,7 +103,8 @@ export async function gitSettingFiles(env: NodeJS.ProcessEnv, home: string): Pro
     if (depth < MAX_INCLUDE_DEPTH) for (const included of await includedFiles(file, text, home)) await follow(included, depth + 1)
   }
   for (const file of globalConfigs(env, home)) await follow(file, 0)
-  return found
+  // Where XDG_CONFIG_HOME moves git's directory, its default ignore and attributes files too.
+  return env.XDG_CONFIG_HOME ? [...found, join(env.XDG_CONFIG_HOME, 'git')] : found
 }
 
 /**
