@@ -146,6 +146,11 @@ void close_other_fds(int k1, int k2);
 void stdio_to_null(int keep_stderr);
 int cmd_locked(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
+/* exec-args.c: exec's arguments read into o (a usage error fails the set-up), whether a flag takes a value, and the
+ * arguments blanked in the helper's own command line. */
+void parse_exec(int argc, char **argv, struct exec_opts *o);
+int takes_value(const char *flag);
+void blank_arguments(int argc, char **argv);
 
 /* ---- marks.c ---- */
 

@@ -22,7 +22,7 @@
  *   hmm-helper remove DIR
  *   hmm-helper disk-usage DIR...
  *
- * Where it stands on security: `exec` is the sandbox (exec.c, landlock.c,
+ * Where it stands on security: `exec` is the sandbox (exec.c, its arguments exec-args.c, landlock.c,
  * seccomp.c; isolate.c: namespaces and the init that holds the lock;
  * mounts.c: its own /tmp, caches, masks; home.c: the composed home; net.c: the network namespace,
  * bridge.c: the bridge to hmm's proxy); `stop` ends a workspace's processes (stop.c).
