@@ -119,7 +119,8 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
   const policy = policyFor(platform, {
     tree,
     dataDir: data,
-    hide: [...settings.hide, origin],
+    hide: settings.hide,
+    origin,
     unhide: platform === 'linux' && namespaces ? [...settings.unhide, ...cleanedNpmConfig(settings)] : settings.unhide,
     network,
     namespaces,

@@ -110,9 +110,10 @@ export async function commandPolicy(
   const policy = policyFor(platform, {
     tree,
     dataDir: context.data,
+    hide: settings.hide,
     // The origin itself: the command has its clone; what the clone leaves out (exclude: a project's .env) and what the
     // user changes there since are not its to read, wherever the origin lies (the composed home hides only the home).
-    hide: [...settings.hide, origin],
+    origin,
     // With the namespaces npm's config is read as a copy without its logins (npm-config.ts).
     unhide: namespaces ? [...settings.unhide, ...cleanedNpmConfig(settings)] : settings.unhide,
     network,

@@ -82,7 +82,7 @@ export function policyFor(
   platform: Platform,
   options: {tree: string; dataDir: string; writable: string[]; hide?: string[]; unhide?: string[]; network?: Network; namespaces?: boolean} & Pick<
     PolicyInput,
-    'layers' | 'agent' | 'compose'
+    'layers' | 'agent' | 'compose' | 'origin'
   >,
 ): SandboxPolicy {
   const policy = buildPolicy({
@@ -100,6 +100,7 @@ export function policyFor(
     layers: options.layers,
     agent: options.agent,
     compose: options.compose,
+    origin: options.origin,
   })
   return platformPolicy(platform, policy)
 }

@@ -432,6 +432,12 @@ export interface PolicyInput {
   extraWritable: string[]
   /** More paths to hide (the config file's `hide`), absolute. */
   hide?: string[]
+  /**
+   * The origin the workspace was made from: hidden as named, without the
+   * search for where links in it lead (a project's .venv/bin/python leads
+   * to the system's Python, which is no secret).
+   */
+  origin?: string
   /** Secrets to give back (the config file's `unhide`), absolute; the data directory is never given back. */
   unhide?: string[]
   /** Every place of the user's hmm data (platform dataPlaces), hidden as `dataDir` is and never given back. */
@@ -535,7 +541,7 @@ function linksWithin(dir: string): string[] {
 }
 
 /** What hiddenPaths reads of the policy's input. */
-type HiddenInput = Pick<PolicyInput, 'tree' | 'home' | 'dataDir' | 'dataPlaces' | 'hide' | 'unhide' | 'platform'>
+type HiddenInput = Pick<PolicyInput, 'tree' | 'home' | 'dataDir' | 'dataPlaces' | 'hide' | 'unhide' | 'origin' | 'platform'>
 
 /**
  * The secrets in both their forms (bothForms), and where the links in them
@@ -589,7 +595,8 @@ function hiddenPaths(input: HiddenInput): string[] {
   // A link to the home directory, the tree or above them is not a secret's place: hiding it would hide the work.
   const broad = [input.home, input.tree, input.dataDir].map(canonical)
   const leads = linked.filter(target => !broad.some(path => isWithin(path, target)))
-  return unique([...forms, ...[...leads, input.dataDir, ...(input.dataPlaces ?? []), ...data].flatMap(bothForms)])
+  const origin = input.origin ? [input.origin] : []
+  return unique([...forms, ...[...leads, input.dataDir, ...(input.dataPlaces ?? []), ...data, ...origin].flatMap(bothForms)])
 }
 
 /**

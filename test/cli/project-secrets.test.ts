@@ -2,7 +2,7 @@
 // config file's `exclude` names files of the origin that are not cloned into
 // the workspace at all; hmm run says once what it left out, and diff, apply
 // and merge never show, write or overwrite them.
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {World} from '../world.js'
@@ -31,6 +31,17 @@ async function originWithEnv(name: string): Promise<void> {
 const LOOK = 'for f in .env .env.local config/.env.staging .env.example; do if [ -e $f ]; then echo "$f: $(cat $f)"; else echo "$f: absent"; fi; done'
 
 describe('project secrets (exclude) are not cloned into the workspace', () => {
+  it("hides the origin, not where links in it lead: a .venv linking the system's programs leaves them runnable", async () => {
+    world = new World('origin-links-out')
+    const origin = join(world.root, 'srv', 'app')
+    world.write(join(origin, 'README.md'), 'hello\n')
+    mkdirSync(join(origin, '.venv', 'bin'), {recursive: true})
+    symlinkSync(realpathSync('/bin/sh'), join(origin, '.venv', 'bin', 'sh'))
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', 'cat README.md'], {cwd: origin})
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe('hello\n')
+  })
+
   it('are not read from the origin either, wherever it lies: the command sees no file of the origin but through its clone', async () => {
     world = new World('exclude-origin-outside-home')
     const origin = join(world.root, 'srv', 'app')
