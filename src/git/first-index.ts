@@ -20,7 +20,7 @@
 //   ctime no file of the clone had. Zeroing them instead would make the
 //   first diff re-read every file cloned in the last second: a third of a
 //   big tree.
-import {copyFileSync, existsSync, lstatSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {copyFileSync, existsSync, lstatSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {STAT_WORDS, statPairs, type StatPairs} from '../native/helper.js'
@@ -40,7 +40,7 @@ import {
   type IndexEntry,
   type ParsedIndex,
 } from './index-file.js'
-import {distrustRecentEntries, rewriteLocked} from './index-trust.js'
+import {distrustRecentEntries, objectFormatOf, rewriteLocked} from './index-trust.js'
 import {privateRepo} from './private-repo.js'
 
 /** Whether the first index is on (HMM_FIRST_INDEX=0 turns it off). */
@@ -144,8 +144,30 @@ export async function afterTreeMade(treeMade: number): Promise<void> {
  */
 export async function trustFreshIndex(indexPath: string): Promise<void> {
   const now = Date.now()
-  if (firstIndexOn()) markForCheck(indexPath, Math.floor(now / 1000))
-  else await distrustRecentEntries(indexPath, now)
+  if (!firstIndexOn()) {
+    await distrustRecentEntries(indexPath, now)
+    return
+  }
+  markForCheck(indexPath, Math.floor(now / 1000))
+  dateAfterEntries(indexPath, now)
+}
+
+/**
+ * git takes an entry whose mtime is not older (to the second) than the
+ * index file for "racily clean", and `git add` hashes its file again and
+ * writes its blob: for a plain origin, a copy of every file written in the
+ * second before the run, and the first diff's time would depend on which
+ * second the clone finished in. The mark's check covers those entries
+ * instead (their ctimes, to the nanosecond), so the index is dated just
+ * after its newest entry. Entries dated in the future stay racy, as git has
+ * them.
+ */
+function dateAfterEntries(indexPath: string, nowMs: number): void {
+  const parsed = parseIndex(readFileSync(indexPath), objectFormatOf(indexPath))
+  if (!parsed) return
+  const written = statSync(indexPath)
+  const newest = parsed.newestMtime(Math.floor(nowMs / 1000))
+  if (newest >= Math.floor(written.mtimeMs / 1000)) utimesSync(indexPath, written.atime, newest + 1)
 }
 
 const markerOf = (indexPath: string) => `${indexPath}.check-from`

@@ -95,6 +95,16 @@ export class ParsedIndex {
     return found
   }
 
+  /** The newest mtime, in seconds, of the entries whose mtime is not after `notAfterSec` (0: none). */
+  newestMtime(notAfterSec: number): number {
+    let newest = 0
+    for (const offset of this.offsets) {
+      const mtime = this.buffer.readUInt32BE(offset + 4 * MTIME_SEC)
+      if (mtime <= notAfterSec && mtime > newest) newest = mtime
+    }
+    return newest
+  }
+
   /** The gitlinks (nested repositories, submodules): path and the commit recorded. */
   gitlinks(): Array<{path: string; id: string}> {
     const found: Array<{path: string; id: string}> = []

@@ -3,6 +3,8 @@
 // subcommand, a confined start by its helper's argv). Each count is a
 // piece of work done again for nothing when it grows (issue 9's first diff
 // read the tree twice): `npm run bench` says what that costs in time.
+import {lstatSync} from 'node:fs'
+import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {workspaceLine, World} from '../world.js'
 
@@ -34,6 +36,30 @@ describe('hmm run in a repository', () => {
     expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6}: .* \(1 file\)$/m)
     const sandboxes = ended.split('\n').filter(line => line.startsWith('hmm: debug: confined:'))
     expect(sandboxes.map(line => line.endsWith(' (set up ahead)'))).toEqual([true])
+  })
+})
+
+describe('hmm run in a plain directory', () => {
+  it('keeps no copy of the files written in the second the workspace was made: git does not hash them again', async () => {
+    world = new World('cost-run-plain-racy')
+    // The files and the workspace's index in one second (from its start, so they do); under load they may
+    // not: again, until they do.
+    let blobs: string[] | undefined
+    for (let attempt = 0; attempt < 5 && !blobs; attempt++) {
+      await new Promise(resolve => setTimeout(resolve, 1000 - (Date.now() % 1000)))
+      for (let n = 0; n < 20; n++) world.file(`f${n}`, `file ${n} ${attempt}\n`)
+      const written = Math.floor(lstatSync(join(world.origin, 'f19')).mtimeMs / 1000)
+      const result = await world.hmm(['run', 'true'])
+      expect(result.exitCode, result.stderr).toBe(0)
+      const id = /^hmm: workspace ([0-9a-z]{6}):/m.exec(result.stderr)![1]
+      // The clone's directory is made just before its index is hashed.
+      if (Math.floor(lstatSync(join(world.dataDir, id, 'tree')).ctimeMs / 1000) !== written) continue
+      const gitDir = join(world.dataDir, id, 'git')
+      const objects = await world.sh(`git --git-dir='${gitDir}' cat-file --batch-all-objects --batch-check='%(objecttype)'`)
+      blobs = objects.split('\n').filter(type => type === 'blob')
+    }
+    if (!blobs) throw new Error('the files and the workspace never fell in one second in 5 tries')
+    expect(blobs).toEqual([])
   })
 })
 

@@ -245,7 +245,7 @@ describe.each(['1', '0'])('hmm diff (HMM_FIRST_INDEX=%s)', value => {
     expect((await hmm(world, ['diff'])).stdout).toContain('-aaa\n+ccc\n')
   })
 
-  it.each(['git repository', 'plain directory'])(
+  it.each(['git repository', 'plain directory', 'plain directory, written just before'])(
     'cannot be fooled by a file rewritten at the same size with its old mtime put back: diff shows it, apply applies it (%s)',
     async kind => {
       world = newWorld('diff-forged-mtime')
@@ -253,7 +253,8 @@ describe.each(['1', '0'])('hmm diff (HMM_FIRST_INDEX=%s)', value => {
       else world.file('src/main.c', 'int main(void) { return 0; }\n')
       // An mtime of long ago, as most files have: git's racy-file rule (a file
       // changed in the second its index was written is re-read) does not help.
-      await world.sh("touch -d '2001-02-03 04:05:06.123456789' src/main.c")
+      // Written just before, the index is dated after it, so that rule does not help either.
+      if (!kind.endsWith('just before')) await world.sh("touch -d '2001-02-03 04:05:06.123456789' src/main.c")
       if (kind === 'git repository') await world.git(['add', 'src/main.c'])
       // Same size as 'int main(void) { return 0; }\n', then the old mtime (to the nanosecond) restored.
       const script = `old=$(stat -c %y src/main.c); printf 'int main(void) { return 1; }\\n' > src/main.c; touch -d "$old" src/main.c`
