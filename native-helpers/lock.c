@@ -52,7 +52,11 @@ int is_locked(const char *path)
 			;
 	}
 	int held = flock_retry(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
-	close(fd); /* also drops our flock if we got it, and the turn */
+	/* Our flock goes before the turn: close drops a file's OFD locks
+	 * first, and the next probe would see our flock as a command's. */
+	if (!held)
+		flock_retry(fd, LOCK_UN);
+	close(fd);
 	return held;
 }
 
