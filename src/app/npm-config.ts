@@ -5,8 +5,8 @@
 // (git-credentials.ts); without them the file stays hidden whole
 // (policy.ts SECRETS).
 import {mkdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
-import {canonical} from '../sandbox/paths.js'
+import {isAbsolute, join} from 'node:path'
+import {canonical, isWithin, unique} from '../sandbox/paths.js'
 import type {Bind} from '../sandbox/policy.js'
 
 /** The user's npm config file, as npm finds it. */
@@ -56,14 +56,37 @@ export function cleansNpmConfig(env: NodeJS.ProcessEnv, home: string): boolean {
   return statSync(npmUserConfig(env, home), {throwIfNoEntry: false})?.isFile() === true
 }
 
-/** The cleaned copy, made in the workspace's directory `root` for this command, bound over the user's file (where its link leads). */
+/**
+ * The config files of the npm prefixes on PATH inside the home (nvm's,
+ * volta's, fnm's node: `<prefix>/bin` on PATH, `<prefix>/etc/npmrc` read
+ * by npm as its global config), which are shown with their toolchain.
+ */
+function globalConfigs(path: string[], home: string): string[] {
+  return path
+    .filter(dir => isAbsolute(dir) && isWithin(canonical(dir), canonical(home)))
+    .map(dir => join(dir, '..', 'etc', 'npmrc'))
+    .filter(file => statSync(file, {throwIfNoEntry: false})?.isFile() === true)
+}
+
+/**
+ * The cleaned copies, made in the workspace's directory `root` for this
+ * command, each bound over the file it cleans (where its link leads): the
+ * user's config, and the global configs of npm prefixes in the home that
+ * hold a login.
+ */
 export function npmConfigBinds(root: string, env: NodeJS.ProcessEnv, home: string): Bind[] {
-  const file = npmUserConfig(env, home)
-  if (!cleansNpmConfig(env, home)) return []
-  const copy = join(root, 'npmrc')
-  mkdirSync(root, {recursive: true, mode: 0o700})
-  const next = `${copy}.hmm-${process.pid}`
-  writeFileSync(next, withoutNpmCredentials(readFileSync(file, 'utf8')), {mode: 0o600})
-  renameSync(next, copy)
-  return [{source: copy, target: canonical(file)}]
+  const user = cleansNpmConfig(env, home) ? [npmUserConfig(env, home)] : []
+  const binds: Bind[] = []
+  for (const file of unique([...user, ...globalConfigs((env.PATH ?? '').split(':'), home)].map(canonical))) {
+    const text = readFileSync(file, 'utf8')
+    const cleaned = withoutNpmCredentials(text)
+    if (cleaned === text && !user.some(path => canonical(path) === file)) continue
+    const copy = join(root, binds.length === 0 ? 'npmrc' : `npmrc.${binds.length}`)
+    mkdirSync(root, {recursive: true, mode: 0o700})
+    const next = `${copy}.hmm-${process.pid}`
+    writeFileSync(next, cleaned, {mode: 0o600})
+    renameSync(next, copy)
+    binds.push({source: copy, target: file})
+  }
+  return binds
 }

@@ -14,6 +14,7 @@ import {parseRules} from '../net/hosts.js'
 import {agentBinds, agentPlaces} from './agent-places.js'
 import {gitConfigBinds, gitSettingFiles} from './git-credentials.js'
 import {cleansNpmConfig, npmConfigBinds, npmUserConfig} from './npm-config.js'
+import {startupFileBinds} from './startup-files.js'
 import {checkNoLinkOnTheWay, checkNotDataDirectory, checkNotInOwnTemp, checkReadsOutOfReach} from './grants.js'
 import {startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
@@ -184,6 +185,7 @@ export async function startInWorkspace(
           ...agentBinds(settings, isolated, canonical(workspace.tree)),
           ...(await gitConfigBinds(isolated, process.env, homedir(), workspace.row.origin)),
           ...npmConfigBinds(isolated, process.env, homedir()),
+          ...startupFileBinds(isolated, homedir()),
         ]
   // Its proxy lives as long as the command: closed, and its refusals said, when the helper has exited.
   const net = await startNetwork(options.platform, network, workspace.id)

@@ -164,6 +164,36 @@ describe('the composed home', () => {
     expect(result.stdout).toBe(`${nodedir}\ntrue\nnodedir=${nodedir}\nsave-exact=true\n`)
   })
 
+  it('holds start-up files without the lines that set a credential: the rest reads as outside, no key is there', async () => {
+    world = new World('home-startup-secrets')
+    const bashrc = world.write(
+      join(world.home, '.bashrc'),
+      "alias ll='ls -l'\nexport EDITOR=vim\nexport OPENAI_API_KEY=sk-proj-SECRETbashrc0123456789abcdef\n" +
+        'export DATABASE_URL=postgres://me:SECRETpass@db.example/app\nNOTIFY="https://hooks.slack.com/services/T0/B0/SECRETslack"\n',
+    )
+    world.write(join(world.home, '.config', 'fish', 'conf.d', 'keys.fish'), 'set -gx PAGER less\nset -gx ANTHROPIC_API_KEY SECRETfish\n')
+    // nvm's node: npm reads its prefix's etc/npmrc too (a token `npm config set -g` put there).
+    const prefix = join(world.home, '.nvm', 'versions', 'node', 'v20.0.0')
+    world.write(join(prefix, 'bin', 'tool'), '#!/bin/sh\n')
+    chmodSync(join(prefix, 'bin', 'tool'), 0o755)
+    world.write(join(prefix, 'etc', 'npmrc'), 'color=false\n//registry.npmjs.org/:_authToken=npm_SECRETglobal\n')
+    const env = {...world.env, PATH: `${join(prefix, 'bin')}:${world.env.PATH}`}
+    const script = [
+      'cat ~/.bashrc ~/.config/fish/conf.d/keys.fish ~/.nvm/versions/node/v20.0.0/etc/npmrc',
+      't=SECRET',
+      'grep -rl -D skip "$t" "$HOME" /tmp 2>/dev/null',
+      'echo "grep: $?"',
+    ].join('\n')
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', script], {env})
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe(
+      "alias ll='ls -l'\nexport EDITOR=vim\n# hmm: a line that sets OPENAI_API_KEY, left out\n# hmm: a line that sets DATABASE_URL, left out\n" +
+        '# hmm: a line that sets NOTIFY, left out\nset -gx PAGER less\n# hmm: a line that sets ANTHROPIC_API_KEY, left out\n' +
+        'color=false\ngrep: 1\n',
+    )
+    expect(readFileSync(bashrc, 'utf8')).toContain('SECRETbashrc')
+  })
+
   it('is the whole home less the listed secrets with home = "visible"', async () => {
     world = new World('home-visible')
     const rels = plantUnlisted()
