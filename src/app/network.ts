@@ -5,7 +5,10 @@
 import {randomBytes} from 'node:crypto'
 import {parseRules} from '../net/hosts.js'
 import {startProxy, type Proxy} from '../net/proxy.js'
-import type {Network, Platform} from '../sandbox/policy.js'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {basename, join} from 'node:path'
+import {canonical} from '../sandbox/paths.js'
+import type {Bind, Network, Platform} from '../sandbox/policy.js'
 import {debugEnabled, say} from '../ui/errors.js'
 
 /**
@@ -53,8 +56,54 @@ export function refusedLine(refused: {named: string[]; count: number}): string |
   return `refused connections to ${refused.count} host${refused.count === 1 ? '' : 's'}: ${named.join(', ')}${more > 0 ? `, and ${more} more` : ''}`
 }
 
+/**
+ * Name lookups under --net: nothing can reach a name server, and glibc
+ * calls that a temporary failure (EAI_AGAIN), which package managers retry
+ * for minutes. The command reads a copy of /etc/nsswitch.conf that asks
+ * /etc/hosts only, so a name it does not list is "no such host"
+ * (EAI_NONAME) at once; resolvers that read /etc/resolv.conf themselves
+ * (c-ares, Go's) are given the loopback, where nothing answers. Made in
+ * the workspace's directory `root`, bound over the system's files (where
+ * their links lead); none where a file is not there.
+ */
+export function lookupBinds(root: string, network: Network | undefined): Bind[] {
+  if (!network) return []
+  const files: Array<[string, (text: string) => string]> = [
+    ['/etc/nsswitch.conf', text => (/^\s*hosts\s*:/m.test(text) ? text.replace(/^(\s*hosts\s*:).*$/m, '$1 files') : `${text}\nhosts: files\n`)],
+    ['/etc/resolv.conf', () => `# hmm: no name server under --net (SPEC "Network")\nnameserver 127.0.0.1\noptions attempts:1 timeout:1\n`],
+  ]
+  const binds: Bind[] = []
+  for (const [file, rewrite] of files) {
+    const target = canonical(file)
+    let text: string
+    try {
+      text = readFileSync(target, 'utf8')
+    } catch {
+      continue
+    }
+    const copy = join(root, basename(file))
+    mkdirSync(root, {recursive: true, mode: 0o700})
+    writeFileSync(copy, rewrite(text), {mode: 0o644})
+    binds.push({source: copy, target})
+  }
+  return binds
+}
+
+/**
+ * Under --net none nothing a package manager fetches can come, yet npm
+ * retries even "no such host" twice, 70 s in all, and pip five times: told
+ * not to, they fail in a second or two. What the user set stays theirs.
+ */
+const RETRIES = ['npm_config_fetch_retries', 'PIP_RETRIES', 'CARGO_NET_RETRY']
+
+function noRetries(env: NodeJS.ProcessEnv): Record<string, string> {
+  const set = new Set(Object.keys(env).map(name => name.toLowerCase()))
+  return Object.fromEntries(RETRIES.filter(name => !set.has(name.toLowerCase())).map(name => [name, '0']))
+}
+
 /** Starts what the command's network needs: with a host list, the proxy. */
 export async function startNetwork(platform: Platform, network: Network | undefined, id: string): Promise<CommandNetwork> {
+  if (network?.kind === 'none') return {env: noRetries(process.env), finish: async () => {}}
   if (network?.kind !== 'proxy') return {env: {}, finish: async () => {}}
   const rules = parseRules(network.hosts)
   let proxy: Proxy

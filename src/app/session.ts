@@ -16,7 +16,7 @@ import {gitConfigBinds, gitSettingFiles} from './git-credentials.js'
 import {cleansNpmConfig, npmConfigBinds, npmUserConfig} from './npm-config.js'
 import {startupFileBinds} from './startup-files.js'
 import {checkNoLinkOnTheWay, checkNotDataDirectory, checkNotInOwnTemp, checkReadsOutOfReach} from './grants.js'
-import {startNetwork} from './network.js'
+import {lookupBinds, startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
 import {checkSandboxAvailable, placedAt, policyFor, userTmpdir} from '../platform/confine.js'
 import {dataPlaces} from '../platform/index.js'
@@ -186,6 +186,7 @@ export async function startInWorkspace(
           ...(await gitConfigBinds(isolated, process.env, homedir(), workspace.row.origin)),
           ...npmConfigBinds(isolated, process.env, homedir()),
           ...startupFileBinds(isolated, homedir()),
+          ...lookupBinds(isolated, network),
         ]
   // Its proxy lives as long as the command: closed, and its refusals said, when the helper has exited.
   const net = await startNetwork(options.platform, network, workspace.id)

@@ -373,6 +373,29 @@ describe('--net HOST,...', () => {
     expect(host.connections()).toBe(0)
   })
 
+  it.each([['none'], ['registry.npmjs.org']])(
+    'answers a name lookup under --net %s with "no such host" at once, never a failure worth retrying; /etc/hosts still answers',
+    async net => {
+      world = new World('net-lookups')
+      // Node's ENOTFOUND is getaddrinfo's EAI_NONAME; EAI_AGAIN is what makes npm retry for minutes. c-ares (dns.resolve) too.
+      const lookup = (name: string) => `require('dns').lookup('${name}', (e, a) => console.log(e ? e.code : 'found ' + a))`
+      const resolve = "require('dns').resolve4('example.com', e => console.log(e ? e.code : 'resolved'))"
+      const script = [lookup('example.com'), lookup('localhost'), resolve].map(code => `'${process.execPath}' -e "${code}"`).join('; ')
+      const result = await world.hmm(['run', '--rm', '--net', net, 'sh', '-c', script])
+      expect(result.exitCode, result.stderr).toBe(0)
+      expect(result.stdout).toMatch(/^ENOTFOUND\nfound (127\.0\.0\.1|::1)\n(ECONNREFUSED|ENOTFOUND)\n$/)
+    },
+  )
+
+  it('has npm try a fetch once under --net none, where no retry can succeed; a retry count the user set stays', async () => {
+    world = new World('net-none-npm')
+    const attempts = 'npm view left-pad version --loglevel=http 2>&1 | grep -c "attempt [0-9]* failed with ENOTFOUND"'
+    const result = await world.hmm(['run', '--rm', '--net', 'none', 'sh', '-c', `${attempts}; echo "$npm_config_fetch_retries"`])
+    expect(result.stdout).toBe('1\n0\n')
+    const env = {...world.env, npm_config_fetch_retries: '1'}
+    expect((await world.hmm(['run', '--rm', '--net', 'none', 'sh', '-c', 'echo "$npm_config_fetch_retries"'], {env})).stdout).toBe('1\n')
+  })
+
   it('is given by net = [...] in the config file, and in an agent profile; hmm sandbox shows it', async () => {
     world = new World('net-hosts-config')
     const plain = await httpServer()
