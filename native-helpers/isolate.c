@@ -302,8 +302,14 @@ void isolate_init(pid_t command, int lock, int end_with_command)
 		if (sig == SIGCHLD)
 			reap(&command, lock, end_with_command);
 		else if (si.si_code == SI_QUEUE && si.si_value.sival_int == FORWARDED) {
+			/* Job control and the hangup go to the command's process
+			 * group, as a shell sends them to a job; a stopped job is
+			 * continued to act on the hangup, as the kernel does. */
+			int job = sig == SIGTSTP || sig == SIGCONT || sig == SIGHUP;
 			if (command > 0)
-				kill(sig == SIGTSTP || sig == SIGCONT ? -command : command, sig);
+				kill(job ? -command : command, sig);
+			if (command > 0 && sig == SIGHUP)
+				kill(-command, SIGCONT);
 		} else if (si.si_code == SI_KERNEL || !passed_on(sig))
 			; /* its pty's hang-up, or none of the init's business */
 		else if (sig == SIGTERM) {

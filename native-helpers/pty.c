@@ -339,9 +339,14 @@ static void fence(struct relay *r)
 	}
 }
 
-/* The user's terminal hung up (or ended): so does the command's. */
+/* The user's terminal hung up (or ended): so does the command's, and the
+ * command's job gets the hangup its shell would pass on outside. The init
+ * is told first: closing the master sends it the kernel's SIGHUP (which it
+ * ignores: the waiter's own end hangs the pty up too), and a standard
+ * signal pending is not queued twice. */
 static void hang_up(struct relay *r)
 {
+	tell_init(r, SIGHUP);
 	r->in = -1;
 	r->out = -1;
 	if (r->master >= 0)

@@ -11,6 +11,8 @@
 #   {"expect": REGEX}       wait until output after the last match matches
 #   {"send": TEXT}          type TEXT (control characters included)
 #   {"resize": [ROWS, COLS]} change the window size (the kernel sends SIGWINCH)
+#   {"hangup": true}        close the terminal, as a closed window or a dropped
+#                           ssh does (the last step: nothing is read after it)
 # after which the driver reads to the end and waits for the command. It
 # prints one JSON object: {"status": exit status or -signal, "transcript":
 # everything the terminal showed, "failed": what was not seen, or null}.
@@ -72,6 +74,9 @@ def main():
             os.write(master, step['send'].encode())
         elif 'resize' in step:
             set_size(master, *step['resize'])
+        elif 'hangup' in step:
+            os.close(master)
+            eof = True
         elif 'expect' in step:
             pattern = re.compile(step['expect'].encode())
             deadline = time.monotonic() + WAIT
@@ -92,9 +97,18 @@ def main():
             pass
         if not eof:
             failed = 'the end of the output'
-    if not eof:
-        os.kill(pid, 9)
-    _, status = os.waitpid(pid, 0)
+    # Waited for without blocking: after a hangup it may live on (the failure a test looks for).
+    deadline = time.monotonic() + WAIT
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if not eof or time.monotonic() > deadline:
+            failed = failed or 'the end of the command'
+            os.kill(pid, 9)
+            _, status = os.waitpid(pid, 0)
+            break
+        time.sleep(0.05)
     code = os.waitstatus_to_exitcode(status)
     print(json.dumps({'status': code, 'transcript': out.decode('utf-8', 'replace'), 'failed': failed}))
 

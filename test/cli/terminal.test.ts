@@ -4,7 +4,7 @@
 // of its own that the helper relays (native-helpers/pty.c), nothing of it
 // reads what the user types once hmm is stopped or has returned.
 import {execa} from 'execa'
-import {mkdirSync, rmSync} from 'node:fs'
+import {mkdirSync, readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it, onTestFinished} from 'vitest'
 import {BIN, PROJECT, whenWritten, World} from '../world.js'
@@ -18,7 +18,7 @@ beforeAll(() => {
 })
 afterAll(() => world.dispose())
 
-type Step = {expect: string} | {send: string} | {resize: [number, number]}
+type Step = {expect: string} | {send: string} | {resize: [number, number]} | {hangup: true}
 
 /** Runs argv on a new pseudo-terminal (its controlling terminal), typing the steps. */
 async function onPty(steps: Step[], argv: string[]): Promise<{status: number; transcript: string; failed: string | null}> {
@@ -453,4 +453,19 @@ describe('a command that ignores Ctrl-C and Ctrl-Z, without the namespaces (land
     expect(seen.failed, seen.transcript).toBe(null)
     expect(seen.status, seen.transcript).toBe(0)
   }, 90_000)
+})
+
+describe('closing the terminal hmm run runs on', () => {
+  it('gives the command the hangup it would get outside, and hmm records its end', async () => {
+    onTestFinished(async () => {
+      await world.hmm(['rm', '-f', 'hup'])
+    })
+    const script = 'trap "echo hangup > got; exit 3" HUP; echo ready; while :; do sleep 0.1; done'
+    const seen = await onPty([{expect: 'ready'}, {hangup: true}], [process.execPath, BIN, 'run', '-n', 'hup', 'sh', '-c', script])
+    expect(seen.failed, seen.transcript).toBe(null)
+    const tree = (await world.hmm(['path', 'hup'])).stdout.trim()
+    expect(readFileSync(join(tree, 'got'), 'utf8')).toBe('hangup\n')
+    const listed = JSON.parse((await world.hmm(['ls', '--json'])).stdout) as Array<{name: string; state: string}>
+    expect(listed.find(workspace => workspace.name === 'hup')?.state).toBe('done')
+  })
 })
