@@ -17,12 +17,13 @@ import type {Launch} from '../platform/launch.js'
 import {currentPlatform} from '../platform/index.js'
 import {canonical, isWithin} from '../sandbox/paths.js'
 import {HmmError, say, stopwatch, warn} from '../ui/errors.js'
-import {formatBytes, listPaths} from '../ui/format.js'
+import {formatBytes, formatWork, listPaths} from '../ui/format.js'
 import {progressLine} from '../ui/progress.js'
 import {Context} from '../workspaces/context.js'
 import {newId} from '../workspaces/ids.js'
 import {checkName} from '../workspaces/names.js'
 import {removeWorkspace} from '../workspaces/remove.js'
+import {recordWork} from '../workspaces/work.js'
 import type {Store} from '../workspaces/store.js'
 import {treePath, Workspace} from '../workspaces/workspace.js'
 import {
@@ -160,6 +161,14 @@ function noteFullCopy(context: Context, size: number | null): void {
 }
 
 /** Removes what was made of a workspace whose command never started; false if that failed (it then shows as broken). */
+/** hmm run --rm's end: what the workspace held is counted, then thrown away, and said when there was any. */
+async function removeSaying(context: Context, workspace: Workspace): Promise<void> {
+  const work = await recordWork(context.store, workspace, context.data).catch(() => undefined)
+  await removeWorkspace(context.store, workspace)
+  const thrown = work && !work.taken ? formatWork(work) : '-'
+  if (thrown !== '-' && thrown !== '?') say(`removed workspace ${workspace.label}, discarding ${thrown}`)
+}
+
 async function removeUnstarted(store: Store, workspace: Workspace): Promise<boolean> {
   try {
     await removeWorkspace(store, workspace)
@@ -229,7 +238,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   if (request.removeAfter) {
     // What the command left running goes first: nothing of the workspace may race its removal.
     if (stopLocked([workspace.lock])[0] === 'still-running') say(`workspace ${workspace.label} could not be stopped, so it is not removed`)
-    else await removeWorkspace(store, workspace)
+    else await removeSaying(context, workspace)
   } else {
     await commandEnded(context, workspace)
   }

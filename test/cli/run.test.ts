@@ -29,6 +29,8 @@ function lines(stderr: string): string[] {
   return stderr.split('\n').filter(line => line.startsWith('hmm: workspace '))
 }
 
+const removals = (stderr: string) => stderr.split('\n').filter(line => line.startsWith('hmm: removed '))
+
 describe('hmm run', () => {
   it('prints the workspace line when the command starts and again when it exits, and exits with its status', async () => {
     world = new World('run-status')
@@ -96,15 +98,23 @@ describe('hmm run', () => {
     expect(result.stderr).toMatch(/^hmm: \.\/script\.sh: permission denied$/m)
   })
 
-  it('with --rm removes the workspace when the command exits, also when it failed or could not start, and prints the line once', async () => {
+  it('with --rm removes the workspace when the command exits, also when it failed or could not start, prints the line once and what it threw away', async () => {
     world = new World('run-rm')
-    for (const command of [['true'], ['sh', '-c', 'echo change > f; exit 5'], ['no-such-command-hmm']]) {
+    for (const [command, thrown] of [
+      [['true'], undefined],
+      [['sh', '-c', 'echo change > f; exit 5'], '1 file'],
+      [['no-such-command-hmm'], undefined],
+    ] as const) {
       const result = await world.hmm(['run', '--rm', ...command])
       const ws = workspaceLine(result.stderr)
       expect(lines(result.stderr)).toHaveLength(1)
+      expect(removals(result.stderr), result.stderr).toEqual(thrown ? [`hmm: removed workspace ${ws.id}, discarding ${thrown}`] : [])
       expect(existsSync(join(world.dataDir, ws.id))).toBe(false)
     }
     expect((await world.hmm(['ls'])).stdout).toBe('')
+    await world.gitRepo()
+    const committed = await world.hmm(['run', '--rm', 'sh', '-c', 'echo a > a && git add a && git commit -qm a && echo b > b'])
+    expect(removals(committed.stderr)).toEqual([`hmm: removed workspace ${workspaceLine(committed.stderr).id}, discarding 1 commit, 1 file`])
   })
 
   it('clones everything: repository, uncommitted and untracked changes, ignored build output, links, modes, mtimes', async () => {
