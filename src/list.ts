@@ -6,7 +6,7 @@ import {writeSync} from 'node:fs'
 import {reportError, say} from './ui/errors.js'
 import {isTerminal} from './ui/terminal.js'
 import {completions} from './app/complete.js'
-import {listing} from './app/ls.js'
+import {listing, noWorkspacesHint} from './app/ls.js'
 
 /**
  * Straight to descriptor 1: making process.stdout (a stream) would cost a
@@ -45,7 +45,7 @@ export function listMain(argv: string[], bare = false): boolean {
     const written = print(listed)
     // Bare `hmm` that lists nothing says, to a person only, where to start.
     if (!(bare && listed === '' && isTerminal(2))) return written
-    say('no workspaces here yet: hmm run makes one (hmm help lists the commands)')
+    say(noWorkspacesHint())
   } catch (error) {
     process.exitCode = reportError(error)
   }

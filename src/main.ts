@@ -2,6 +2,8 @@
 // oclif parses, finds the command, prints help; errors become one line.
 // Bundled with oclif and every command into dist/main.bundle.cjs.
 import {flush} from '@oclif/core/flush'
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {run} from '@oclif/core/run'
 import {COMMANDS} from './commands/index.js'
 import {HmmError, reportError} from './ui/errors.js'
@@ -55,7 +57,9 @@ export async function main(givenArgv: string[], root: string): Promise<void> {
     // No user plugins: oclif would load those listed in its data directory's package.json (~/.local/share/hmm,
     // which a command granted -w ~/.local/share may write once hmm's data lies elsewhere) and run their hooks here,
     // outside the sandbox. hmm has no plugins.
-    await run(flagsWithValue ? [argv[0], ...markCommand(argv.slice(1), flagsWithValue)] : argv, {root, userPlugins: false})
+    // Named as the command (help's VERSION, hmm --version), not as the package: hmm was taken on npm.
+    const pjson = {...JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')), name: 'hmm'}
+    await run(flagsWithValue ? [argv[0], ...markCommand(argv.slice(1), flagsWithValue)] : argv, {root, userPlugins: false, pjson})
     await flush()
   } catch (error) {
     process.exitCode = reportError(error)

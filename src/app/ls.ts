@@ -89,3 +89,15 @@ export function listing(options: ListOptions): string {
     (cell, _, column) => (['STATE', 'WORK'].includes(columns[column][0]) ? (painted.get(cell)?.(cell) ?? cell) : cell),
   )
 }
+
+/**
+ * Bare `hmm`'s hint on a terminal when the working directory has no
+ * workspaces: where others are, if there are, or where to start.
+ */
+export function noWorkspacesHint(): string {
+  const store = Store.openExisting(dataDir())
+  const elsewhere = store?.list(undefined).length ?? 0
+  store?.close()
+  if (elsewhere === 0) return 'no workspaces here yet: hmm run makes one (hmm help lists the commands)'
+  return `no workspaces in ${printable(tildify(workingOrigin()))} (${elsewhere} elsewhere: hmm ls -a)`
+}

@@ -6,7 +6,7 @@ export default class Version extends HmmCommand {
 
   async run(): Promise<void> {
     await this.parse(Version)
-    // The command's name, not the package's (hmm-sandbox on npm: the name hmm was taken there).
-    process.stdout.write(`${this.config.bin}/${this.config.version} ${this.config.platform}-${this.config.arch} node-${process.version}\n`)
+    // The command's name, not the package's (main.ts).
+    process.stdout.write(`${this.config.userAgent}\n`)
   }
 }

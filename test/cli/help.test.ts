@@ -11,9 +11,9 @@ let world: World
 afterEach(() => world?.dispose())
 
 /** Runs hmm under a pseudo-terminal (script), returning what the terminal showed. */
-async function onTerminal(args: string, env: Record<string, string> = world.env): Promise<string> {
+async function onTerminal(args: string, cwd = world.origin, env: Record<string, string> = world.env): Promise<string> {
   const result = await execa('script', ['-qfec', `'${process.execPath}' '${BIN}' ${args}`, '/dev/null'], {
-    cwd: world.origin,
+    cwd,
     env,
     extendEnv: false,
     reject: false,
@@ -62,10 +62,19 @@ describe('help', () => {
     expect(await world.hmm(['help', 'exce'])).toEqual({exitCode: 1, stdout: '', stderr: 'hmm: unknown command exce; did you mean exec?\n'})
     expect(await world.hmm(['-h', 'exce'])).toEqual({exitCode: 1, stdout: '', stderr: 'hmm: unknown command exce; did you mean exec?\n'})
     expect((await world.hmm(['frobnicate'])).stderr).toBe('hmm: unknown command frobnicate (hmm help lists the commands)\n')
-    expect(await world.hmm(['ls', '--jsn'])).toEqual({exitCode: 1, stdout: '', stderr: 'hmm: unknown flag --jsn for hmm ls\n'})
-    expect((await world.hmm(['--jsn'])).stderr).toBe('hmm: unknown flag --jsn for hmm ls\n')
+    expect(await world.hmm(['ls', '--jsn'])).toEqual({exitCode: 1, stdout: '', stderr: 'hmm: unknown flag --jsn for hmm ls; did you mean --json?\n'})
+    expect((await world.hmm(['--jsn'])).stderr).toBe('hmm: unknown flag --jsn for hmm ls; did you mean --json?\n')
+    expect((await world.hmm(['diff', '--stats'])).stderr).toBe('hmm: unknown flag --stats for hmm diff; did you mean --stat?\n')
+    expect((await world.hmm(['diff', '--frobnicate'])).stderr).toBe('hmm: unknown flag --frobnicate for hmm diff\n')
     expect((await world.hmm(['path', 'a', 'b'])).stderr).toBe('hmm: unexpected argument b for hmm path\n')
     expect((await world.hmm(['run', '-n'])).stderr).toBe('hmm: --name needs a value for hmm run\n')
+  })
+
+  it('names itself hmm in help and in its version, not after the npm package', async () => {
+    world = new World('version-name')
+    const version = (await world.hmm(['--version'])).stdout
+    expect(version).toMatch(/^hmm\/\d+\.\d+\.\d+ /)
+    expect((await world.hmm(['--help'])).stdout).toContain(`VERSION\n  ${version}`)
   })
 
   it('lists with hmm -a and hmm --json as hmm ls -a and hmm ls --json', async () => {
@@ -88,6 +97,9 @@ describe('help', () => {
     expect((await onTerminal('ls')).trim()).toBe('')
     await world.hmm(['run', 'true'])
     expect(await onTerminal('')).toMatch(/^ID /)
+    const other = join(world.home, 'other')
+    mkdirSync(other)
+    expect((await onTerminal('', other)).trim()).toBe('hmm: no workspaces in ~/other (1 elsewhere: hmm ls -a)')
   })
 })
 
