@@ -12,6 +12,17 @@ export const BIN = join(PROJECT, 'bin', 'run.js')
 export const HELPER = join(PROJECT, 'native-helpers', 'build', 'hmm-helper')
 const WORLDS = join(PROJECT, '.test-worlds')
 
+/**
+ * Whether the checkout lies where macOS keeps its paths under /private
+ * (/var, /tmp, /etc): `hmm sandbox --platform darwin` names the worlds' paths
+ * as macOS would, which do not exist on this Linux machine, so what it checks
+ * on disk there (links on the way) cannot be checked here.
+ */
+export const MOVED_ON_MACOS = /^\/(var|tmp|etc)(\/|$)/.test(PROJECT)
+
+/** A path of this machine as `hmm sandbox --platform darwin` names it (macOS's /var is /private/var). */
+export const asOnMacOS = (path: string): string => (/^\/(var|tmp|etc)(\/|$)/.test(path) ? `/private${path}` : path)
+
 function cleanEnv(home: string): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [key, value] of Object.entries(process.env)) {

@@ -18,7 +18,7 @@ import {execa, execaSync} from 'execa'
 import {existsSync, readdirSync, realpathSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {BIN, HELPER, World} from '../world.js'
+import {asOnMacOS, BIN, HELPER, World} from '../world.js'
 
 const LIMIT_ZERO = 'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"'
 const canUnshare = execaSync('unshare', ['-Ur', 'sh', '-c', LIMIT_ZERO, 'sh', 'true'], {reject: false}).exitCode === 0
@@ -136,7 +136,7 @@ describe('hmm sandbox', () => {
 
   it("shows for macOS what Seatbelt does not enforce, the caches' program parts, and that hmm run refuses there until opted out", async () => {
     const result = await world.hmm(['sandbox', '--platform', 'darwin'])
-    expect(result.stdout).toContain(`may not write (inside the writable paths):\n  ${world.home}/.cargo/bin\n`)
+    expect(result.stdout).toContain(`may not write (inside the writable paths):\n  ${asOnMacOS(world.home)}/.cargo/bin\n`)
     expect(result.stdout).toContain('  not on macOS: namespaces (no PID namespace')
     expect(result.stdout).toContain('  hmm run refuses on macOS until you opt out: set isolation = "landlock-only" in ~/.config/hmm/config.toml\n')
   })
