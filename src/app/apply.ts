@@ -19,16 +19,16 @@
 // (git/links-out.ts): in the origin, the user's tools would follow it.
 // --3way needs an index matching the origin's files: one of hmm's own, of
 // the paths the patch touches, thrown away after.
-import {existsSync, lstatSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {lstatSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {HmmError, Refusal, say} from '../ui/errors.js'
 import {listPaths, printable} from '../ui/format.js'
 import {Context} from '../workspaces/context.js'
-import {recordWork, stateWith} from '../workspaces/work.js'
+import {appliedTree, recordApplied, recordWork} from '../workspaces/work.js'
 import {treeDiff, treeNow} from '../git/changes.js'
 import {git, gitMessages} from '../git/git.js'
 import {relabelConflicts, unmergedPaths} from '../git/conflicts.js'
-import {forkTreeWithCommits, mergedTip} from '../git/merged.js'
+import {mergedTip} from '../git/merged.js'
 import {privateEnv, privateRepo} from '../git/private-repo.js'
 import {applyConversions} from '../git/conversions.js'
 import {linksLeaving} from '../git/links-out.js'
@@ -118,15 +118,6 @@ async function applyThreeWay(
   }
 }
 
-/** Where an apply of some paths keeps the tree of what the origin got so far (the fork tree and those paths' changes). */
-const partFile = (workspace: Workspace) => join(workspace.root, 'applied-part')
-
-/** What earlier applies of some paths took, as a tree of the private repository; undefined when none did. */
-function partApplied(workspace: Workspace): string | undefined {
-  const tree = existsSync(partFile(workspace)) ? readFileSync(partFile(workspace), 'utf8').trim() : ''
-  return /^[0-9a-f]{40,64}$/.test(tree) ? tree : undefined
-}
-
 /** Returns the exit status. */
 export async function applyWorkspace(key: string | undefined, options: {check: boolean; threeWay: boolean; force: boolean; paths?: string[]}): Promise<number> {
   const context = new Context()
@@ -145,20 +136,17 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
     // After hmm merge the origin's branch holds the workspace's commits: only the rest is to apply; after an
     // apply of some paths, only what it did not take.
     const merged = await mergedTip(workspace, origin)
-    const base = merged ? await forkTreeWithCommits(workspace, merged) : (partApplied(workspace) ?? forkTree)
+    const base = (await appliedTree(workspace, merged)).tree
     // What this apply takes: everything, or what changed under the paths.
     const target = pathspecs ? await selected(workspace, base, now, pathspecs) : now
     const named = options.paths ? ` (${options.paths.map(printable).join(', ')})` : ''
     // Applied once everything was taken; until then what was is kept, for the next apply to start from.
     const record = () => {
-      if (options.check) return
-      if (target !== now) return writeFileSync(partFile(workspace), `${target}\n`)
-      const state = stateWith(workspace, now)
-      if (state) context.store.update(workspace.id, {takenState: state, takenBy: 'applied'})
-      rmSync(partFile(workspace), {force: true})
+      if (!options.check) recordApplied(workspace, target, merged)
     }
     if (target === base) {
       record()
+      if (!options.check) await recordWork(context.store, workspace, context.data)
       say(`workspace ${workspace.label} is already applied to ${origin}${named}`)
       return 0
     }

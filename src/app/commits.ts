@@ -1,13 +1,11 @@
 // The commits of a workspace as merge and pr take them: the checks both
 // make (a git top-level origin, commits since the workspace was made), the
 // commits named, checked against what hmm diff shows (git/review.ts) and
-// fetched into refs/hmm/<id> (git/bundle.ts), what rm may then count as
-// taken back, and the warning about changes that were not committed.
+// fetched into refs/hmm/<id> (git/bundle.ts), and the warning about changes that were not committed.
 //
 // Security: see git/bundle.ts; nothing here runs git on the workspace's `.git`.
 import {HmmError, Refusal, say, warn, type RefusedPath} from '../ui/errors.js'
 import type {Context} from '../workspaces/context.js'
-import {stateKey} from '../workspaces/work.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {takeIntoOrigin, takeIntoPrivate, workspaceCommits, type TakenCommits} from '../git/bundle.js'
 import {treeNow} from '../git/changes.js'
@@ -162,15 +160,6 @@ async function checkWrites(workspace: Workspace, origin: string, tip: string, wr
 /** A link out of the tree as a refusal names it. */
 export function linkOutside(link: LinkOut): RefusedPath {
   return {path: link.path, reason: `link outside the tree (to ${printable(link.target)})`}
-}
-
-/**
- * What rm may count as taken back: everything, unless the workspace holds
- * changes it did not commit — then only the commits, a state its files are
- * not in, so rm keeps asking for -f.
- */
-export function takenState(taken: TakenCommits): string {
-  return stateKey(taken.tip, taken.uncommitted ? taken.tipTree : taken.nowTree)
 }
 
 export function warnUncommitted(workspace: Workspace, taken: TakenCommits): void {

@@ -6,7 +6,7 @@ import {HmmError, reportError, say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
 import {removeWorkspace} from '../workspaces/remove.js'
 import {status} from '../workspaces/status.js'
-import {hasUntakenWork} from '../workspaces/work.js'
+import {holdsWork, recordWork} from '../workspaces/work.js'
 import type {Workspace} from '../workspaces/workspace.js'
 
 /** hmm keeps the workspace: it runs, or holds work never taken back (and no -f). */
@@ -21,7 +21,8 @@ export async function removeChecked(context: Context, workspace: Workspace, forc
   } else if (state === 'running') {
     throw new Kept(`workspace ${workspace.label} is running`)
   }
-  if (state === 'done' && !force && (await hasUntakenWork(workspace))) {
+  // WORK's own computation, recorded: what ls shows after a refusal is what was refused.
+  if (state === 'done' && !force && holdsWork(await recordWork(context.store, workspace, context.data))) {
     throw new Kept(`workspace ${workspace.label} has work that was not merged, applied or pushed (hmm rm -f removes it anyway)`)
   }
   await removeWorkspace(context.store, workspace)

@@ -7,7 +7,7 @@
 // Security: git runs in the origin (the user's own repository) and on
 // hmm's private repository, whose objects include the origin's through
 // alternates; never on the workspace's repository.
-import {rmSync} from 'node:fs'
+import {lstatSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
 import {hmmRef} from './bundle.js'
@@ -16,7 +16,7 @@ import {privateEnv, privateRepo} from './private-repo.js'
 
 /** The commit at refs/hmm/<id> in the origin if the origin's HEAD holds it, else undefined. */
 export async function mergedTip(workspace: Workspace, origin: string): Promise<string | undefined> {
-  if (workspace.row.originKind !== 'git') return undefined
+  if (workspace.row.originKind !== 'git' || !lstatSync(origin, {throwIfNoEntry: false})?.isDirectory()) return undefined
   const ref = await git(['rev-parse', '--verify', '--quiet', `${hmmRef(workspace)}^{commit}`], {cwd: origin, okStatuses: [1, 128]})
   const tip = ref.stdout.trim()
   if (ref.exitCode !== 0 || tip === '') return undefined

@@ -51,7 +51,7 @@ async function baseOf(workspace: Workspace): Promise<string> {
  */
 export async function unshownChanges(workspace: Workspace, tip: string, nowTree: string): Promise<string[]> {
   const touched = await git(
-    ['log', '-z', '--format=', '--name-only', '--no-renames', '--diff-merges=first-parent', ...commitRange(workspace, tip), '--'],
+    ['log', '-z', '--format=', '--name-only', '--no-renames', '--diff-merges=first-parent', ...(await commitRange(workspace, tip)), '--'],
     onPrivate(workspace),
   )
   const base = await baseOf(workspace)
@@ -74,7 +74,7 @@ export async function unshownChanges(workspace: Workspace, tip: string, nowTree:
  */
 export async function refusedPaths(workspace: Workspace, tip: string): Promise<string[]> {
   const named = await git(
-    ['log', '-z', '--format=', '--name-only', '--no-renames', '-t', '--root', '--diff-merges=first-parent', ...commitRange(workspace, tip), '--'],
+    ['log', '-z', '--format=', '--name-only', '--no-renames', '-t', '--root', '--diff-merges=first-parent', ...(await commitRange(workspace, tip)), '--'],
     onPrivate(workspace),
   )
   return refusedAmong(nulSeparated(named.stdout))
@@ -131,7 +131,7 @@ function bodyOf(message: string): string {
 
 /** The commits up to `tip`, newest first, with all that their objects hold beyond their trees and parents. */
 export async function commitRecords(workspace: Workspace, tip: string): Promise<CommitRecord[]> {
-  const listed = await git(['log', '-z', '--no-show-signature', '--format=%H%x00%h%x00%s', ...commitRange(workspace, tip), '--'], onPrivate(workspace))
+  const listed = await git(['log', '-z', '--no-show-signature', '--format=%H%x00%h%x00%s', ...(await commitRange(workspace, tip)), '--'], onPrivate(workspace))
   const fields = listed.stdout.split('\0')
   const commits: Array<Pick<CommitRecord, 'id' | 'short' | 'subject'>> = []
   for (let at = 0; at + 2 < fields.length; at += 3) commits.push({id: fields[at], short: fields[at + 1], subject: fields[at + 2]})
@@ -182,7 +182,7 @@ export async function commitPatches(workspace: Workspace, tip: string, attribute
     '-M',
     '--no-color',
     ...PLAIN_PATCH,
-    ...commitRange(workspace, tip),
+    ...(await commitRange(workspace, tip)),
     '--',
   ]
   return (await gitBytes(args, onPrivate(workspace))).stdout
@@ -190,7 +190,7 @@ export async function commitPatches(workspace: Workspace, tip: string, attribute
 
 /** The changes commitPatches shows: each commit's from each of its parents (a first commit's from the empty tree). */
 export async function commitChanges(workspace: Workspace, tip: string): Promise<Shown[]> {
-  const listed = await git(['rev-list', '--parents', ...commitRange(workspace, tip), '--'], onPrivate(workspace))
+  const listed = await git(['rev-list', '--parents', ...(await commitRange(workspace, tip)), '--'], onPrivate(workspace))
   const lines = listed.stdout.split('\n').filter(Boolean)
   const empty = lines.some(line => !line.includes(' ')) ? await gitLine(['mktree'], {...onPrivate(workspace), input: ''}) : ''
   return lines.flatMap(line => {
