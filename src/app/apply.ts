@@ -33,7 +33,7 @@ import {privateEnv, privateRepo} from '../git/private-repo.js'
 import {applyConversions} from '../git/conversions.js'
 import {linksLeaving} from '../git/links-out.js'
 import {CONVERTED, linkOutside} from './commits.js'
-import {checkShown, checkTakeable, pathspecsOf, warnNested} from './taking.js'
+import {checkShown, checkTakeable, pathspecsOf, shellWord, warnNested} from './taking.js'
 import {selected} from '../git/tree-edit.js'
 import type {Workspace} from '../workspaces/workspace.js'
 
@@ -163,6 +163,16 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
     if (converted.length > 0) throw new HmmError(`workspace ${workspace.label} changes ${CONVERTED}: ${listPaths(converted)}`)
     const patch = await treeDiff(workspace, base, target, {format: 'patch'})
     const env = applyEnv(workspace, origin)
+    /** Says it does not apply, git's reasons, and, where the origin changed the same lines, what takes the rest. */
+    const refuse = (lines: string[]) => {
+      say(`workspace ${workspace.label} does not apply to ${origin}`)
+      for (const reason of lines) say(reason)
+      if (!options.threeWay && lines.some(line => / patch does not apply$|^patch failed: /.test(line))) {
+        const paths = options.paths ? ` -- ${options.paths.map(shellWord).join(' ')}` : ''
+        say(`hmm apply --3way ${workspace.id}${paths} takes what applies and leaves conflict markers where ${origin} changed the same lines`)
+      }
+      return 1
+    }
 
     const forward = await git([...APPLY, '--check', '-'], {cwd: origin, env, input: patch, okStatuses: [1, 128]})
     if (forward.exitCode === 0) {
@@ -171,11 +181,7 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
         return 0
       }
       const applied = await git([...APPLY, '-'], {cwd: origin, env, input: patch, okStatuses: [1, 128]})
-      if (applied.exitCode !== 0) {
-        say(`workspace ${workspace.label} does not apply to ${origin}`)
-        for (const reason of reasons(applied.stderr, await pathsChanged(workspace, base, now))) say(reason)
-        return 1
-      }
+      if (applied.exitCode !== 0) return refuse(reasons(applied.stderr, await pathsChanged(workspace, base, now)))
       record()
       await recordWork(context.store, workspace, context.data)
       say(`applied workspace ${workspace.label} to ${origin}${target === now ? '' : `${named.slice(0, -1)}; the rest stays in the workspace)`}`)
@@ -195,13 +201,9 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
         say(`workspace ${workspace.label} applied to ${origin} with conflicts in ${outcome.conflicted.length} files`)
         return 1
       }
-      say(`workspace ${workspace.label} does not apply to ${origin}`)
-      for (const reason of outcome.reasons) say(reason)
-      return 1
+      return refuse(outcome.reasons)
     }
-    say(`workspace ${workspace.label} does not apply to ${origin}`)
-    for (const reason of reasons(forward.stderr, await pathsChanged(workspace, base, now))) say(reason)
-    return 1
+    return refuse(reasons(forward.stderr, await pathsChanged(workspace, base, now)))
   } finally {
     context.close()
   }

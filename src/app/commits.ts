@@ -10,7 +10,7 @@ import type {Workspace} from '../workspaces/workspace.js'
 import {takeIntoOrigin, takeIntoPrivate, workspaceCommits, type TakenCommits} from '../git/bundle.js'
 import {treeNow} from '../git/changes.js'
 import {checkoutConversions} from '../git/conversions.js'
-import {commitRecords, identitiesOf, refusedPaths, unshownChanges, type CommitRecord} from '../git/review.js'
+import {commitRecords, identitiesOf, refusedPaths, unshownChanges, type CommitRecord, type UnshownWhy} from '../git/review.js'
 import {listPaths, printable} from '../ui/format.js'
 import {gitOriginOf} from '../git/origin.js'
 import {REFUSED} from '../git/refused-paths.js'
@@ -111,8 +111,21 @@ export async function takeForGit(
   checkShown(workspace, {tree: nowTree, tip})
   const unshown = options.force ? [] : await unshownChanges(workspace, tip, nowTree)
   if (unshown.length > 0) {
-    throw new HmmError(
-      `workspace ${workspace.label}'s commits change what its files do not show: ${listPaths(unshown)} (hmm log -p shows them; --force takes them anyway)`,
+    const id = workspace.id
+    const reasons: Record<UnshownWhy, string> = {
+      after: 'changed after its last commit',
+      putBack: 'put back after its last commit, so hmm diff shows no change',
+      origin: `uncommitted in ${origin} when the workspace was made`,
+      undone: 'changed by a commit and back by a later one',
+    }
+    // Changes the agent made after its last commit are its own: committed (or applied), they are what hmm diff shows.
+    const commit = unshown.some(({why}) => why === 'after')
+      ? `commit what changed after (hmm exec ${id} git commit -am ...) or take the files as they are (hmm apply ${id}); `
+      : ''
+    throw new Refusal(
+      `workspace ${workspace.label}'s commits change what its files do not show`,
+      unshown.map(({path, why}) => ({path, reason: reasons[why]})),
+      `${commit}hmm log -p ${id} shows the commits; hmm ${options.checkedOut ? 'merge' : 'pr'} --force ${id} takes them anyway`,
     )
   }
   const {attributeFiles, converted, applyTakes} = options.checkedOut

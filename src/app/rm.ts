@@ -19,7 +19,7 @@ export async function removeChecked(context: Context, workspace: Workspace, forc
     // Every process of the workspace ends first: none may race the removal (DESIGN "Running state").
     if (stopLocked([workspace.lock])[0] === 'still-running') throw new HmmError(`workspace ${workspace.label} could not be stopped`)
   } else if (state === 'running') {
-    throw new Kept(`workspace ${workspace.label} is running`)
+    throw new Kept(`workspace ${workspace.label} is running (hmm stop ${workspace.id} ends it; hmm rm -f ${workspace.id} stops and removes it)`)
   }
   // WORK's own computation, recorded: what ls shows after a refusal is what was refused.
   if (state === 'done' && !force && holdsWork(await recordWork(context.store, workspace, context.data))) {

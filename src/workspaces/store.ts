@@ -52,6 +52,8 @@ export interface WorkspaceRow {
   shownTree: string | null
   /** The last commit `hmm log -p` showed (null: none did): merge and pr take no other. */
   shownTip: string | null
+  /** The tree of the files `hmm diff --stat` last summed up (null: none did), which is no look at them. */
+  statTree: string | null
   /**
    * The agent profile every command run in the workspace had ('' once one
    * ran with none or another; null: not recorded, made before hmm kept it):
@@ -116,6 +118,7 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE workspaces ADD COLUMN shown_tree TEXT;`,
   `ALTER TABLE workspaces ADD COLUMN only_agent TEXT;`,
   `ALTER TABLE workspaces ADD COLUMN shown_tip TEXT;`,
+  `ALTER TABLE workspaces ADD COLUMN stat_tree TEXT;`,
 ]
 
 const ADDON = 'better-sqlite3/build/Release/better_sqlite3.node'
@@ -221,6 +224,7 @@ const COLUMNS: Record<keyof WorkspaceRow, string> = {
   pendingMerge: 'pending_merge',
   shownTree: 'shown_tree',
   shownTip: 'shown_tip',
+  statTree: 'stat_tree',
   onlyAgent: 'only_agent',
 }
 
