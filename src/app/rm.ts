@@ -22,7 +22,7 @@ export async function removeChecked(context: Context, workspace: Workspace, forc
     throw new Kept(`workspace ${workspace.label} is running (hmm stop ${workspace.id} ends it; hmm rm -f ${workspace.id} stops and removes it)`)
   }
   // WORK's own computation, recorded: what ls shows after a refusal is what was refused.
-  if (state === 'done' && !force && holdsWork(await recordWork(context.store, workspace, context.data))) {
+  if (state === 'done' && !force && holdsWork(await recordWork(context.store, workspace, context.data, {strict: true}))) {
     throw new Kept(`workspace ${workspace.label} has work that was not merged, applied or pushed (hmm rm -f removes it anyway)`)
   }
   await removeWorkspace(context.store, workspace)

@@ -111,11 +111,11 @@ function withNested(work: Work, changes: NestedChange[]): Work {
  * listing never reads a tree; returns it. Called when a command exits, by
  * diff, apply, merge and pr once they have looked, and by rm and prune to
  * decide. What cannot be told is recorded as not known (`?`), never as
- * nothing. A merge left at conflicts (merging.ts) is settled first if it
- * ended; if it goes on, what WORK will be once it is committed is recorded
- * beside.
+ * nothing; `strict` (rm): recorded so, then the reason is thrown. A merge
+ * left at conflicts (merging.ts) is settled first if it ended; if it goes
+ * on, what WORK will be once it is committed is recorded beside.
  */
-export async function recordWork(store: Store, looked: Workspace, data: string): Promise<Work> {
+export async function recordWork(store: Store, looked: Workspace, data: string, options: {strict?: boolean} = {}): Promise<Work> {
   let work = UNKNOWN
   // Read again: what apply, merge or pr just recorded counts.
   const found = store.get(looked.id)
@@ -123,6 +123,7 @@ export async function recordWork(store: Store, looked: Workspace, data: string):
   const row = settleMerge(store, found)
   const workspace = new Workspace(row, data)
   let pending = row.pendingMerge
+  let failure: unknown
   try {
     const now = await look(workspace)
     if (now) {
@@ -132,7 +133,9 @@ export async function recordWork(store: Store, looked: Workspace, data: string):
   } catch (error) {
     debug(`could not count the work of workspace ${workspace.label}: ${(error as Error).message}`)
     if (pending) pending = {...pending, ...UNKNOWN}
+    failure = error
   }
   store.update(workspace.id, {workCommits: work.commits, workFiles: work.files, workTaken: work.taken, pendingMerge: pending})
+  if (failure !== undefined && options.strict) throw failure
   return work
 }
