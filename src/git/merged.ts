@@ -31,18 +31,21 @@ export async function treeOf(workspace: Workspace, commit: string): Promise<stri
 
 /**
  * The origin's files as the workspace saw them when it was made (the fork
- * tree), with what the commits up to `tip` changed: the state a merge of
- * them left the origin's files in, which apply then takes the rest from.
- * A path both changed is the commits' (git merge refuses to overwrite the
- * origin's uncommitted change of a path the commits change).
+ * tree), or as an apply left them (`from`: that tree, and the commit hmm
+ * merge had brought into the branch then), with what the commits since, up
+ * to `tip`, changed: the state a merge of them left the origin's files in,
+ * which apply then takes the rest from. A path both changed is the
+ * commits' (git merge refuses to overwrite the origin's uncommitted change
+ * of a path the commits change).
  */
-export async function forkTreeWithCommits(workspace: Workspace, tip: string): Promise<string> {
+export async function forkTreeWithCommits(workspace: Workspace, tip: string, from?: {tree: string; merged: string | undefined}): Promise<string> {
   const env = privateEnv(privateRepo(workspace.gitDir))
   const index = join(workspace.gitDir, 'index.merged')
   rmSync(index, {force: true})
   const onIndex = {cwd: workspace.gitDir, env: {...env, GIT_INDEX_FILE: index}}
   try {
-    const base = workspace.row.headCommit ? await treeOf(workspace, workspace.row.headCommit) : await gitLine(['mktree'], {...onIndex, input: ''})
+    const since = from?.merged ?? workspace.row.headCommit
+    const base = since ? await treeOf(workspace, since) : await gitLine(['mktree'], {...onIndex, input: ''})
     const changed = await git(['diff-tree', '-r', '-z', '--no-renames', '--raw', base, await treeOf(workspace, tip)], onIndex)
     // `:<old mode> <new mode> <old> <new> <status>\0<path>\0`, as update-index --index-info wants it: mode 0 removes.
     const fields = changed.stdout.split('\0')
@@ -51,7 +54,7 @@ export async function forkTreeWithCommits(workspace: Workspace, tip: string): Pr
       const [, newMode, , newId] = fields[index].slice(1).split(' ')
       entries.push(`${newMode} ${newId}\t${fields[index + 1]}\0`)
     }
-    await git(['read-tree', workspace.row.forkTree!], onIndex)
+    await git(['read-tree', from?.tree ?? workspace.row.forkTree!], onIndex)
     await git(['update-index', '-z', '--index-info'], {...onIndex, input: entries.join('')})
     return await gitLine(['write-tree', '--missing-ok'], onIndex)
   } finally {

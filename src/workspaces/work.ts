@@ -56,15 +56,17 @@ function readApplied(workspace: Workspace): {tree: string; merged: string} | und
 
 /**
  * The workspace's files as the origin got them: the fork tree with what
- * apply took (as it recorded), or with the commits hmm merge brought into
- * the origin's branch (`merged`, mergedTip) when that merge came after.
- * Apply takes the changes from there; what is left of it is not applied.
+ * apply took (as it recorded) and with the commits hmm merge brought into
+ * the origin's branch (`merged`, mergedTip) since. Apply takes the changes
+ * from there; what is left of it is not applied. `byApply`: the last to
+ * take was an apply.
  */
 export async function appliedTree(workspace: Workspace, merged: string | undefined): Promise<{tree: string; byApply: boolean}> {
   const applied = readApplied(workspace)
   if (applied && applied.merged === (merged ?? '-')) return {tree: applied.tree, byApply: true}
-  // A merge since brought what the commits hold, and more: the origin's files are no longer as apply left them.
-  return {tree: merged ? await forkTreeWithCommits(workspace, merged) : workspace.row.forkTree!, byApply: false}
+  if (!merged) return {tree: applied?.tree ?? workspace.row.forkTree!, byApply: applied !== undefined}
+  const from = applied && {tree: applied.tree, merged: applied.merged === '-' ? undefined : applied.merged}
+  return {tree: await forkTreeWithCommits(workspace, merged, from), byApply: false}
 }
 
 /** What the workspace is now: its HEAD (null for plain origins), the tree of its files, its nested repositories' changes. */

@@ -274,6 +274,22 @@ describe('one state', () => {
     expect((await world.hmm(['rm', 'x'])).exitCode).toBe(0)
   }, 120_000)
 
+  it('counts as taken what an apply took when a merge of some of it follows', async () => {
+    world = new World('state-applied-merged')
+    await world.gitRepo()
+    await world.git(['commit', '-qam', 'clean start'])
+    const ws = workspaceLine((await world.hmm(['run', '-n', 'x', 'sh', '-c', 'echo b >> src/main.c && echo n > n.txt'])).stderr)
+    expect((await world.hmm(['apply', 'x'])).exitCode).toBe(0)
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'took the workspace'])
+    // The agent commits part of what was applied; the merge brings that commit.
+    await world.hmm(['exec', 'x', 'git', 'commit', '-qm', 'main', 'src/main.c'])
+    expect((await world.hmm(['merge', 'x'])).exitCode).toBe(0)
+    expect((await world.hmm(['apply', '--check', 'x'])).stderr).toBe(`hmm: workspace ${ws.id} (x) is already applied to ${world.origin}\n`)
+    expect(await workCell(ws.id)).toBe('merged')
+    expect((await world.hmm(['rm', 'x'])).exitCode).toBe(0)
+  }, 120_000)
+
   it('applies after an apply only what changed since', async () => {
     world = new World('state-applied-twice')
     await world.gitRepo()
