@@ -2,7 +2,8 @@
 // in the origin's files — all or nothing (or, with --3way, conflict markers
 // where the origin changed the same lines), nothing staged or committed,
 // binary files byte for byte, for git and non-git origins alike. After hmm
-// merge, only what the merge did not take (git/merged.ts).
+// merge or an earlier apply, only what they did not take (appliedTree in
+// workspaces/work.ts, which WORK and rm count from too).
 //
 // Security: `git apply` runs with hmm's private repository as its git
 // directory and the origin as its work tree, so patch paths are relative to
