@@ -11,6 +11,7 @@ import {lstatSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
 import {hmmRef} from './bundle.js'
+import {branchTip} from './branch-tip.js'
 import {git, gitLine} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
@@ -22,6 +23,22 @@ export async function mergedTip(workspace: Workspace, origin: string): Promise<s
   if (ref.exitCode !== 0 || tip === '') return undefined
   const held = await git(['merge-base', '--is-ancestor', tip, 'HEAD'], {cwd: origin, okStatuses: [1, 128]})
   return held.exitCode === 0 ? tip : undefined
+}
+
+/**
+ * Whether the origin's branch holds what an apply wrote: for each path
+ * `tree` changes from the fork tree, the entry `tree` has (or none where
+ * it deleted the path). An apply the user committed does; one thrown away
+ * (git reset --hard, git checkout) does not.
+ */
+export async function branchHoldsApplied(workspace: Workspace, tree: string): Promise<boolean> {
+  const tip = await branchTip(workspace.row.origin)
+  if (!tip) return false
+  const onPrivate = {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))}
+  const paths = async (from: string, to: string) =>
+    new Set((await git(['diff-tree', '-r', '-z', '--no-renames', '--name-only', from, to], onPrivate)).stdout.split('\0').filter(Boolean))
+  const [written, differing] = await Promise.all([paths(workspace.row.forkTree!, tree), paths(tree, await treeOf(workspace, tip))])
+  return ![...written].some(path => differing.has(path))
 }
 
 /** A commit's tree, read through the private repository (the origin's objects are reachable there). */

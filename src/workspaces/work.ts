@@ -15,7 +15,7 @@ import {join} from 'node:path'
 import {treeNow} from '../git/changes.js'
 import {nestedChanges, type NestedChange} from '../git/nested-work.js'
 import {countWork} from '../git/work-count.js'
-import {forkTreeWithCommits, mergedTip} from '../git/merged.js'
+import {branchHoldsApplied, forkTreeWithCommits, mergedTip} from '../git/merged.js'
 import {readWorkspaceHead} from '../git/workspace-head.js'
 import {debug} from '../ui/errors.js'
 import type {Store, TakenKind} from './store.js'
@@ -57,15 +57,18 @@ function readApplied(workspace: Workspace): {tree: string; merged: string} | und
 /**
  * The workspace's files as the origin got them: the fork tree with what
  * apply took (as it recorded) and with the commits hmm merge brought into
- * the origin's branch (`merged`, mergedTip) since. Apply takes the changes
- * from there; what is left of it is not applied. `byApply`: the last to
- * take was an apply.
+ * the origin's branch (`merged`, mergedTip) since; what apply took counts
+ * after such a merge only where the branch holds it (the user committed
+ * it, rather than throwing it away). Apply takes the changes from there;
+ * what is left of it is not applied. `byApply`: the last to take was an
+ * apply.
  */
 export async function appliedTree(workspace: Workspace, merged: string | undefined): Promise<{tree: string; byApply: boolean}> {
   const applied = readApplied(workspace)
   if (applied && applied.merged === (merged ?? '-')) return {tree: applied.tree, byApply: true}
   if (!merged) return {tree: applied?.tree ?? workspace.row.forkTree!, byApply: applied !== undefined}
-  const from = applied && {tree: applied.tree, merged: applied.merged === '-' ? undefined : applied.merged}
+  const kept = applied !== undefined && (await branchHoldsApplied(workspace, applied.tree))
+  const from = kept ? {tree: applied.tree, merged: applied.merged === '-' ? undefined : applied.merged} : undefined
   return {tree: await forkTreeWithCommits(workspace, merged, from), byApply: false}
 }
 
