@@ -2,7 +2,8 @@
 // in the origin's files — all or nothing (or, with --3way, conflict markers
 // where the origin changed the same lines), nothing staged or committed,
 // binary files byte for byte, for git and non-git origins alike. After hmm
-// merge, only what the merge did not take (git/merged.ts).
+// merge or an earlier apply, only what they did not take (appliedTree in
+// workspaces/work.ts, which WORK and rm count from too).
 //
 // Security: `git apply` runs with hmm's private repository as its git
 // directory and the origin as its work tree, so patch paths are relative to
@@ -19,21 +20,21 @@
 // (git/links-out.ts): in the origin, the user's tools would follow it.
 // --3way needs an index matching the origin's files: one of hmm's own, of
 // the paths the patch touches, thrown away after.
-import {existsSync, lstatSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {lstatSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {HmmError, Refusal, say} from '../ui/errors.js'
 import {listPaths, printable} from '../ui/format.js'
 import {Context} from '../workspaces/context.js'
-import {recordWork, stateWith} from '../workspaces/work.js'
+import {appliedTree, recordApplied, recordWork} from '../workspaces/work.js'
 import {treeDiff, treeNow} from '../git/changes.js'
 import {git, gitMessages} from '../git/git.js'
 import {relabelConflicts, unmergedPaths} from '../git/conflicts.js'
-import {forkTreeWithCommits, mergedTip} from '../git/merged.js'
+import {mergedTip} from '../git/merged.js'
 import {privateEnv, privateRepo} from '../git/private-repo.js'
 import {applyConversions} from '../git/conversions.js'
 import {linksLeaving} from '../git/links-out.js'
 import {CONVERTED, linkOutside} from './commits.js'
-import {checkShown, checkTakeable, pathspecsOf, warnNested} from './taking.js'
+import {checkShown, checkTakeable, pathspecsOf, shellWord, warnNested} from './taking.js'
 import {selected} from '../git/tree-edit.js'
 import type {Workspace} from '../workspaces/workspace.js'
 
@@ -118,15 +119,6 @@ async function applyThreeWay(
   }
 }
 
-/** Where an apply of some paths keeps the tree of what the origin got so far (the fork tree and those paths' changes). */
-const partFile = (workspace: Workspace) => join(workspace.root, 'applied-part')
-
-/** What earlier applies of some paths took, as a tree of the private repository; undefined when none did. */
-function partApplied(workspace: Workspace): string | undefined {
-  const tree = existsSync(partFile(workspace)) ? readFileSync(partFile(workspace), 'utf8').trim() : ''
-  return /^[0-9a-f]{40,64}$/.test(tree) ? tree : undefined
-}
-
 /** Returns the exit status. */
 export async function applyWorkspace(key: string | undefined, options: {check: boolean; threeWay: boolean; force: boolean; paths?: string[]}): Promise<number> {
   const context = new Context()
@@ -145,20 +137,17 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
     // After hmm merge the origin's branch holds the workspace's commits: only the rest is to apply; after an
     // apply of some paths, only what it did not take.
     const merged = await mergedTip(workspace, origin)
-    const base = merged ? await forkTreeWithCommits(workspace, merged) : (partApplied(workspace) ?? forkTree)
+    const base = (await appliedTree(workspace, merged)).tree
     // What this apply takes: everything, or what changed under the paths.
     const target = pathspecs ? await selected(workspace, base, now, pathspecs) : now
     const named = options.paths ? ` (${options.paths.map(printable).join(', ')})` : ''
     // Applied once everything was taken; until then what was is kept, for the next apply to start from.
     const record = () => {
-      if (options.check) return
-      if (target !== now) return writeFileSync(partFile(workspace), `${target}\n`)
-      const state = stateWith(workspace, now)
-      if (state) context.store.update(workspace.id, {takenState: state, takenBy: 'applied'})
-      rmSync(partFile(workspace), {force: true})
+      if (!options.check) recordApplied(workspace, target, merged)
     }
     if (target === base) {
       record()
+      if (!options.check) await recordWork(context.store, workspace, context.data)
       say(`workspace ${workspace.label} is already applied to ${origin}${named}`)
       return 0
     }
@@ -175,6 +164,16 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
     if (converted.length > 0) throw new HmmError(`workspace ${workspace.label} changes ${CONVERTED}: ${listPaths(converted)}`)
     const patch = await treeDiff(workspace, base, target, {format: 'patch'})
     const env = applyEnv(workspace, origin)
+    /** Says it does not apply, git's reasons, and, where the origin changed the same lines, what takes the rest. */
+    const refuse = (lines: string[]) => {
+      say(`workspace ${workspace.label} does not apply to ${origin}`)
+      for (const reason of lines) say(reason)
+      if (!options.threeWay && lines.some(line => / patch does not apply$|^patch failed: /.test(line))) {
+        const paths = options.paths ? ` -- ${options.paths.map(shellWord).join(' ')}` : ''
+        say(`hmm apply --3way ${workspace.id}${paths} takes what applies and leaves conflict markers where ${origin} changed the same lines`)
+      }
+      return 1
+    }
 
     const forward = await git([...APPLY, '--check', '-'], {cwd: origin, env, input: patch, okStatuses: [1, 128]})
     if (forward.exitCode === 0) {
@@ -183,11 +182,7 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
         return 0
       }
       const applied = await git([...APPLY, '-'], {cwd: origin, env, input: patch, okStatuses: [1, 128]})
-      if (applied.exitCode !== 0) {
-        say(`workspace ${workspace.label} does not apply to ${origin}`)
-        for (const reason of reasons(applied.stderr, await pathsChanged(workspace, base, now))) say(reason)
-        return 1
-      }
+      if (applied.exitCode !== 0) return refuse(reasons(applied.stderr, await pathsChanged(workspace, base, now)))
       record()
       await recordWork(context.store, workspace, context.data)
       say(`applied workspace ${workspace.label} to ${origin}${target === now ? '' : `${named.slice(0, -1)}; the rest stays in the workspace)`}`)
@@ -207,13 +202,9 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
         say(`workspace ${workspace.label} applied to ${origin} with conflicts in ${outcome.conflicted.length} files`)
         return 1
       }
-      say(`workspace ${workspace.label} does not apply to ${origin}`)
-      for (const reason of outcome.reasons) say(reason)
-      return 1
+      return refuse(outcome.reasons)
     }
-    say(`workspace ${workspace.label} does not apply to ${origin}`)
-    for (const reason of reasons(forward.stderr, await pathsChanged(workspace, base, now))) say(reason)
-    return 1
+    return refuse(reasons(forward.stderr, await pathsChanged(workspace, base, now)))
   } finally {
     context.close()
   }

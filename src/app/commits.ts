@@ -1,18 +1,16 @@
 // The commits of a workspace as merge and pr take them: the checks both
 // make (a git top-level origin, commits since the workspace was made), the
 // commits named, checked against what hmm diff shows (git/review.ts) and
-// fetched into refs/hmm/<id> (git/bundle.ts), what rm may then count as
-// taken back, and the warning about changes that were not committed.
+// fetched into refs/hmm/<id> (git/bundle.ts), and the warning about changes that were not committed.
 //
 // Security: see git/bundle.ts; nothing here runs git on the workspace's `.git`.
 import {HmmError, Refusal, say, warn, type RefusedPath} from '../ui/errors.js'
 import type {Context} from '../workspaces/context.js'
-import {stateKey} from '../workspaces/work.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {takeIntoOrigin, takeIntoPrivate, workspaceCommits, type TakenCommits} from '../git/bundle.js'
 import {treeNow} from '../git/changes.js'
 import {checkoutConversions} from '../git/conversions.js'
-import {commitRecords, identitiesOf, refusedPaths, unshownChanges, type CommitRecord} from '../git/review.js'
+import {commitRecords, identitiesOf, refusedPaths, unshownChanges, type CommitRecord, type UnshownWhy} from '../git/review.js'
 import {listPaths, printable} from '../ui/format.js'
 import {gitOriginOf} from '../git/origin.js'
 import {REFUSED} from '../git/refused-paths.js'
@@ -113,8 +111,21 @@ export async function takeForGit(
   checkShown(workspace, {tree: nowTree, tip})
   const unshown = options.force ? [] : await unshownChanges(workspace, tip, nowTree)
   if (unshown.length > 0) {
-    throw new HmmError(
-      `workspace ${workspace.label}'s commits change what its files do not show: ${listPaths(unshown)} (hmm log -p shows them; --force takes them anyway)`,
+    const id = workspace.id
+    const reasons: Record<UnshownWhy, string> = {
+      after: 'changed after its last commit',
+      putBack: 'put back after its last commit, so hmm diff shows no change',
+      origin: `uncommitted in ${origin} when the workspace was made`,
+      undone: 'changed by a commit and back by a later one',
+    }
+    // Changes the agent made after its last commit are its own: committed (or applied), they are what hmm diff shows.
+    const commit = unshown.some(({why}) => why === 'after')
+      ? `commit what changed after (hmm exec ${id} git commit -am ...) or take the files as they are (hmm apply ${id}); `
+      : ''
+    throw new Refusal(
+      `workspace ${workspace.label}'s commits change what its files do not show`,
+      unshown.map(({path, why}) => ({path, reason: reasons[why]})),
+      `${commit}hmm log -p ${id} shows the commits; hmm ${options.checkedOut ? 'merge' : 'pr'} --force ${id} takes them anyway`,
     )
   }
   const {attributeFiles, converted, applyTakes} = options.checkedOut
@@ -162,15 +173,6 @@ async function checkWrites(workspace: Workspace, origin: string, tip: string, wr
 /** A link out of the tree as a refusal names it. */
 export function linkOutside(link: LinkOut): RefusedPath {
   return {path: link.path, reason: `link outside the tree (to ${printable(link.target)})`}
-}
-
-/**
- * What rm may count as taken back: everything, unless the workspace holds
- * changes it did not commit — then only the commits, a state its files are
- * not in, so rm keeps asking for -f.
- */
-export function takenState(taken: TakenCommits): string {
-  return stateKey(taken.tip, taken.uncommitted ? taken.tipTree : taken.nowTree)
 }
 
 export function warnUncommitted(workspace: Workspace, taken: TakenCommits): void {

@@ -59,7 +59,8 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
     await warnNestedNotShown(workspace)
     // What apply, merge and pr may take (app/taking.ts checkShown): the tree of the index the patch was read from.
     // Recorded whether or not hmm sees a process there: without the namespaces one may live unseen. A stat shows no content.
-    if (!options.stat) context.store.update(workspace.id, {shownTree: await treeNow(workspace)})
+    // The stat is kept apart, so that apply can say why it did not count.
+    context.store.update(workspace.id, options.stat ? {statTree: await treeNow(workspace)} : {shownTree: await treeNow(workspace)})
     await recordWork(context.store, workspace, context.data)
   } finally {
     context.close()

@@ -18,7 +18,7 @@ import {Context} from '../workspaces/context.js'
 import {recordWork} from '../workspaces/work.js'
 import {stillMerging} from '../workspaces/merging.js'
 import {hmmRef} from '../git/bundle.js'
-import {takeForGit, takenState, warnUncommitted} from './commits.js'
+import {takeForGit, warnUncommitted} from './commits.js'
 import {warnNested} from './taking.js'
 import {git, gitLine, gitMessages} from '../git/git.js'
 import {relabelConflicts, unmergedPaths} from '../git/conflicts.js'
@@ -62,7 +62,7 @@ export async function mergeWorkspace(key: string | undefined, options: {force: b
       if (unmerged.length > 0) {
         relabelConflicts(origin, unmerged, [{marker: '>>>>>>>', from: hmmRef(workspace), to: `workspace ${workspace.label}`}])
         // The user ends this merge without hmm: what tells that it was committed, and what it takes back then.
-        const pending = {tip: taken.tip, mergeHead, git: programPath('git') ?? 'git', state: takenState(taken), commits: null, files: null, taken: null}
+        const pending = {tip: taken.tip, mergeHead, git: programPath('git') ?? 'git', commits: null, files: null, taken: null}
         context.store.update(workspace.id, {pendingMerge: pending})
         await recordWork(context.store, workspace, context.data)
         say(`merging workspace ${workspace.label} into ${target} stopped at conflicts: resolve them and commit (git status lists them)`)
@@ -74,7 +74,7 @@ export async function mergeWorkspace(key: string | undefined, options: {force: b
       await warnNested(workspace)
       return 1
     }
-    context.store.update(workspace.id, {takenState: takenState(taken), takenBy: 'merged', pendingMerge: null})
+    context.store.update(workspace.id, {pendingMerge: null})
     await recordWork(context.store, workspace, context.data)
     const after = await headOf(origin)
     const how = after === taken.tip && before !== taken.tip ? ' (fast-forward)' : before === after ? ' (already merged)' : ''

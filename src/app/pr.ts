@@ -13,7 +13,7 @@ import {recordWork} from '../workspaces/work.js'
 import {hmmRef} from '../git/bundle.js'
 import {git, nulPairs} from '../git/git.js'
 import {compareUrl, ensurePullRequest, githubRepo, hasGh} from '../git/github.js'
-import {takeForGit, takenState, warnUncommitted} from './commits.js'
+import {takeForGit, warnUncommitted} from './commits.js'
 import {warnNested} from './taking.js'
 import {checkBranchName, pushTarget, pushWithLease, type PushTarget} from '../git/push.js'
 import type {Workspace} from '../workspaces/workspace.js'
@@ -57,7 +57,7 @@ export async function prWorkspace(key: string | undefined, options: {draft: bool
     // The lease holds the remote branch to the commit last pushed: when that is the tip, the push changes nothing.
     const nothingNew = workspace.row.pushedCommit === taken.tip
     await pushWithLease(origin, target, {label: workspace.label, ref: hmmRef(workspace), remoteBranch, lease: workspace.row.pushedCommit})
-    context.store.update(workspace.id, {pushedCommit: taken.tip, takenState: takenState(taken), takenBy: 'pushed'})
+    context.store.update(workspace.id, {pushedCommit: taken.tip})
     await recordWork(context.store, workspace, context.data)
 
     const repo = githubRepo(target.url)

@@ -6,7 +6,7 @@ import {HmmError, reportError, say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
 import {removeWorkspace} from '../workspaces/remove.js'
 import {status} from '../workspaces/status.js'
-import {hasUntakenWork} from '../workspaces/work.js'
+import {holdsWork, recordWork} from '../workspaces/work.js'
 import type {Workspace} from '../workspaces/workspace.js'
 
 /** hmm keeps the workspace: it runs, or holds work never taken back (and no -f). */
@@ -19,9 +19,10 @@ export async function removeChecked(context: Context, workspace: Workspace, forc
     // Every process of the workspace ends first: none may race the removal (DESIGN "Running state").
     if (stopLocked([workspace.lock])[0] === 'still-running') throw new HmmError(`workspace ${workspace.label} could not be stopped`)
   } else if (state === 'running') {
-    throw new Kept(`workspace ${workspace.label} is running`)
+    throw new Kept(`workspace ${workspace.label} is running (hmm stop ${workspace.id} ends it; hmm rm -f ${workspace.id} stops and removes it)`)
   }
-  if (state === 'done' && !force && (await hasUntakenWork(workspace))) {
+  // WORK's own computation, recorded: what ls shows after a refusal is what was refused.
+  if (state === 'done' && !force && holdsWork(await recordWork(context.store, workspace, context.data, {strict: true}))) {
     throw new Kept(`workspace ${workspace.label} has work that was not merged, applied or pushed (hmm rm -f removes it anyway)`)
   }
   await removeWorkspace(context.store, workspace)

@@ -28,7 +28,7 @@ export function checkUsable(workspace: Workspace): string {
 }
 
 export function checkNotRunning(workspace: Workspace): void {
-  if (status(workspace) === 'running') throw new HmmError(`workspace ${workspace.label} is running`)
+  if (status(workspace) === 'running') throw new HmmError(`workspace ${workspace.label} is running (hmm stop ${workspace.id} ends it)`)
 }
 
 export function checkOrigin(workspace: Workspace): string {
@@ -49,12 +49,17 @@ export function checkOrigin(workspace: Workspace): string {
  * so what is taken would be what the user never saw.
  */
 export function checkShown(workspace: Workspace, now: {tree: string; tip?: string}): void {
-  const {shownTree, shownTip} = workspace.row
+  const {shownTree, shownTip, statTree} = workspace.row
   const changedSince = (command: string) =>
     new HmmError(`workspace ${workspace.label} changed since hmm ${command} showed it (hmm ${command} shows it as it is now)`)
+  // The user did look at the files as they are now, in a summary that shows none of their content.
+  const onlyStat = () =>
+    new HmmError(
+      `workspace ${workspace.label} changed since hmm diff showed it; hmm diff --stat shows no content, so it does not count (hmm diff ${workspace.id} shows it as it is now)`,
+    )
   // The commits first: they are what merge and pr take, and hmm log -p is where they are looked at.
   if (now.tip !== undefined && shownTip !== null && shownTip !== now.tip) throw changedSince('log -p')
-  if (shownTree !== null && shownTree !== now.tree) throw changedSince('diff')
+  if (shownTree !== null && shownTree !== now.tree) throw statTree === now.tree ? onlyStat() : changedSince('diff')
 }
 
 /** All of the above, for the commands that change the origin. */
@@ -81,7 +86,7 @@ export function pathspecsOf(workspace: Workspace, cwd: string, paths: string[] |
 }
 
 /** A path as one word of a shell command. */
-function shellWord(path: string): string {
+export function shellWord(path: string): string {
   return /^[\w./@+-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`
 }
 

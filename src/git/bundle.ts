@@ -26,6 +26,7 @@ import {canonical} from '../sandbox/paths.js'
 import {HmmError} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {ALLOW_LOCAL_TRANSPORT, confinedEnv, git, gitLine, gitReason, nulPairs} from './git.js'
+import {branchTip} from './branch-tip.js'
 import {ensureBaseBlobs} from './origin.js'
 import {privateEnv, privateRepo, privateRepoSources} from './private-repo.js'
 import {gitDirsOf, readable} from './top.js'
@@ -206,40 +207,38 @@ export async function filesChanged(workspace: Workspace, from: string, to: strin
 }
 
 /**
- * How many files in the tree are changed from the HEAD commit, less those the
- * origin already had uncommitted when the workspace was made (the clone
- * holds them too, and they are the user's, not the command's).
+ * The raw changes (rawChanges) from the HEAD commit's tree to the tree of
+ * the files, less those the origin already had uncommitted when the
+ * workspace was made (the clone holds them too, and they are the user's,
+ * not the command's).
  */
-export async function ownUncommitted(workspace: Workspace, tipTree: string, nowTree: string): Promise<number> {
-  if (tipTree === nowTree) return 0
+export async function ownUncommittedChanges(workspace: Workspace, tipTree: string, nowTree: string): Promise<string[]> {
+  if (tipTree === nowTree) return []
   const env = privateEnv(privateRepo(workspace.gitDir))
   const headTree = workspace.row.headCommit
     ? await gitLine(['rev-parse', '--verify', `${workspace.row.headCommit}^{tree}`], {cwd: workspace.gitDir, env})
     : await gitLine(['mktree'], {cwd: workspace.gitDir, env, input: ''})
   const inherited = await rawChanges(workspace, headTree, workspace.row.forkTree!)
-  const own = [...(await rawChanges(workspace, tipTree, nowTree))].filter(change => !inherited.has(change))
-  return filesChanged(workspace, tipTree, nowTree, own)
+  return [...(await rawChanges(workspace, tipTree, nowTree))].filter(change => !inherited.has(change))
+}
+
+/** How many files in the tree are changed from the HEAD commit, less those the origin had uncommitted (ownUncommittedChanges). */
+export async function ownUncommitted(workspace: Workspace, tipTree: string, nowTree: string): Promise<number> {
+  return filesChanged(workspace, tipTree, nowTree, await ownUncommittedChanges(workspace, tipTree, nowTree))
 }
 
 /**
- * The commit a merge or pr last took from the workspace (its objects came
- * through the private repository, which keeps them), if one did.
+ * The range of the workspace's commits, given their tip: what was neither
+ * in the origin when it was made, nor is in the branch the origin is on
+ * now (merged, by hmm or by hand), nor was pushed by hmm pr; `taken`: more
+ * commits to count as taken back (a merge the user is still resolving).
+ * WORK counts, log lists and merge and pr name only those (SPEC `hmm
+ * apply` › State: a commit merged earlier is not listed again).
  */
-function lastTaken(workspace: Workspace): string | undefined {
-  const {takenBy, takenState} = workspace.row
-  const head = takenState?.slice(0, takenState.indexOf(' '))
-  return (takenBy === 'merged' || takenBy === 'pushed') && head && head !== '-' ? head : undefined
-}
-
-/**
- * The range of the workspace's commits, given their tip: what was not in
- * the origin when it was made, nor taken back by a merge or pr since (WORK
- * counts, log lists and merge and pr name only those: SPEC "since it was
- * last taken back").
- */
-export function commitRange(workspace: Workspace, tip: string): string[] {
-  const taken = lastTaken(workspace)
-  return [tip, ...(workspace.row.headCommit ? [`^${workspace.row.headCommit}`] : []), ...(taken ? [`^${taken}`] : [])]
+export async function commitRange(workspace: Workspace, tip: string, taken: string[] = []): Promise<string[]> {
+  const branch = workspace.row.originKind === 'git' ? await branchTip(workspace.row.origin) : undefined
+  const excluded = [workspace.row.headCommit, branch, workspace.row.pushedCommit, ...taken].filter(commit => commit !== null && commit !== undefined)
+  return [tip, ...excluded.map(commit => `^${commit}`)]
 }
 
 /**

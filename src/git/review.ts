@@ -41,27 +41,44 @@ async function baseOf(workspace: Workspace): Promise<string> {
 }
 
 /**
+ * Why a path's change by the commits is not what hmm diff shows: the files
+ * changed it after the last commit (`after`), or changed it back so that
+ * hmm diff shows nothing there (`putBack`); the commits carry the origin's
+ * own uncommitted change (`origin`); a commit changed it and a later one
+ * changed it back (`undone`).
+ */
+export type UnshownWhy = 'after' | 'putBack' | 'origin' | 'undone'
+
+/**
  * The paths the commits up to `tip` change whose change hmm diff does not
- * show as they make it, sorted; `nowTree` is the workspace's files
- * (treeNow). The paths are those any commit touches (merges against their
+ * show as they make it, sorted, each with why; `nowTree` is the
+ * workspace's files (treeNow). The paths are those any commit touches (merges against their
  * first parent: what they bring in) and those whose content at the tip is
  * not the base's: a commit made on an older commit of the origin, merged
  * with the origin's HEAD keeping its own side, takes back what the origin
  * did since without touching it in any first-parent diff.
  */
-export async function unshownChanges(workspace: Workspace, tip: string, nowTree: string): Promise<string[]> {
+export async function unshownChanges(workspace: Workspace, tip: string, nowTree: string): Promise<Array<{path: string; why: UnshownWhy}>> {
   const touched = await git(
-    ['log', '-z', '--format=', '--name-only', '--no-renames', '--diff-merges=first-parent', ...commitRange(workspace, tip), '--'],
+    ['log', '-z', '--format=', '--name-only', '--no-renames', '--diff-merges=first-parent', ...(await commitRange(workspace, tip)), '--'],
     onPrivate(workspace),
   )
   const base = await baseOf(workspace)
-  const [originUncommitted, changedSince, net] = await Promise.all([
+  const [originUncommitted, changedSince, net, diffShows] = await Promise.all([
     pathsBetween(workspace, base, workspace.row.forkTree!),
     pathsBetween(workspace, tip, nowTree),
     pathsBetween(workspace, base, tip),
+    pathsBetween(workspace, workspace.row.forkTree!, nowTree),
   ])
-  const taken = new Set([...nulSeparated(touched.stdout), ...net])
-  return [...taken].filter(path => originUncommitted.has(path) || !net.has(path) || changedSince.has(path)).sort()
+  const why = (path: string): UnshownWhy | undefined => {
+    if (changedSince.has(path)) return diffShows.has(path) ? 'after' : 'putBack'
+    if (originUncommitted.has(path)) return 'origin'
+    return net.has(path) ? undefined : 'undone'
+  }
+  return [...new Set([...nulSeparated(touched.stdout), ...net])].sort().flatMap(path => {
+    const reason = why(path)
+    return reason ? [{path, why: reason}] : []
+  })
 }
 
 /**
@@ -74,7 +91,7 @@ export async function unshownChanges(workspace: Workspace, tip: string, nowTree:
  */
 export async function refusedPaths(workspace: Workspace, tip: string): Promise<string[]> {
   const named = await git(
-    ['log', '-z', '--format=', '--name-only', '--no-renames', '-t', '--root', '--diff-merges=first-parent', ...commitRange(workspace, tip), '--'],
+    ['log', '-z', '--format=', '--name-only', '--no-renames', '-t', '--root', '--diff-merges=first-parent', ...(await commitRange(workspace, tip)), '--'],
     onPrivate(workspace),
   )
   return refusedAmong(nulSeparated(named.stdout))
@@ -131,7 +148,7 @@ function bodyOf(message: string): string {
 
 /** The commits up to `tip`, newest first, with all that their objects hold beyond their trees and parents. */
 export async function commitRecords(workspace: Workspace, tip: string): Promise<CommitRecord[]> {
-  const listed = await git(['log', '-z', '--no-show-signature', '--format=%H%x00%h%x00%s', ...commitRange(workspace, tip), '--'], onPrivate(workspace))
+  const listed = await git(['log', '-z', '--no-show-signature', '--format=%H%x00%h%x00%s', ...(await commitRange(workspace, tip)), '--'], onPrivate(workspace))
   const fields = listed.stdout.split('\0')
   const commits: Array<Pick<CommitRecord, 'id' | 'short' | 'subject'>> = []
   for (let at = 0; at + 2 < fields.length; at += 3) commits.push({id: fields[at], short: fields[at + 1], subject: fields[at + 2]})
@@ -182,7 +199,7 @@ export async function commitPatches(workspace: Workspace, tip: string, attribute
     '-M',
     '--no-color',
     ...PLAIN_PATCH,
-    ...commitRange(workspace, tip),
+    ...(await commitRange(workspace, tip)),
     '--',
   ]
   return (await gitBytes(args, onPrivate(workspace))).stdout
@@ -190,7 +207,7 @@ export async function commitPatches(workspace: Workspace, tip: string, attribute
 
 /** The changes commitPatches shows: each commit's from each of its parents (a first commit's from the empty tree). */
 export async function commitChanges(workspace: Workspace, tip: string): Promise<Shown[]> {
-  const listed = await git(['rev-list', '--parents', ...commitRange(workspace, tip), '--'], onPrivate(workspace))
+  const listed = await git(['rev-list', '--parents', ...(await commitRange(workspace, tip)), '--'], onPrivate(workspace))
   const lines = listed.stdout.split('\n').filter(Boolean)
   const empty = lines.some(line => !line.includes(' ')) ? await gitLine(['mktree'], {...onPrivate(workspace), input: ''}) : ''
   return lines.flatMap(line => {

@@ -30,7 +30,7 @@ export function settleMerge(store: Store, row: WorkspaceRow): WorkspaceRow {
   const held = headHolds(row.origin, pending.tip, pending.git)
   if (held === undefined) return row
   const fields: Partial<WorkspaceRow> = held
-    ? {takenState: pending.state, takenBy: 'merged', workCommits: pending.commits, workFiles: pending.files, workTaken: pending.taken, pendingMerge: null}
+    ? {workCommits: pending.commits, workFiles: pending.files, workTaken: pending.taken, pendingMerge: null}
     : {pendingMerge: null}
   store.update(row.id, fields)
   return {...row, ...fields}

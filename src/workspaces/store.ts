@@ -31,14 +31,10 @@ export interface WorkspaceRow {
   headBranch: string | null
   /** The tree of the origin's files at creation (git origins). */
   forkTree: string | null
-  /** Fingerprint of the workspace's state when its work was last taken back. */
-  takenState: string | null
   /** The commit last pushed by `hmm pr` (the lease for the next push). */
   pushedCommit: string | null
   /** The -w paths given to run and exec (canonical): every later exec may write them too. */
   writable: string[]
-  /** Which command recorded takenState. */
-  takenBy: TakenKind | null
   /** What the workspace held when last looked at (WORK): commits and files not taken back; null: not known. */
   workCommits: number | null
   workFiles: number | null
@@ -56,6 +52,8 @@ export interface WorkspaceRow {
   shownTree: string | null
   /** The last commit `hmm log -p` showed (null: none did): merge and pr take no other. */
   shownTip: string | null
+  /** The tree of the files `hmm diff --stat` last summed up (null: none did), which is no look at them. */
+  statTree: string | null
   /**
    * The agent profile every command run in the workspace had ('' once one
    * ran with none or another; null: not recorded, made before hmm kept it):
@@ -70,8 +68,7 @@ export interface WorkspaceRow {
  * What `hmm merge` leaves when it stops at conflicts: the user ends that
  * merge in the origin, by hand, without hmm. Listing tells that it ended
  * from `mergeHead` no longer naming `tip`, and asks the origin once whether
- * its HEAD holds `tip`; if so the workspace was taken back as `state`, and
- * WORK becomes what a merge that had not stopped would have recorded.
+ * its HEAD holds `tip`; if so WORK becomes what a merge that had not stopped would have recorded.
  */
 export interface PendingMerge {
   /** The commit merged (refs/hmm/<id>). */
@@ -80,8 +77,7 @@ export interface PendingMerge {
   mergeHead: string
   /** The git that hmm merge ran, checked then (platform/programs.ts): listing runs that one. */
   git: string
-  /** The takenState and WORK the merge would have recorded, kept current by every later look (workspaces/work.ts). */
-  state: string
+  /** The WORK the merge would have recorded, kept current by every later look (workspaces/work.ts). */
   commits: number | null
   files: number | null
   taken: TakenKind | null
@@ -89,7 +85,11 @@ export interface PendingMerge {
 
 export type TakenKind = 'merged' | 'applied' | 'pushed'
 
-/** Each entry takes the schema from version i to i + 1; never edit a released one. */
+/**
+ * Each entry takes the schema from version i to i + 1; never edit a released one.
+ * taken_state and taken_by are no longer read: what was taken back is worked
+ * out from the origin each time (workspaces/work.ts).
+ */
 const MIGRATIONS: string[] = [
   `CREATE TABLE workspaces (
      id            TEXT PRIMARY KEY,
@@ -118,6 +118,7 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE workspaces ADD COLUMN shown_tree TEXT;`,
   `ALTER TABLE workspaces ADD COLUMN only_agent TEXT;`,
   `ALTER TABLE workspaces ADD COLUMN shown_tip TEXT;`,
+  `ALTER TABLE workspaces ADD COLUMN stat_tree TEXT;`,
 ]
 
 const ADDON = 'better-sqlite3/build/Release/better_sqlite3.node'
@@ -214,10 +215,8 @@ const COLUMNS: Record<keyof WorkspaceRow, string> = {
   headCommit: 'head_commit',
   headBranch: 'head_branch',
   forkTree: 'fork_tree',
-  takenState: 'taken_state',
   pushedCommit: 'pushed_commit',
   writable: 'writable',
-  takenBy: 'taken_by',
   workCommits: 'work_commits',
   workFiles: 'work_files',
   workTaken: 'work_taken',
@@ -225,6 +224,7 @@ const COLUMNS: Record<keyof WorkspaceRow, string> = {
   pendingMerge: 'pending_merge',
   shownTree: 'shown_tree',
   shownTip: 'shown_tip',
+  statTree: 'stat_tree',
   onlyAgent: 'only_agent',
 }
 

@@ -1,89 +1,102 @@
-// Whether a workspace holds work that was never taken back (SPEC `hmm rm`).
+// What a workspace holds that was never taken back: one computation for
+// WORK (`hmm ls`, the last line of run and exec), `hmm rm` and `hmm prune`
+// (SPEC `hmm apply` › State), with what log, merge and pr take
+// (git/bundle.ts commitRange) and what apply starts from (appliedTree):
 //
-// A workspace's state is its HEAD commit and the tree of its files (ignored
-// files aside). It holds no work when that state is the one it was made
-// from, or the one last merged, applied or pushed (recorded by those
-// commands as takenState). The tree is always written the same way
-// (changes.ts), so a state recorded by `hmm apply` compares equal here.
+// - commits: the workspace's commits that are not in the branch the origin
+//   is on now (however they got there) nor were pushed by hmm pr;
+// - files: what it changed without committing, less what an apply took.
+//
+// The workspace is `applied` when the origin's files hold everything its
+// files changed (an apply took it all, whatever was committed since), and
+// `merged` or `pushed` when no commit and no file is left that way.
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {treeNow} from '../git/changes.js'
 import {nestedChanges, type NestedChange} from '../git/nested-work.js'
-import {changedFiles, countWork} from '../git/work-count.js'
-import {ownUncommitted} from '../git/bundle.js'
-import {mergedTip, treeOf} from '../git/merged.js'
+import {countWork} from '../git/work-count.js'
+import {branchHoldsApplied, forkTreeWithCommits, mergedTip} from '../git/merged.js'
 import {readWorkspaceHead} from '../git/workspace-head.js'
 import {debug} from '../ui/errors.js'
-import type {Store, TakenKind, WorkspaceRow} from './store.js'
+import type {Store, TakenKind} from './store.js'
 import {Workspace} from './workspace.js'
 import {settleMerge} from './merging.js'
 
-export function stateKey(head: string | null, tree: string): string {
-  return `${head ?? '-'} ${tree}`
-}
-
-export function originalState(row: WorkspaceRow): string | undefined {
-  return row.forkTree ? stateKey(row.originKind === 'git' ? row.headCommit : null, row.forkTree) : undefined
-}
-
-/** The HEAD part of the state: null for plain origins, undefined when it cannot be read. */
-export function stateHead(workspace: Workspace): string | null | undefined {
-  return workspace.row.originKind === 'git' ? readWorkspaceHead(workspace.tree) : null
-}
-
-/** The state for a tree already written (by treeNow); undefined when HEAD cannot be read. */
-export function stateWith(workspace: Workspace, tree: string): string | undefined {
-  const head = stateHead(workspace)
-  return head === undefined ? undefined : stateKey(head, tree)
-}
-
-/** Whether the workspace holds work not taken back; what cannot be told counts as work. */
-export async function hasUntakenWork(workspace: Workspace): Promise<boolean> {
-  const head = stateHead(workspace)
-  if (head === undefined) return true
-  const nowTree = await treeNow(workspace)
-  // What nested repositories hold is never taken back.
-  if ((await nestedChanges(workspace)).length > 0) return true
-  const now = stateKey(head, nowTree)
-  if (now === originalState(workspace.row) || now === workspace.row.takenState) return false
-  return !(head !== null && (await mergedAsItIs(workspace, head, nowTree)))
-}
-
-/**
- * Whether the origin's branch holds the workspace's HEAD as hmm took it
- * (refs/hmm/<id>) and the workspace changed nothing else: a merge whose
- * conflicts the user resolved and committed, which hmm never saw end.
- */
-async function mergedAsItIs(workspace: Workspace, head: string, nowTree: string): Promise<boolean> {
-  try {
-    if ((await mergedTip(workspace, workspace.row.origin)) !== head) return false
-    return (await ownUncommitted(workspace, await treeOf(workspace, head), nowTree)) === 0
-  } catch (error) {
-    // The origin gone or no longer a repository: nothing there holds the work.
-    debug(`could not tell whether workspace ${workspace.label} was merged: ${(error as Error).message}`)
-    return false
-  }
-}
-
-/** What WORK shows (SPEC `hmm ls`), as recorded: counts not taken back, or how it was taken back; null counts: not known. */
+/** What WORK shows (SPEC `hmm ls`): counts not taken back, or how it was taken back; null counts: not known. */
 export interface Work {
   commits: number | null
   files: number | null
   taken: TakenKind | null
 }
 
-/** What WORK shows for the state `now` (HEAD `head`), given how the work was last taken back (`taken`, a state, by `by`). */
-async function workSince(workspace: Workspace, data: string, head: string | null, now: string, taken: string | null, by: TakenKind | null): Promise<Work> {
-  if (now === originalState(workspace.row)) return {commits: 0, files: 0, taken: null}
-  if (now === taken) return {commits: 0, files: 0, taken: by}
-  const nowTree = now.slice(now.indexOf(' ') + 1)
-  // Still on the commit last taken back: only what changed since is left to take.
-  if (taken !== null && taken.startsWith(`${head ?? '-'} `)) {
-    const takenTree = taken.slice(taken.indexOf(' ') + 1)
-    // Merged or pushed with changes it did not commit, the state taken is the commit's tree: what
-    // the origin already had uncommitted when the workspace was made differs from it, but is not the workspace's.
-    const files = by === 'applied' ? await changedFiles(workspace, takenTree, nowTree) : await ownUncommitted(workspace, takenTree, nowTree)
-    return files === 0 ? {commits: 0, files: 0, taken: by} : {commits: 0, files, taken: null}
-  }
-  return {...(await countWork(workspace, data, head, nowTree)), taken: null}
+const UNKNOWN: Work = {commits: null, files: null, taken: null}
+const NOTHING: Work = {commits: 0, files: 0, taken: null}
+
+/** Whether WORK holds something to take back (or cannot be told): what rm refuses to remove without -f. */
+export const holdsWork = (work: Work) => work.commits !== 0 || work.files !== 0
+
+/**
+ * Where apply records what the origin's files got of the workspace:
+ * `<tree> <merged tip or ->`, the tree being the fork tree with the changes
+ * taken (all of them, or those under the paths given), the tip the commit
+ * hmm merge had brought into the origin's branch then.
+ */
+const appliedFile = (workspace: Workspace) => join(workspace.root, 'applied-part')
+
+export function recordApplied(workspace: Workspace, tree: string, merged: string | undefined): void {
+  writeFileSync(appliedFile(workspace), `${tree} ${merged ?? '-'}\n`)
+}
+
+function readApplied(workspace: Workspace): {tree: string; merged: string} | undefined {
+  if (!existsSync(appliedFile(workspace))) return undefined
+  const [tree, merged = '-'] = readFileSync(appliedFile(workspace), 'utf8').trim().split(' ')
+  if (!/^[0-9a-f]{40,64}$/.test(tree)) return undefined
+  return {tree, merged}
+}
+
+/**
+ * The workspace's files as the origin got them: the fork tree with what
+ * apply took (as it recorded) and with the commits hmm merge brought into
+ * the origin's branch (`merged`, mergedTip) since; what apply took counts
+ * after such a merge only where the branch holds it (the user committed
+ * it, rather than throwing it away). Apply takes the changes from there;
+ * what is left of it is not applied. `byApply`: the last to take was an
+ * apply.
+ */
+export async function appliedTree(workspace: Workspace, merged: string | undefined): Promise<{tree: string; byApply: boolean}> {
+  const applied = readApplied(workspace)
+  if (applied && applied.merged === (merged ?? '-')) return {tree: applied.tree, byApply: true}
+  if (!merged) return {tree: applied?.tree ?? workspace.row.forkTree!, byApply: applied !== undefined}
+  const kept = applied !== undefined && (await branchHoldsApplied(workspace, applied.tree))
+  const from = kept ? {tree: applied.tree, merged: applied.merged === '-' ? undefined : applied.merged} : undefined
+  return {tree: await forkTreeWithCommits(workspace, merged, from), byApply: false}
+}
+
+/** What the workspace is now: its HEAD (null for plain origins), the tree of its files, its nested repositories' changes. */
+interface Looked {
+  head: string | null
+  tree: string
+  nested: NestedChange[]
+}
+
+async function look(workspace: Workspace): Promise<Looked | undefined> {
+  const head = workspace.row.originKind === 'git' ? readWorkspaceHead(workspace.tree) : null
+  if (head === undefined || !workspace.row.forkTree) return undefined
+  return {head, tree: await treeNow(workspace), nested: await nestedChanges(workspace)}
+}
+
+/** WORK for the workspace as looked at; `merging`: a commit to count as merged (a merge the user is resolving). */
+async function workOf(workspace: Workspace, data: string, now: Looked, merging?: string): Promise<Work> {
+  const {row} = workspace
+  if (now.head === (row.originKind === 'git' ? row.headCommit : null) && now.tree === row.forkTree) return withNested(NOTHING, now.nested)
+  const merged = merging ?? (await mergedTip(workspace, row.origin))
+  const applied = await appliedTree(workspace, merged)
+  // Everything the files changed is in the origin's files, whatever was committed since: the apply took it all.
+  if (applied.byApply && applied.tree === now.tree) return withNested({commits: 0, files: 0, taken: 'applied'}, now.nested)
+  const count = await countWork(workspace, data, now, applied.tree, merging ? [merging] : [])
+  if (count.commits === 0 && count.files === 0)
+    return withNested({...count, taken: now.head !== null && row.pushedCommit === now.head ? 'pushed' : 'merged'}, now.nested)
+  return withNested({...count, taken: null}, now.nested)
 }
 
 /**
@@ -100,32 +113,34 @@ function withNested(work: Work, changes: NestedChange[]): Work {
 
 /**
  * Looks at what the workspace holds now and records it for WORK, so that
- * listing never reads a tree. Called when a command exits and when diff,
- * apply, merge and pr have looked. What cannot be told is recorded as not
- * known (`?`), never as nothing. A merge left at conflicts (merging.ts) is
- * settled first if it ended; if it goes on, what WORK will be once it is
- * committed is recorded beside.
+ * listing never reads a tree; returns it. Called when a command exits, by
+ * diff, apply, merge and pr once they have looked, and by rm and prune to
+ * decide. What cannot be told is recorded as not known (`?`), never as
+ * nothing; `strict` (rm): recorded so, then the reason is thrown. A merge
+ * left at conflicts (merging.ts) is settled first if it ended; if it goes
+ * on, what WORK will be once it is committed is recorded beside.
  */
-export async function recordWork(store: Store, looked: Workspace, data: string): Promise<Work> {
-  const unknown: Work = {commits: null, files: null, taken: null}
-  let work = unknown
+export async function recordWork(store: Store, looked: Workspace, data: string, options: {strict?: boolean} = {}): Promise<Work> {
+  let work = UNKNOWN
   // Read again: what apply, merge or pr just recorded counts.
   const found = store.get(looked.id)
   if (!found) return work
   const row = settleMerge(store, found)
   const workspace = new Workspace(row, data)
   let pending = row.pendingMerge
+  let failure: unknown
   try {
-    const head = stateHead(workspace)
-    if (head !== undefined && row.forkTree) {
-      const now = stateKey(head, await treeNow(workspace))
-      work = withNested(await workSince(workspace, data, head, now, row.takenState, row.takenBy), await nestedChanges(workspace))
-      if (pending) pending = {...pending, ...(await workSince(workspace, data, head, now, pending.state, 'merged'))}
-    } else if (pending) pending = {...pending, ...unknown}
+    const now = await look(workspace)
+    if (now) {
+      work = await workOf(workspace, data, now)
+      if (pending) pending = {...pending, ...(await workOf(workspace, data, now, pending.tip))}
+    } else if (pending) pending = {...pending, ...UNKNOWN}
   } catch (error) {
     debug(`could not count the work of workspace ${workspace.label}: ${(error as Error).message}`)
-    if (pending) pending = {...pending, ...unknown}
+    if (pending) pending = {...pending, ...UNKNOWN}
+    failure = error
   }
   store.update(workspace.id, {workCommits: work.commits, workFiles: work.files, workTaken: work.taken, pendingMerge: pending})
+  if (failure !== undefined && options.strict) throw failure
   return work
 }

@@ -65,6 +65,8 @@ describe('hmm apply', () => {
       expect(result.stderr.split('\n').filter(Boolean)).toEqual(lines)
       expect(lines[0]).toBe(`hmm: workspace ${ws.label} does not apply to ${world.origin}`)
       expect(lines.slice(1).join('\n')).toContain('README.md: patch does not apply')
+      // What to do about it, last.
+      expect(lines.at(-1)).toBe(`hmm: hmm apply --3way ${ws.id} takes what applies and leaves conflict markers where ${world.origin} changed the same lines`)
       expect(snapshot(world.origin)).toEqual(before)
     }
     expect(existsSync(join(world.origin, 'new.txt'))).toBe(false)
@@ -251,6 +253,25 @@ describe('hmm apply', () => {
     expect(await world.git(['status', '--porcelain'])).toBe('?? a.txt\n?? c.txt'.trim())
   })
 
+  it('after hmm diff --stat, says that a stat does not count as looking at the changes, and what does', async () => {
+    world = new World('apply-shown-stat')
+    await world.gitRepo()
+    const ws = await made(world, 'echo one >> README.md', 'st')
+    expect((await hmm(world, ['diff', 'st'])).stdout).toContain('+one\n')
+    await world.hmm(['exec', 'st', 'sh', '-c', 'echo two >> README.md'])
+    expect((await hmm(world, ['diff', '--stat', 'st'])).stdout).toContain('README.md')
+    const before = snapshot(world.origin)
+    expect(await hmm(world, ['apply', 'st'])).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `hmm: workspace ${ws.label} changed since hmm diff showed it; hmm diff --stat shows no content, so it does not count (hmm diff ${ws.id} shows it as it is now)\n`,
+    })
+    expect(snapshot(world.origin)).toEqual(before)
+    // Looked at in full: taken.
+    expect((await hmm(world, ['diff', 'st'])).stdout).toContain('+two\n')
+    expect((await hmm(world, ['apply', 'st'])).exitCode).toBe(0)
+  })
+
   it('refuses a running workspace', async () => {
     world = new World('apply-running')
     const go = join(world.root, 'go')
@@ -260,7 +281,7 @@ describe('hmm apply', () => {
     writeFileSync(go, '')
     await started.result()
     expect(result.exitCode).toBe(1)
-    expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6} \(busy\) is running\n$/)
+    expect(result.stderr).toMatch(/^hmm: workspace ([0-9a-z]{6}) \(busy\) is running \(hmm stop \1 ends it\)\n$/)
     expect(existsSync(join(world.origin, 'x.txt'))).toBe(false)
   })
 

@@ -133,7 +133,7 @@ describe('should the data directory be written all the same', () => {
     const listed = await world.hmm(['ls'])
     expect(listed.stdout).toMatch(/ a +running /)
     const refused = await world.hmm(['rm', 'a'])
-    expect(refused.stderr).toBe(`hmm: workspace ${id} (a) is running\n`)
+    expect(refused.stderr).toBe(`hmm: workspace ${id} (a) is running (hmm stop ${id} ends it; hmm rm -f ${id} stops and removes it)\n`)
     const stopped = await world.hmm(['stop', 'a'])
     expect(stopped.stderr).toBe(`hmm: stopped workspace ${id} (a)\n`)
     expect((await world.hmm(['ls'])).stdout).toMatch(/ a +done /)

@@ -146,7 +146,7 @@ describe('hmm merge', () => {
     writeFileSync(go, '')
     await started.result()
     expect(result.exitCode).toBe(1)
-    expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6} \(busy\) is running\n$/)
+    expect(result.stderr).toMatch(/^hmm: workspace ([0-9a-z]{6}) \(busy\) is running \(hmm stop \1 ends it\)\n$/)
     expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
   })
 

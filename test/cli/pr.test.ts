@@ -271,7 +271,7 @@ describe('hmm pr', () => {
     writeFileSync(go, '')
     await started.result()
     expect(result.exitCode).toBe(1)
-    expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6} \(busy\) is running\n$/)
+    expect(result.stderr).toMatch(/^hmm: workspace ([0-9a-z]{6}) \(busy\) is running \(hmm stop \1 ends it\)\n$/)
     expect(await remoteBranch(bare, 'hmm/busy')).toBe('')
   })
 })

@@ -28,8 +28,20 @@ const convertedBy = (label: string, paths: string) =>
   `hmm: workspace ${label}'s commits change files that git would write converted (by a filter, working-tree-encoding, ident or line ends), not as hmm diff shows them: ${paths}\n`
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
-const refused = (label: string, paths: string) =>
-  `hmm: workspace ${label}'s commits change what its files do not show: ${paths} (hmm log -p shows them; --force takes them anyway)\n`
+// Why a path's change is not what hmm diff shows (SPEC `hmm apply` › Refusals).
+const AFTER = 'changed after its last commit'
+const PUT_BACK = 'put back after its last commit, so hmm diff shows no change'
+const UNDONE = 'changed by a commit and back by a later one'
+const inOrigin = () => `uncommitted in ${world.origin} when the workspace was made`
+
+/** The refusal of merge (or pr: `command`) of commits that change what the files do not show: a line per path, then what to do. */
+const refused = (ws: {id: string; label: string}, paths: Array<[string, string]>, command = 'merge') =>
+  `hmm: workspace ${ws.label}'s commits change what its files do not show:\n` +
+  paths.map(([path, reason]) => `hmm:   ${path}: ${reason}\n`).join('') +
+  (paths.some(([, reason]) => reason === AFTER)
+    ? `hmm: commit what changed after (hmm exec ${ws.id} git commit -am ...) or take the files as they are (hmm apply ${ws.id}); `
+    : 'hmm: ') +
+  `hmm log -p ${ws.id} shows the commits; hmm ${command} --force ${ws.id} takes them anyway\n`
 
 describe('review: what merge and pr take', () => {
   it('refuses a commit undone in the files (hmm diff shows nothing), unless --force; the origin untouched', async () => {
@@ -44,7 +56,11 @@ describe('review: what merge and pr take', () => {
 
     const before = snapshot(world.origin)
     for (const command of ['merge', 'pr']) {
-      expect(await hmm(world, [command])).toEqual({exitCode: 1, stdout: '', stderr: `hmm: taking ${log.stdout}${refused(ws.label, 'src/main.c')}`})
+      expect(await hmm(world, [command])).toEqual({
+        exitCode: 1,
+        stdout: '',
+        stderr: `hmm: taking ${log.stdout}${refused(ws, [['src/main.c', PUT_BACK]], command)}`,
+      })
     }
     expect(snapshot(world.origin)).toEqual(before)
     expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
@@ -65,7 +81,20 @@ describe('review: what merge and pr take', () => {
     const pr = await hmm(world, ['pr'])
     expect(pr).toMatchObject({exitCode: 1, stdout: ''})
     expect(pr.stderr).toMatch(/^hmm: taking [0-9a-f]{7,} tidy\n/)
-    expect(pr.stderr).toMatch(new RegExp(`\\n${refused(ws.label, 'README.md, notes.txt').replace(/[()]/g, '\\$&')}$`))
+    expect(pr.stderr).toMatch(
+      new RegExp(
+        `\\n${escaped(
+          refused(
+            ws,
+            [
+              ['README.md', inOrigin()],
+              ['notes.txt', inOrigin()],
+            ],
+            'pr',
+          ),
+        )}$`,
+      ),
+    )
     expect(snapshot(world.origin)).toEqual(before)
     expect(await world.git(['for-each-ref', '--format=%(refname)'], bare)).toBe('refs/heads/main')
     expect((await hmm(world, ['pr', '--force'])).exitCode).toBe(0)
@@ -81,14 +110,14 @@ describe('review: what merge and pr take', () => {
     const result = await hmm(world, ['merge'])
     expect(result.exitCode).toBe(1)
     expect(result.stderr).toMatch(/^hmm: taking [0-9a-f]{7,} two\nhmm: taking [0-9a-f]{7,} one\n/)
-    expect(result.stderr).toContain(refused(ws.label, 'copy.txt'))
+    expect(result.stderr).toContain(refused(ws, [['copy.txt', UNDONE]]))
   })
 
   it('refuses a line a commit added and the files took back, under further changes', async () => {
     await withRemote('review-partly-undone')
     const ws = await made(world, 'printf "keep\\nevil\\n" > f.txt && git add f.txt && git commit -qm f && printf "keep\\nnice\\n" > f.txt')
     const result = await hmm(world, ['merge'])
-    expect(result).toMatchObject({exitCode: 1, stderr: expect.stringContaining(refused(ws.label, 'f.txt'))})
+    expect(result).toMatchObject({exitCode: 1, stderr: expect.stringContaining(refused(ws, [['f.txt', AFTER]]))})
   })
 
   it('refuses live code a commit adds that uncommitted lines around it show disabled (hmm diff: inside a heredoc); the origin untouched', async () => {
@@ -110,7 +139,9 @@ describe('review: what merge and pr take', () => {
     for (const command of ['merge', 'pr']) {
       const result = await hmm(world, [command])
       expect(result).toMatchObject({exitCode: 1, stdout: ''})
-      expect(result.stderr).toMatch(new RegExp(`^hmm: taking [0-9a-f]{7,} Build: fetch the toolchain\n${escaped(refused(ws.label, 'build.sh'))}$`))
+      expect(result.stderr).toMatch(
+        new RegExp(`^hmm: taking [0-9a-f]{7,} Build: fetch the toolchain\n${escaped(refused(ws, [['build.sh', AFTER]], command))}$`),
+      )
     }
     expect(snapshot(world.origin)).toEqual(before)
     expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
@@ -133,7 +164,7 @@ describe('review: what merge and pr take', () => {
     for (const command of ['merge', 'pr']) {
       const result = await hmm(world, [command])
       expect(result).toMatchObject({exitCode: 1, stdout: ''})
-      expect(result.stderr).toMatch(new RegExp(`^hmm: taking [0-9a-f]{7,} Tidy delete\\(\\)\n${escaped(refused(ws.label, 'api.py'))}$`))
+      expect(result.stderr).toMatch(new RegExp(`^hmm: taking [0-9a-f]{7,} Tidy delete\\(\\)\n${escaped(refused(ws, [['api.py', AFTER]], command))}$`))
     }
     expect(snapshot(world.origin)).toEqual(before)
     expect(await world.git(['show', 'HEAD:api.py'])).toContain('require_admin(user)')
@@ -161,7 +192,7 @@ describe('review: what merge and pr take', () => {
     const result = await hmm(world, ['merge'])
     expect(result).toMatchObject({exitCode: 1, stdout: ''})
     expect(result.stderr).toMatch(/^hmm: taking [0-9a-f]{7,} Merge main\nhmm: taking [0-9a-f]{7,} Add helper\n/)
-    expect(result.stderr).toContain(refused(ws.label, 'src/main.c'))
+    expect(result.stderr).toContain(refused(ws, [['src/main.c', PUT_BACK]]))
     expect(snapshot(world.origin)).toEqual(before)
     expect(await world.git(['rev-parse', 'HEAD'])).toBe(fixed)
   })

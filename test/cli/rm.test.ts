@@ -91,7 +91,7 @@ describe('hmm rm', () => {
     const started = world.start(['run', '-n', 'busy', 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`])
     await started.line('ready')
     const refused = await world.hmm(['rm', 'busy'])
-    expect(refused.stderr).toMatch(/^hmm: workspace [0-9a-z]{6} \(busy\) is running$/m)
+    expect(refused.stderr).toMatch(/^hmm: workspace ([0-9a-z]{6}) \(busy\) is running \(hmm stop \1 ends it; hmm rm -f \1 stops and removes it\)$/m)
     expect(refused.exitCode).toBe(1)
     const forced = await world.hmm(['rm', '-f', 'busy'])
     expect(forced).toMatchObject({exitCode: 0, stderr: expect.stringMatching(/^hmm: removed workspace [0-9a-z]{6} \(busy\)\n$/)})

@@ -243,3 +243,65 @@ describe('WORK', () => {
     expect(await onTerminal()).not.toContain('copy-on-write')
   })
 })
+
+// SPEC `hmm apply` › State: WORK, log, merge, apply and rm agree on what is left to take.
+describe('one state', () => {
+  it('counts a commit merged earlier once, and calls applied what apply says is already applied', async () => {
+    world = new World('state-merged-applied')
+    await world.gitRepo()
+    await world.git(['commit', '-qam', 'clean start'])
+    const ws = workspaceLine(
+      (
+        await world.hmm([
+          'run',
+          '-n',
+          'x',
+          'sh',
+          '-c',
+          'echo new > new.txt && git add new.txt && git commit -qm took-one && echo a >> README.md && echo b >> src/main.c',
+        ])
+      ).stderr,
+    )
+    expect((await world.hmm(['merge', 'x'])).exitCode).toBe(0)
+    expect(await workCell(ws.id)).toBe('2 files')
+    expect((await world.hmm(['apply', 'x'])).exitCode).toBe(0)
+    expect(await workCell(ws.id)).toBe('applied')
+    // The agent commits what was already applied: nothing new reaches the origin's files.
+    await world.hmm(['exec', 'x', 'git', 'commit', '-qam', 'took-two'])
+    expect((await world.hmm(['log', 'x'])).stdout).toMatch(/^[0-9a-f]+ took-two\n$/)
+    expect((await world.hmm(['apply', '--check', 'x'])).stderr).toBe(`hmm: workspace ${ws.id} (x) is already applied to ${world.origin}\n`)
+    expect(await workCell(ws.id)).toBe('applied')
+    expect((await world.hmm(['rm', 'x'])).exitCode).toBe(0)
+  }, 120_000)
+
+  it('counts as taken what an apply took when a merge of some of it follows', async () => {
+    world = new World('state-applied-merged')
+    await world.gitRepo()
+    await world.git(['commit', '-qam', 'clean start'])
+    const ws = workspaceLine((await world.hmm(['run', '-n', 'x', 'sh', '-c', 'echo b >> src/main.c && echo n > n.txt'])).stderr)
+    expect((await world.hmm(['apply', 'x'])).exitCode).toBe(0)
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'took the workspace'])
+    // The agent commits part of what was applied; the merge brings that commit.
+    await world.hmm(['exec', 'x', 'git', 'commit', '-qm', 'main', 'src/main.c'])
+    expect((await world.hmm(['merge', 'x'])).exitCode).toBe(0)
+    expect((await world.hmm(['apply', '--check', 'x'])).stderr).toBe(`hmm: workspace ${ws.id} (x) is already applied to ${world.origin}\n`)
+    expect(await workCell(ws.id)).toBe('merged')
+    expect((await world.hmm(['rm', 'x'])).exitCode).toBe(0)
+  }, 120_000)
+
+  it('applies after an apply only what changed since', async () => {
+    world = new World('state-applied-twice')
+    await world.gitRepo()
+    await world.git(['commit', '-qam', 'clean start'])
+    const ws = workspaceLine((await world.hmm(['run', '-n', 'x', 'sh', '-c', 'echo a >> README.md'])).stderr)
+    expect((await world.hmm(['apply', 'x'])).exitCode).toBe(0)
+    await world.hmm(['exec', 'x', 'sh', '-c', 'echo b >> src/main.c'])
+    expect(await workCell(ws.id)).toBe('1 file')
+    const again = await world.hmm(['apply', 'x'])
+    expect(again.stderr).toBe(`hmm: applied workspace ${ws.id} (x) to ${world.origin}\n`)
+    expect(await world.git(['status', '--short', '--untracked-files=no'])).toBe(' M README.md\n M src/main.c')
+    expect(await workCell(ws.id)).toBe('applied')
+    expect((await world.hmm(['rm', 'x'])).exitCode).toBe(0)
+  }, 120_000)
+})
