@@ -7,7 +7,9 @@
 //
 // Each commit is shown with all that a push publishes of it beyond its
 // tree (app/commits.ts): its body, an author or committer other than the
-// user, headers git's formats never show; `hmm pr` would publish them.
+// user, headers git's formats never show; `hmm pr` would publish them. A
+// command without a network could otherwise hide what it read in a body or
+// an author, for `hmm pr` to publish.
 //
 // Security: the commits' text is the command's, made printable
 // (ui/format.ts); the patches are bytes no configuration changes, as with
