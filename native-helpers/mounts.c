@@ -393,6 +393,27 @@ static void overlay_caches(const struct exec_opts *o, int lock)
 			free(lower);
 			at_data += snprintf(data + at_data, len - (size_t)at_data, "/proc/self/fd/%d:", beneath[k]);
 		}
+		if (ids_remapped()) {
+			/* As root: on the layers idmapped for the command (ids.c). */
+			int lowers[MAX_LAYERS + 1];
+			size_t nl = 0;
+			for (unsigned k = n; k-- > 0;)
+				lowers[nl++] = beneath[k];
+			lowers[nl++] = at;
+			char *layer = layer_dir(mine, n);
+			if (ids_overlay(at, lowers, nl, layer) < 0)
+				setup_fail("cache %s: cannot mount an overlay on it: %s", c, strerror(errno));
+			free(layer);
+			for (unsigned k = 0; k < n; k++)
+				close(beneath[k]);
+			free(data);
+			close(at);
+			free(work);
+			free(upper);
+			free(mine);
+			free(dir);
+			continue;
+		}
 		char *lowest = fd_path(at);
 		/* userxattr: in a user namespace the overlay keeps its whiteouts
 		 * and opaque directories in user.overlay.* attributes; with the
