@@ -11,7 +11,8 @@
  *
  * What is its own is shown as its own by idmapped mounts made with that
  * namespace (mount_setattr MOUNT_ATTR_IDMAP): its tree, the -w places,
- * its /tmp, the composed home and hmm's data directory as it sees them.
+ * its /tmp, the composed home, hmm's data directory as it sees them, and
+ * the files bound over others (cleaned copies of git's config files).
  * What it writes there lands on disk as root's (on-disk uid 0 is its 0,
  * 1000 its 1000), as before, so hmm diff, apply and rm outside see
  * nothing new. The caches' overlays cannot be idmapped themselves: they
@@ -214,8 +215,13 @@ static int can_idmap(const char *path)
 /* The places shown as the command's own (beneath them, everything). */
 static const char **own_places(const struct exec_opts *o, size_t *n)
 {
-	const char **p = xmalloc(sizeof *p * (o->ngrants + o->ntmp_over + 3));
+	const char **p = xmalloc(sizeof *p * (o->ngrants + o->ntmp_over + o->nbind_src + 3));
 	*n = 0;
+	/* The files bound over others (cleaned copies of git's config, in
+	 * /etc too; agents' logins): its own to read, as they were. */
+	for (size_t i = 0; i < o->nbind_src; i++)
+		if (isolate_bound(i))
+			p[(*n)++] = o->bind_dst[i];
 	for (size_t i = 0; i < o->ngrants; i++)
 		if (o->grants[i].cls == CLASS_WRITE)
 			p[(*n)++] = o->grants[i].path;
@@ -239,6 +245,10 @@ void ids_prepare(const struct exec_opts *o, const struct user_counts *counts)
 	int all = o->home != NULL;
 	for (size_t i = 0; i < n && all; i++)
 		all = can_idmap(places[i]) && way_open(places[i], places, n);
+	/* The files to be bound over others: where the way to one is closed
+	 * (another user's 0750 home), it was not the command's to reach. */
+	for (size_t i = 0; i < o->nbind_src && all; i++)
+		all = can_idmap(o->bind_dst[i]);
 	free(places);
 	if (all) {
 		remapped = 1;

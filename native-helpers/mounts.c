@@ -465,8 +465,18 @@ static int *open_bind_sources(const struct exec_opts *o)
 	return fds;
 }
 
+/* Which of the binds were made (ids.c shows those as the command's own). */
+static char *bound;
+
+int isolate_bound(size_t i)
+{
+	return bound && bound[i];
+}
+
 static void bind_files(const struct exec_opts *o, int *fds)
 {
+	bound = xmalloc(o->nbind_src + 1);
+	memset(bound, 0, o->nbind_src + 1);
 	for (size_t i = 0; i < o->nbind_src; i++) {
 		struct stat st;
 		if (fds[i] < 0)
@@ -483,6 +493,7 @@ static void bind_files(const struct exec_opts *o, int *fds)
 			if (mount(src, target, NULL, MS_BIND, NULL) < 0)
 				setup_fail("bind: cannot mount %s on %s: %s", o->bind_src[i],
 					   o->bind_dst[i], strerror(errno));
+			bound[i] = 1;
 			free(src);
 			free(target);
 		}
