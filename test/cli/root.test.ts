@@ -56,4 +56,11 @@ describe.skipIf(!root)(`run as root${root ? '' : ' (skipped: needs root)'}`, () 
     expect(result.stdout, result.stderr).toBe('wrote\n')
     expect(readFileSync(join(place, 'f'), 'utf8')).toBe('x\n')
   })
+
+  it('binds a port below 1024 in a network of its own (--net none), as before', async () => {
+    world = new World('root-low-port')
+    const bind = `import socket; s = socket.socket(); s.bind(("127.0.0.1", 80)); print("bound")`
+    const result = await world.hmm(['run', '--rm', '--net', 'none', 'python3', '-c', bind])
+    expect(result.stdout, result.stderr).toBe('bound\n')
+  })
 })
