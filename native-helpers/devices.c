@@ -65,8 +65,9 @@ void isolate_dev(void)
 		close(nodes[i]);
 	}
 	mount_point("/dev/pts", 1);
-	mount_or_fail("dev", "devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
-		      "newinstance,ptmxmode=0666,mode=0620");
+	char pts[128];
+	snprintf(pts, sizeof pts, "newinstance,ptmxmode=0666,mode=0620%s", ids_devpts_options());
+	mount_or_fail("dev", "devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, pts);
 	/* Shared memory and message queues of its own (with its own IPC
 	 * namespace), not the user's programs'. Bounded (attacker's review 9,
 	 * F5): a tmpfs takes half of the RAM by default, in pages no process

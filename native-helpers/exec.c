@@ -220,8 +220,14 @@ static int confine_and_run(const struct exec_opts *o, int lock)
 	if (o->chdir && chdir(o->chdir) < 0)
 		setup_fail("cannot enter %s: %s", o->chdir, strerror(errno));
 
-	/* Step 3. */
+	/* Step 3. On Linux lock is -1 here (the init holds it); the command's
+	 * user namespace (ids.c) is kept, to be joined after Landlock's rules
+	 * are set. */
+#ifdef __linux__
+	close_other_fds(lock >= 0 ? lock : ids_userns(), report_fd);
+#else
 	close_other_fds(lock, report_fd);
+#endif
 
 	/* Step 4. */
 #ifdef __linux__
@@ -232,6 +238,8 @@ static int confine_and_run(const struct exec_opts *o, int lock)
 		oom_first();
 	}
 	landlock_confine(o);
+	if (o->isolate)
+		ids_join(); /* as root, its user namespace (ids.c); resets the bounding set */
 	drop_capabilities(o->isolate != NULL);
 	/* Last, after no_new_privs (landlock_confine), so that no step above
 	 * runs under the filter. */
@@ -359,6 +367,7 @@ static void init_run(const struct exec_opts *o, int lock)
 		isolate_mounts(o, lock);
 		net_isolate(o);
 	}
+	ids_remap_places(o);
 	read_only_but_granted(o);
 	int slave = pty_session();
 	if (isolate_command_is_init(o)) {

@@ -2,7 +2,7 @@
  * hmm-helper: what the modules of the helper share. One mode per file
  * (main.c dispatches): exec.c (lock, descriptors, capabilities, exec),
  * landlock.c, seccomp.c, layers.c, clone.c + clone-copy.c, statpairs.c,
- * remove.c, usage.c, stop.c + members.c, net.c + bridge.c, marks.c, isolate.c + mounts.c + devices.c + readonly.c + pty.c + term-filter.c; util.c holds the small utilities every mode uses.
+ * remove.c, usage.c, stop.c + members.c, net.c + bridge.c, marks.c, isolate.c + mounts.c + devices.c + ids.c + readonly.c + pty.c + term-filter.c; util.c holds the small utilities every mode uses.
  */
 #ifndef HMM_HELPER_H
 #define HMM_HELPER_H
@@ -240,6 +240,8 @@ int isolate_caches_there(const struct exec_opts *o);
  * every hidden path beneath it, so that none is there (landlock.c grants
  * it whole). */
 int isolate_sealed(const char *path);
+/* After isolate_mounts: whether bind i (--bind-src/--bind-dst) was made. */
+int isolate_bound(size_t i);
 /* mkdir -p, or a set-up failure naming the step. */
 void make_dirs(const char *step, const char *path, mode_t mode);
 /* In the init, before the other mounts: a /run of the command's own, with
@@ -261,6 +263,33 @@ void close_handed_over(const struct exec_opts *o, int lock);
 /* The init's life once the command runs: holds lock, reaps, passes signals;
  * with end_with_command, ends the namespace when the command ends. */
 void isolate_init(pid_t command, int lock, int end_with_command) __attribute__((noreturn));
+#endif
+
+/* ---- ids.c ---- */
+
+#ifdef __linux__
+/* As root, in the waiter, before the init: the command's user namespace,
+ * its ids mapped to a range of the host's (or 0 to 0 where idmapped mounts
+ * cannot show it its places). */
+void ids_prepare(const struct exec_opts *o, const struct user_counts *counts);
+/* The command's user namespace's descriptor, -1 before ids_prepare. */
+int ids_userns(void);
+/* For `layers`, as root: whether the command's ids could be remapped with
+ * these places its own; why not in why. */
+int ids_refusal(char **paths, int n, char *why, size_t len);
+/* Whether the command's ids are not the host's. */
+int ids_remapped(void);
+/* The devpts options that make its ptys its own ("" unless remapped). */
+const char *ids_devpts_options(void);
+/* Remapped: a cache's overlay mounted on target, made on idmapped layers
+ * (lowers: top first; layer: the directory of upper/ and work/); -1 with
+ * errno where the kernel cannot. */
+int ids_overlay(int target, const int *lowers, size_t nlowers, const char *layer);
+/* In the init, after every mount but the read-only pass: the places shown
+ * as the command's own. */
+void ids_remap_places(const struct exec_opts *o);
+/* In the command: into its user namespace, as its root. */
+void ids_join(void);
 #endif
 
 /* ---- pty.c ---- */

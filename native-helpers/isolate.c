@@ -5,7 +5,7 @@
  *
  * Three processes, for three jobs:
  *   - the helper hmm started (the "waiter") makes a user namespace (the
- *     user's own uid and gid; root's whole range as root), a mount, PID and
+ *     user's own uid and gid; as root, one for the command alone: ids.c), a mount, PID and
  *     IPC namespace, forks the init, and waits for the command's status,
  *     which it exits with (or dies of), passing hmm's signals on and
  *     relaying the command's terminal (pty.c);
@@ -73,64 +73,12 @@ static void write_file(pid_t pid, const char *name, const char *text)
 	close(fd);
 }
 
-/* The user namespace maps the user to itself: files keep their owners, and
- * the command runs as the user it is. A plain user can map only itself
- * (which needs setgroups denied), and does so from inside. Root maps the
- * whole range, so root stays root over every file; only a process left
- * outside may write that map: the mapper, started before the unshare,
- * which writes it once told the namespace exists. It shares the helper's
- * memory (CLONE_VM, as exec.c starts the command): no copy of the address
- * space is made for a process that only writes two files, and it touches
- * nothing of the helper's but its own stack, the pipe and, on a failure,
- * the report (setup_fail). The namespace can still be made beside it:
- * unshare(CLONE_NEWUSER) refuses only a process with other threads. */
-static struct {
-	int heard, told; /* the pipe's ends */
-	pid_t parent;
-	char stack[64 * 1024] __attribute__((aligned(16)));
-} mapper_of;
-
-static int mapper_main(void *unused)
+/* A plain user's namespace maps the user to itself: files keep their
+ * owners, and the command runs as the user it is. A plain user can map
+ * only itself (which needs setgroups denied), and does so from inside.
+ * (Root's command gets a namespace of its own: ids.c.) */
+static void map_ids(uid_t uid, gid_t gid)
 {
-	(void)unused;
-	char go;
-	close(mapper_of.told);
-	if (read(mapper_of.heard, &go, 1) != 1)
-		_exit(EXIT_SETUP); /* the unshare failed; the helper says why */
-	write_file(mapper_of.parent, "uid_map", "0 0 4294967295\n");
-	write_file(mapper_of.parent, "gid_map", "0 0 4294967295\n");
-	_exit(0);
-}
-
-static pid_t start_mapper(int *tell)
-{
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0)
-		setup_fail("namespaces: pipe: %s", strerror(errno));
-	mapper_of.heard = p[0];
-	mapper_of.told = p[1];
-	mapper_of.parent = getpid();
-	pid_t mapper = clone(mapper_main, mapper_of.stack + sizeof mapper_of.stack, CLONE_VM | SIGCHLD, NULL);
-	if (mapper < 0)
-		setup_fail("namespaces: cannot start the mapper: %s", strerror(errno));
-	close(p[0]);
-	*tell = p[1];
-	return mapper;
-}
-
-static void map_ids(uid_t uid, gid_t gid, pid_t mapper, int tell)
-{
-	if (mapper > 0) {
-		int status;
-		if (write(tell, "m", 1) != 1)
-			setup_fail("namespaces: cannot reach the mapper: %s", strerror(errno));
-		close(tell);
-		while (waitpid(mapper, &status, 0) < 0 && errno == EINTR)
-			;
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			_exit(EXIT_SETUP); /* the mapper has reported why */
-		return;
-	}
 	char map[64];
 	pid_t self = getpid();
 	write_file(self, "setgroups", "deny\n");
@@ -183,18 +131,25 @@ void isolate_namespaces(const struct exec_opts *o, int lock, void (*run)(const s
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
-	int tell = -1;
-	pid_t mapper = uid == 0 ? start_mapper(&tell) : -1;
 	struct user_counts counts;
 	user_counts_read(&counts);
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC) < 0)
+	/* Root makes the namespaces as root, and the command alone gets a
+	 * user namespace (ids.c): idmapped mounts of the host's file systems
+	 * need root's capabilities in the host's. */
+	if (uid == 0 && unshare(CLONE_NEWNS | CLONE_NEWIPC) < 0)
+		setup_fail("namespaces: cannot make mount and IPC namespaces: %s", strerror(errno));
+	if (uid != 0 && unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC) < 0)
 		setup_fail("namespaces: cannot make user and mount namespaces: %s "
 			   "(unprivileged user namespaces may be turned off: "
 			   "sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces, "
 			   "or AppArmor's kernel.apparmor_restrict_unprivileged_userns)",
 			   strerror(errno));
-	map_ids(uid, gid, mapper, tell);
-	user_counts_bound(&counts);
+	if (uid == 0) {
+		ids_prepare(o, &counts);
+	} else {
+		map_ids(uid, gid);
+		user_counts_bound(&counts);
+	}
 	/* Nothing mounted here reaches the user's mount namespace, and nothing
 	 * the host mounts later (a login's /run/user/<uid>, a disk, sshfs)
 	 * reaches the command: it would arrive unmasked and not read-only. */

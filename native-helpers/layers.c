@@ -3,7 +3,7 @@
  * anything is made, so that hmm refuses, or says what is left out, rather
  * than confine less without a word (SPEC "Sandbox").
  *
- *   hmm-helper layers
+ *   hmm-helper layers [PLACE...]
  *
  * prints one line per layer:
  *   landlock N          the Landlock ABI (0: none)
@@ -14,6 +14,9 @@
  *                       the mount, PID and IPC namespaces exec's isolation
  *                       makes need only its capabilities there.
  *   seccomp ok          or "seccomp REASON" (the filter exec installs)
+ *   ids ok              as root, with the command's own places given (its
+ *                       home, hmm's data directory, -w places): or "ids
+ *                       REASON", where its ids cannot be remapped (ids.c)
  * The last two are tried for real, each in a child that then exits, so
  * that nothing of the try stays with this process: a setting or a security
  * module can refuse what the kernel has.
@@ -62,6 +65,15 @@ static void try_seccomp(char *why, size_t n)
 		snprintf(why, n, "%s", strerror(errno));
 }
 
+/* The command's own places, for try_ids. */
+static char **places;
+static int nplaces;
+
+static void try_ids(char *why, size_t n)
+{
+	ids_refusal(places, nplaces, why, n);
+}
+
 /* Runs one attempt in a child and prints "NAME ok" or "NAME WHY". */
 static void report(const char *name, attempt try)
 {
@@ -74,6 +86,7 @@ static void report(const char *name, attempt try)
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(p[0]);
+		report_fd = p[1]; /* a set-up step that fails says why there */
 		try(why, sizeof why);
 		write_all(p[1], why, strlen(why));
 		_exit(0);
@@ -87,6 +100,9 @@ static void report(const char *name, attempt try)
 			got += (size_t)r;
 	why[got] = 0;
 	close(p[0]);
+	if (strncmp(why, "setup ", 6) == 0)
+		memmove(why, why + 6, strlen(why + 6) + 1);
+	why[strcspn(why, "\n")] = 0;
 	int status = 0;
 	if (pid < 0)
 		snprintf(why, sizeof why, "fork: %s", strerror(errno));
@@ -98,16 +114,21 @@ static void report(const char *name, attempt try)
 
 int cmd_layers(int argc, char **argv)
 {
-	(void)argv;
-	if (argc != 2) {
-		fprintf(stderr, "usage: hmm-helper layers\n");
+	if (argc < 2) {
+		fprintf(stderr, "usage: hmm-helper layers [PLACE...]\n");
 		return 2;
 	}
 	printf("landlock %d\n", landlock_abi());
 #ifdef __linux__
 	report("namespaces", try_namespaces);
 	report("seccomp", try_seccomp);
+	if (argc > 2 && geteuid() == 0) {
+		places = argv + 2;
+		nplaces = argc - 2;
+		report("ids", try_ids);
+	}
 #else
+	(void)argv;
 	printf("namespaces this system has none\nseccomp this system has none\n");
 #endif
 	return 0;

@@ -2,7 +2,7 @@
  * hmm-helper: the small native part of hmm, for what Node cannot do itself.
  *
  *   hmm-helper abi
- *   hmm-helper layers
+ *   hmm-helper layers [PLACE...]
  *   hmm-helper locked FILE...
  *   hmm-helper marked LOCK [HOSTS]
  *   hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]
@@ -24,7 +24,8 @@
  *
  * Where it stands on security: `exec` is the sandbox (exec.c, its arguments exec-args.c, landlock.c,
  * seccomp.c; isolate.c: namespaces and the init that holds the lock;
- * mounts.c: its own /tmp, caches, masks; home.c: the composed home; net.c: the network namespace,
+ * mounts.c: its own /tmp, caches, masks; home.c: the composed home; ids.c: run as root, the
+ * command's ids, not the host's root; net.c: the network namespace,
  * bridge.c: the bridge to hmm's proxy); `stop` ends a workspace's processes (stop.c).
  * `clone` (clone.c, clone-copy.c) copies the origin into a workspace the way
  * `cp -a --reflink=auto` does, from several threads, reading the source only

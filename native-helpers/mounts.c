@@ -393,6 +393,27 @@ static void overlay_caches(const struct exec_opts *o, int lock)
 			free(lower);
 			at_data += snprintf(data + at_data, len - (size_t)at_data, "/proc/self/fd/%d:", beneath[k]);
 		}
+		if (ids_remapped()) {
+			/* As root: on the layers idmapped for the command (ids.c). */
+			int lowers[MAX_LAYERS + 1];
+			size_t nl = 0;
+			for (unsigned k = n; k-- > 0;)
+				lowers[nl++] = beneath[k];
+			lowers[nl++] = at;
+			char *layer = layer_dir(mine, n);
+			if (ids_overlay(at, lowers, nl, layer) < 0)
+				setup_fail("cache %s: cannot mount an overlay on it: %s", c, strerror(errno));
+			free(layer);
+			for (unsigned k = 0; k < n; k++)
+				close(beneath[k]);
+			free(data);
+			close(at);
+			free(work);
+			free(upper);
+			free(mine);
+			free(dir);
+			continue;
+		}
 		char *lowest = fd_path(at);
 		/* userxattr: in a user namespace the overlay keeps its whiteouts
 		 * and opaque directories in user.overlay.* attributes; with the
@@ -444,8 +465,18 @@ static int *open_bind_sources(const struct exec_opts *o)
 	return fds;
 }
 
+/* Which of the binds were made (ids.c shows those as the command's own). */
+static char *bound;
+
+int isolate_bound(size_t i)
+{
+	return bound && bound[i];
+}
+
 static void bind_files(const struct exec_opts *o, int *fds)
 {
+	bound = xmalloc(o->nbind_src + 1);
+	memset(bound, 0, o->nbind_src + 1);
 	for (size_t i = 0; i < o->nbind_src; i++) {
 		struct stat st;
 		if (fds[i] < 0)
@@ -462,6 +493,7 @@ static void bind_files(const struct exec_opts *o, int *fds)
 			if (mount(src, target, NULL, MS_BIND, NULL) < 0)
 				setup_fail("bind: cannot mount %s on %s: %s", o->bind_src[i],
 					   o->bind_dst[i], strerror(errno));
+			bound[i] = 1;
 			free(src);
 			free(target);
 		}

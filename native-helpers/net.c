@@ -201,6 +201,16 @@ void net_isolate(const struct exec_opts *o)
 	if (unshare(CLONE_NEWNET) < 0)
 		setup_fail("network: cannot make a network namespace: %s", strerror(errno));
 	loopback_up();
+	/* Root's command, in a user namespace of its own (ids.c), holds no
+	 * capability over this namespace, which the host's root made: the
+	 * ports below 1024 of its own network are opened to it, as they
+	 * were. */
+	if (ids_userns() >= 0) {
+		int fd = open("/proc/sys/net/ipv4/ip_unprivileged_port_start", O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write_all(fd, "0\n", 2) < 0)
+			setup_fail("network: cannot open the low ports: %s", strerror(errno));
+		close(fd);
+	}
 	if (o->net != NET_PROXY)
 		return;
 	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

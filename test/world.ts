@@ -72,6 +72,8 @@ export class World {
   constructor(name = 'world') {
     mkdirSync(WORLDS, {recursive: true})
     this.root = mkdtempSync(join(WORLDS, `${name.replace(/[^\w-]/g, '-').slice(0, 40)}-`))
+    // As a home's parent is (/home, /): run as root, the command, not root of the host, passes it.
+    chmodSync(this.root, 0o755)
     this.home = join(this.root, 'home')
     this.origin = join(this.home, 'src', 'proj')
     mkdirSync(this.origin, {recursive: true})

@@ -1,5 +1,6 @@
 // `hmm sandbox`: the policy `hmm run` would apply here, rendered for audit.
 import {existsSync} from 'node:fs'
+import {homedir} from 'node:os'
 import {join} from 'node:path'
 import {debugEnabled, HmmError} from '../ui/errors.js'
 import {dataDir, dataPlaces, defaultPlatform, runsOn} from '../platform/index.js'
@@ -34,7 +35,18 @@ function namespacesRefused(refusal: string): string {
 }
 
 /** Which layers `hmm run` would apply here: on Linux as this system gives them (asked of the helper), never more than are in force. */
-function layerLines(platform: Platform, isolation: Isolation, network: Network | undefined): string[] {
+/** Run as root: whose files the command is root of (native-helpers/ids.c). */
+function idsLine(ids: string | null | undefined, visible: boolean): string[] {
+  if (process.getuid?.() !== 0) return []
+  if (ids === null && !visible)
+    return [
+      "  ids: run as root, the command is root of its own files only (its tree, home, caches, /tmp, -w places: idmapped mounts); root's other files are closed to it",
+    ]
+  const why = visible ? 'home = "visible"' : `no idmapped mount here: ${ids ?? 'the helper did not say'}`
+  return [`  ids: run as root, the command is root over every file it may read (${why})`]
+}
+
+function layerLines(platform: Platform, isolation: Isolation, network: Network | undefined, ownPlaces: string[], visible: boolean): string[] {
   if (platform === 'darwin') {
     return [
       '  seatbelt: files; no unix socket outside the tree and the per-user temp directories; TIOCSTI refused (macOS 13 and later)',
@@ -50,7 +62,7 @@ function layerLines(platform: Platform, isolation: Isolation, network: Network |
     ]
   }
   if (!runsOn('linux')) return ['  (asked of the kernel when run on Linux)']
-  const layers = sandboxLayers()
+  const layers = sandboxLayers(isolation === 'full' && !visible && process.getuid?.() === 0 ? ownPlaces : [])
   const namespaces =
     isolation === 'landlock-only'
       ? '  namespaces: off (isolation = "landlock-only"): /tmp, /dev/shm and the sockets of the user\'s session are shared; every process of the machine and its command line (/proc/PID/cmdline: a password typed as an argument) is in sight; the caches are written in place, but for their program parts; modes, times and attributes of the user\'s files outside may be changed (Landlock does not mediate chmod, chown, utimes, setxattr)'
@@ -60,6 +72,7 @@ function layerLines(platform: Platform, isolation: Isolation, network: Network |
   const scoped = layers.landlock >= 6 ? 'signals and abstract unix sockets scoped' : 'signals and abstract unix sockets not scoped (needs ABI 6, Linux 6.12)'
   return [
     namespaces,
+    ...(isolation === 'full' ? idsLine(layers.ids, visible) : []),
     `  landlock: ABI ${layers.landlock}: files; ${scoped}`,
     layers.seccomp
       ? `  seccomp: refused by this system (${layers.seccomp}): hmm run refuses`
@@ -157,7 +170,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     ...(layers.length > 0 ? ["the agent's, kept with the workspace (its login written through):", ...layers.map(path => `  ${path}`)] : []),
     networkLine(platform, network, settings.isolation),
     'layers:',
-    ...layerLines(platform, settings.isolation, network),
+    ...layerLines(platform, settings.isolation, network, [homedir(), data, ...policy.writable].filter(existsSync), settings.home === 'visible'),
   ]
   if (platform === 'linux') {
     const argv = launchArgv({

@@ -63,11 +63,14 @@ export interface Layers {
   namespaces: string | null
   /** Why a seccomp filter cannot be installed, or null when it can. */
   seccomp: string | null
+  /** Run as root with the command's own places given: why its ids cannot be remapped (native-helpers/ids.c), or null when they can; undefined otherwise. */
+  ids?: string | null
 }
 
-export function sandboxLayers(): Layers {
+/** `ownPlaces`: as root, the command's home, hmm's data directory and -w places, for the ids' line. */
+export function sandboxLayers(ownPlaces: string[] = []): Layers {
   const said = new Map<string, string>()
-  for (const line of runHelper(['layers']).split('\n')) {
+  for (const line of runHelper(['layers', ...ownPlaces]).split('\n')) {
     const space = line.indexOf(' ')
     if (space > 0) said.set(line.slice(0, space), line.slice(space + 1))
   }
@@ -75,7 +78,12 @@ export function sandboxLayers(): Layers {
     const answer = said.get(layer) ?? 'the helper did not say'
     return answer === 'ok' ? null : answer
   }
-  return {landlock: Number.parseInt(said.get('landlock') ?? '', 10) || 0, namespaces: refusal('namespaces'), seccomp: refusal('seccomp')}
+  return {
+    landlock: Number.parseInt(said.get('landlock') ?? '', 10) || 0,
+    namespaces: refusal('namespaces'),
+    seccomp: refusal('seccomp'),
+    ...(said.has('ids') ? {ids: refusal('ids')} : {}),
+  }
 }
 
 /** Which of the lock files some process holds (without taking them). */
