@@ -3,7 +3,7 @@
 // GIT_*/XDG_*/HMM_* scrubbed. Kept on failure for a look, removed otherwise.
 import {execa, type Options, type Result, type ResultPromise} from 'execa'
 import {chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {onTestFailed, onTestFinished} from 'vitest'
 
@@ -19,6 +19,18 @@ const WORLDS = join(PROJECT, '.test-worlds')
  * on disk there (links on the way) cannot be checked here.
  */
 export const MOVED_ON_MACOS = /^\/(var|tmp|etc)(\/|$)/.test(PROJECT)
+
+/**
+ * A directory above the checkout that other users may not search (a 0700
+ * home), if there is one: tests that need the worlds reachable by other
+ * ids (root's command runs as ids that own no file) say they are skipped.
+ */
+export const CLOSED_TO_OTHERS = ((): string | undefined => {
+  for (let dir = dirname(PROJECT); ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return dir
+    if (dir === '/') return undefined
+  }
+})()
 
 /** A path of this machine as `hmm sandbox --platform darwin` names it (macOS's /var is /private/var). */
 export const asOnMacOS = (path: string): string => (/^\/(var|tmp|etc)(\/|$)/.test(path) ? `/private${path}` : path)

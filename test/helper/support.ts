@@ -90,6 +90,15 @@ export function collect(child: ReturnType<typeof spawn>): Promise<Outcome> {
   })
 }
 
+/**
+ * Why the helper cannot be run as another user here, if it cannot: a test
+ * that does so as root needs a checkout that user can reach (not in a 0700
+ * home).
+ */
+export function unreachableBy(uid: number, gid: number): string | undefined {
+  return spawnSync(helper, [], {uid, gid}).error ? `user ${uid} cannot run ${helper} (a directory on the way is closed to others)` : undefined
+}
+
 /** The helper's `exec` with a report pipe at fd 3. */
 export function execArgs(lock: string, policy: string[], command: string[]): string[] {
   return ['exec', '--lock', lock, '--report-fd', '3', ...policy, '--', ...command]
