@@ -131,14 +131,14 @@ async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Made
   const treeMade = Date.now()
   const size = () => (sharesBlocks(origin, workspace.root) ? 0 : copied.tree === undefined ? null : copied.tree + copied.base)
   if (repoOfOrigin && recorded) {
-    if (firstIndex) writeFirstIndex(firstIndex, stats ?? statPairs(origin, workspace.tree, firstIndex.paths))
+    if (firstIndex) writeFirstIndex(firstIndex, stats ?? statPairs(origin, workspace.tree, firstIndex.paths), treeMade)
     timing.lap('indexed the clone')
     await recordNestedFork(workspace, recorded.forkTree)
     await afterTreeMade(treeMade)
     return {...recorded, originKind: 'git', size: size()}
   }
   mkdirSync(dirname(workspace.base), {recursive: true})
-  const record = await recordPlainOrigin(workspace.gitDir, workspace.tree, workspace.base, (from, to) =>
+  const record = await recordPlainOrigin(workspace.gitDir, workspace.tree, workspace.base, treeMade, (from, to) =>
     cloneTree(from, to, {signal, onProgress: (_, bytes) => (copied.base = bytes)}),
   )
   timing.lap('recorded the clone and its base')

@@ -19,8 +19,8 @@ import {loadConfig} from '../sandbox/config.js'
 import {listPaths} from '../ui/format.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {git, gitBytes, gitLine, gitReason, gitScript, PLAIN_PATCH, prepareGitScript, type GitOptions, type GitResult} from './git.js'
-import {checkFirstIndex} from './first-index.js'
-import {distrustRecentEntries, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS, objectFormatOf} from './index-trust.js'
+import {checkFirstIndex, distrustAfterAdd} from './first-index.js'
+import {dateIndexAfter, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS, objectFormatOf} from './index-trust.js'
 import {excludingUnrecordable, restoreGitlinks, takeOutGitlinks, type Gitlink} from './nested.js'
 import {ensureBaseBlobs} from './origin.js'
 import {excludedOf, keptAsRecorded, patternsOf} from './excluded.js'
@@ -44,6 +44,8 @@ import {REFUSED, refusedAmong} from './refused-paths.js'
 interface Indexed {
   env: Record<string, string>
   gitlinks?: Gitlink[]
+  /** The second to date the index after when git rewrites it again, its stat data unchanged (distrustAfterAdd). */
+  datedAfter?: number
 }
 
 /** The private repository's index and git's environment on it and the tree. */
@@ -72,18 +74,22 @@ async function indexFilesNow(workspace: Workspace): Promise<Indexed> {
   const reading = readingOf(workspace)
   // The gitlinks git recorded, read from the index as parsed to distrust its recent entries (not parsed again for them).
   let recorded: Gitlink[] | undefined
+  let datedAfter: number | undefined
   // Twice at most: an index hmm cannot rewrite (version 4, from the origin) is removed, and git makes a new one.
   for (let pass = 1; ; pass++) {
     const looked = Date.now()
     // Large files are looked for once, before git first reads any.
     await addAll(workspace, env, reading, pass === 1)
     timing.lap('git add')
-    if ((await distrustRecentEntries(index, looked, parsed => (recorded = parsed.gitlinks()))) === 'kept') break
+    const distrusted = await distrustAfterAdd(index, looked, parsed => (recorded = parsed.gitlinks()))
+    datedAfter = distrusted.datedAfter
+    if (distrusted.index === 'kept') break
     if (pass === 2) throw new HmmError(`could not read the files of workspace ${workspace.label}: git keeps an index hmm cannot read`)
   }
   timing.lap('distrusted the entries of this second')
   const restored = await restoreGitlinks(on, workspace.tree, gitlinks)
-  return {env, gitlinks: recorded && [...recorded, ...restored]}
+  if (restored.length > 0 && datedAfter !== undefined) await dateIndexAfter(index, datedAfter)
+  return {env, gitlinks: recorded && [...recorded, ...restored], datedAfter}
 }
 
 /** What indexFilesNow gave each workspace in this hmm command. */
@@ -256,6 +262,9 @@ export function readFilesSoon(workspace: Workspace): void {
 export const treeNow = oncePerWorkspace(async (workspace: Workspace): Promise<string> => {
   const env = await filesNow(workspace)
   const tree = await gitLine(['write-tree', '--missing-ok'], {cwd: workspace.tree, env})
+  // write-tree writes the index again, dated now: its entries of this second would be racily clean to the next git.
+  const {datedAfter} = await indexed(workspace)
+  if (datedAfter !== undefined) await dateIndexAfter(env.GIT_INDEX_FILE, datedAfter)
   // What the config file's `exclude` names is never the command's to give back (git/excluded.ts).
   return workspace.row.forkTree ? keptAsRecorded(workspace, workspace.row.forkTree, tree) : tree
 })

@@ -27,6 +27,7 @@ import {STAT_WORDS, statPairs, type StatPairs} from '../native/helper.js'
 import {debug} from '../ui/errors.js'
 import {
   compareStat,
+  CTIME_NSEC,
   CTIME_SEC,
   distrustCurrentSecond,
   distrustEntries,
@@ -93,11 +94,13 @@ export function planFirstIndex(gitDir: string, objectFormat: string): FirstIndex
  * the plan's paths: side 0 the origin's file, side 1 the clone's, both
  * taken after the clone copied it.
  */
-export function writeFirstIndex(plan: FirstIndexPlan, stats: StatPairs, nowMs = Date.now): void {
+export function writeFirstIndex(plan: FirstIndexPlan, stats: StatPairs, treeMade: number, nowMs = Date.now): void {
   const forkIndex = join(plan.gitDir, 'index.fork')
   const workspaceIndex = privateRepo(plan.gitDir).index
+  const second = Math.floor(nowMs() / 1000)
   let adopted = 0
   let latestCtime = 0
+  let newestMtime = 0
   const rewritten =
     plan.parsed &&
     rewriteIndex(plan.parsed, entries => {
@@ -109,6 +112,8 @@ export function writeFirstIndex(plan: FirstIndexPlan, stats: StatPairs, nowMs = 
         if (stats.kind(index, 1) !== entry.kind || stats.word(index, 1, SIZE) !== entry.word(SIZE)) continue
         for (const n of ADOPTED) entries.writeUInt32BE(stats.word(index, 1, n), entry.offset + 4 * n)
         latestCtime = Math.max(latestCtime, stats.word(index, 1, CTIME_SEC))
+        const mtime = stats.word(index, 1, MTIME_SEC)
+        if (mtime <= second) newestMtime = Math.max(newestMtime, mtime)
         adopted++
       }
     })
@@ -119,8 +124,10 @@ export function writeFirstIndex(plan: FirstIndexPlan, stats: StatPairs, nowMs = 
   }
   writeFileSync(workspaceIndex, rewritten)
   // Entries cloned in the second the command may start in are checked to the nanosecond before git uses them.
-  const second = Math.floor(nowMs() / 1000)
-  if (latestCtime >= second) markForCheck(workspaceIndex, second)
+  if (latestCtime >= second) markForCheck(workspaceIndex, second, treeMade)
+  // Not racily clean (see dateAfterEntries): only the entries adopted can match their files, and any change the command
+  // makes to one gives it a ctime git sees, or, in the marked second, the check does.
+  dateAfter(workspaceIndex, newestMtime)
 }
 
 /** Longer than a tick of the kernel's coarse clock (HZ 100: 10 ms), which stamps ctimes. */
@@ -142,13 +149,13 @@ export async function afterTreeMade(treeMade: number): Promise<void> {
  * checked before git next uses it, or, with the first index off, distrusted
  * now, so git reads those files again.
  */
-export async function trustFreshIndex(indexPath: string): Promise<void> {
+export async function trustFreshIndex(indexPath: string, treeMade?: number): Promise<void> {
   const now = Date.now()
   if (!firstIndexOn()) {
     await distrustRecentEntries(indexPath, now)
     return
   }
-  markForCheck(indexPath, Math.floor(now / 1000))
+  markForCheck(indexPath, Math.floor(now / 1000), treeMade)
   dateAfterEntries(indexPath, now)
 }
 
@@ -164,10 +171,13 @@ export async function trustFreshIndex(indexPath: string): Promise<void> {
  */
 function dateAfterEntries(indexPath: string, nowMs: number): void {
   const parsed = parseIndex(readFileSync(indexPath), objectFormatOf(indexPath))
-  if (!parsed) return
+  if (parsed) dateAfter(indexPath, parsed.newestMtime(Math.floor(nowMs / 1000)))
+}
+
+/** Dates the index file after the second `newestSec`, if it is not already. */
+function dateAfter(indexPath: string, newestSec: number): void {
   const written = statSync(indexPath)
-  const newest = parsed.newestMtime(Math.floor(nowMs / 1000))
-  if (newest >= Math.floor(written.mtimeMs / 1000)) utimesSync(indexPath, written.atime, newest + 1)
+  if (newestSec >= Math.floor(written.mtimeMs / 1000)) utimesSync(indexPath, written.atime, newestSec + 1)
 }
 
 const markerOf = (indexPath: string) => `${indexPath}.check-from`
@@ -175,10 +185,65 @@ const markerOf = (indexPath: string) => `${indexPath}.check-from`
 /**
  * Says that the index's entries whose ctime falls in `second` or later are
  * to be checked to the nanosecond before git next uses it (the index was
- * just written, before the command started).
+ * just written, before the command started). `treeMade` (ms), when given:
+ * a ctime before it is the tree's as made, never the command's (it starts
+ * a clock tick later, afterTreeMade), so git's `add` need not distrust it
+ * (distrustAfterAdd).
  */
-export function markForCheck(indexPath: string, second: number): void {
-  writeFileSync(markerOf(indexPath), `${second}\n`)
+export function markForCheck(indexPath: string, second: number, treeMade?: number): void {
+  writeFileSync(markerOf(indexPath), treeMade === undefined ? `${second}\n` : `${second} ${treeMade}\n`)
+}
+
+/** The marked second and the instant the tree was made (if known); undefined: no mark (or an unreadable one). */
+function markOf(indexPath: string): {second: number; treeMade?: number} | undefined {
+  const text = readFileSync(markerOf(indexPath), 'utf8')
+  const [second, treeMade] = text
+    .trim()
+    .split(' ')
+    .map(word => Number.parseInt(word, 10))
+  if (!Number.isInteger(second)) return undefined
+  return {second, treeMade: Number.isInteger(treeMade) ? treeMade : undefined}
+}
+
+/**
+ * Makes git re-read, next time, every file whose stat data it may have
+ * taken in the second `sinceMs` falls in or later (index-trust.ts), but for
+ * those whose ctime is from before the tree was made: no write of the
+ * command's gave it, and the mark still covers their second (an entry of a
+ * later second is not from before the tree was made), so the check sees
+ * any change the command made since, to the nanosecond. Without that, a
+ * command ending in the second the clone finished in would have the first
+ * diff read again every file cloned in that second.
+ */
+export async function distrustAfterAdd(
+  indexPath: string,
+  sinceMs: number,
+  seen?: (parsed: ParsedIndex) => void,
+): Promise<{index: 'kept' | 'removed'; datedAfter?: number}> {
+  const mark = firstIndexOn() && existsSync(markerOf(indexPath)) ? markOf(indexPath) : undefined
+  if (mark?.treeMade === undefined) return {index: await distrustRecentEntries(indexPath, sinceMs, seen)}
+  const madeSec = Math.floor(mark.treeMade / 1000)
+  const madeNsec = (mark.treeMade % 1000) * 1_000_000
+  const fromTree = (entry: IndexEntry) => {
+    const ctime = entry.word(CTIME_SEC)
+    return ctime >= mark.second && (ctime < madeSec || (ctime === madeSec && entry.word(CTIME_NSEC) < madeNsec))
+  }
+  let datedAfter: number | undefined
+  const index = await rewriteLocked(
+    indexPath,
+    parsed => {
+      seen?.(parsed)
+      return distrustEntries(
+        parsed,
+        parsed.changedSince(Math.floor(sinceMs / 1000)).filter(entry => !fromTree(entry)),
+      )
+    },
+    // Not racily clean either, as git would have the entries written in the second it wrote the index (see
+    // dateAfterEntries): whatever changes a file from now on gives it a ctime of a later second than any left trusted,
+    // or, in the marked second, the check sees it. The caller dates it so again after git rewrites it (write-tree).
+    parsed => (datedAfter = parsed.newestMtime(Math.floor(Date.now() / 1000))),
+  )
+  return {index, datedAfter}
 }
 
 /**
@@ -191,7 +256,7 @@ export function markForCheck(indexPath: string, second: number): void {
 export async function checkFirstIndex(indexPath: string, tree: string): Promise<void> {
   const marker = markerOf(indexPath)
   if (!existsSync(marker)) return
-  const second = Number.parseInt(readFileSync(marker, 'utf8'), 10)
+  const second = markOf(indexPath)?.second ?? Number.NaN
   const now = Date.now()
   await rewriteLocked(indexPath, parsed => {
     if (!Number.isInteger(second)) return distrustCurrentSecond(parsed, 0)

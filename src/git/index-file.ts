@@ -16,7 +16,9 @@ import {STAT_WORDS, type StatKind} from '../native/helper.js'
 const HEADER = 12
 /** Word numbers of the stat data, whose layout the helper's stat records share (STAT_WORDS). */
 const wordOf = (name: StatWord) => STAT_WORDS.indexOf(name)
-export const [CTIME_SEC, MTIME_SEC, MTIME_NSEC, MODE, SIZE] = (['ctimeSec', 'mtimeSec', 'mtimeNsec', 'mode', 'size'] as const).map(wordOf)
+export const [CTIME_SEC, CTIME_NSEC, MTIME_SEC, MTIME_NSEC, MODE, SIZE] = (['ctimeSec', 'ctimeNsec', 'mtimeSec', 'mtimeNsec', 'mode', 'size'] as const).map(
+  wordOf,
+)
 /** What git compares to decide a file is unchanged: all but dev (as git does) and mode; nanoseconds apart. */
 const UNCHANGED_WHEN = (['ctimeSec', 'mtimeSec', 'ino', 'uid', 'gid', 'size'] as const).map(wordOf)
 const NANOSECONDS = (['ctimeNsec', 'mtimeNsec'] as const).map(wordOf)

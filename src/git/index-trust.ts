@@ -9,7 +9,7 @@
 //
 // Rewrites follow git's lock protocol (<index>.lock, created exclusively,
 // renamed into place), so a concurrent git or hmm never sees half an index.
-import {closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync} from 'node:fs'
+import {closeSync, constants, fstatSync, futimesSync, lstatSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, utimesSync, writeSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {HmmError} from '../ui/errors.js'
@@ -52,7 +52,11 @@ export function objectFormatOf(indexPath: string): ObjectFormat {
  * answer is 'removed' — the caller must have git make a new one, reading
  * every file (slow, never wrong). No index: nothing to do.
  */
-export async function rewriteLocked(indexPath: string, change: (parsed: ParsedIndex) => Buffer | undefined): Promise<'kept' | 'removed'> {
+export async function rewriteLocked(
+  indexPath: string,
+  change: (parsed: ParsedIndex) => Buffer | undefined,
+  dateAfter?: (parsed: ParsedIndex) => number,
+): Promise<'kept' | 'removed'> {
   const fd = await lock(indexPath)
   const lockPath = `${indexPath}.lock`
   // Renamed into place, the lock is the index: the name is free for the next writer's lock.
@@ -66,18 +70,38 @@ export async function rewriteLocked(indexPath: string, change: (parsed: ParsedIn
     }
     const parsed = parseIndex(current, objectFormatOf(indexPath))
     const rewritten = parsed && change(parsed)
-    if (rewritten === current) return 'kept'
+    // Dated, as the lock is held, after the second dateAfter says (if it is not already).
+    const newest = parsed && rewritten && dateAfter ? dateAfter(parsed) : undefined
+    if (rewritten === current) {
+      const written = lstatSync(indexPath)
+      if (newest !== undefined && newest >= Math.floor(written.mtimeMs / 1000)) utimesSync(indexPath, written.atime, newest + 1)
+      return 'kept'
+    }
     if (!rewritten) {
       rmSync(indexPath, {force: true})
       return 'removed'
     }
     writeSync(fd, rewritten)
+    if (newest !== undefined && newest >= Math.floor(Date.now() / 1000)) futimesSync(fd, newest + 1, newest + 1)
     if (!stillOwned(fd, lockPath)) throw new HmmError(`lost the lock of ${indexPath}: another writer took it`)
     renameSync(lockPath, indexPath)
     renamed = true
     return 'kept'
   } finally {
     if (!renamed && stillOwned(fd, lockPath)) unlinkSync(lockPath)
+    closeSync(fd)
+  }
+}
+
+/** Dates the index after the second `newestSec` (if it is not already), holding its lock: no git writes it meanwhile. */
+export async function dateIndexAfter(indexPath: string, newestSec: number): Promise<void> {
+  const fd = await lock(indexPath)
+  const lockPath = `${indexPath}.lock`
+  try {
+    const written = lstatSync(indexPath, {throwIfNoEntry: false})
+    if (written && newestSec >= Math.floor(written.mtimeMs / 1000)) utimesSync(indexPath, written.atime, newestSec + 1)
+  } finally {
+    if (stillOwned(fd, lockPath)) unlinkSync(lockPath)
     closeSync(fd)
   }
 }

@@ -142,7 +142,7 @@ export async function recordGitOrigin(
 
 /**
  * Records a non-git origin from its fresh clone (nobody has touched it
- * yet): the tree by hashes only, and the files themselves as a second
+ * yet; made at `treeMade`): the tree by hashes only, and the files themselves as a second
  * copy-on-write clone, `base`, out of the command's reach, from which the
  * contents a diff needs are taken later (ensureBaseBlobs).
  */
@@ -150,12 +150,13 @@ export async function recordPlainOrigin(
   gitDir: string,
   tree: string,
   base: string,
+  treeMade: number,
   clone: (from: string, to: string) => Promise<unknown>,
 ): Promise<OriginRecord> {
   const repo = await createPrivateRepo(gitDir)
   const forkTree = await hashTreeOf(repo, tree)
   // The command starts only after this: the index's entries of this second are not taken at their word.
-  await trustFreshIndex(repo.index)
+  await trustFreshIndex(repo.index, treeMade)
   await clone(tree, base)
   return {headCommit: null, headBranch: null, forkTree}
 }

@@ -63,6 +63,44 @@ describe('hmm run in a plain directory', () => {
   })
 })
 
+describe('the first diff of a repository', () => {
+  it('reads only the file the command changed, though the files, the index and the workspace fell in one second', async () => {
+    world = new World('cost-diff-racy')
+    await world.git(['init', '-q'])
+    // git in the reader cannot freshen the origin's objects: each file it hashes again leaves a blob in hmm's private
+    // repository, so the blobs there count what the command's end and the diff read (the changed file: 1).
+    let blobs: string[] | undefined
+    let debugged = ''
+    for (let attempt = 0; attempt < 5 && !blobs; attempt++) {
+      // The files, the origin's index, the clone and the command's end in one second (from its start, so they do);
+      // under load they may not: again, until they do.
+      await new Promise(resolve => setTimeout(resolve, 1000 - (Date.now() % 1000)))
+      for (let n = 0; n < 40; n++) world.file(`f${n}`, `file ${n} ${attempt}\n`)
+      await world.sh('git add -A && git commit -qm files')
+      const written = Math.floor(lstatSync(join(world.origin, 'f39')).mtimeMs / 1000)
+      const run = await world.hmm(['run', 'sh', '-c', 'echo more >> f0'])
+      expect(run.exitCode, run.stderr).toBe(0)
+      const {id} = workspaceLine(run.stderr)
+      if (Math.floor(lstatSync(join(world.dataDir, id, 'tree')).ctimeMs / 1000) !== written) {
+        await world.hmm(['rm', '--force', id])
+        continue
+      }
+      const diff = await world.hmm(['diff', '--stat', id], {env: {...world.env, HMM_DEBUG: '1'}})
+      expect(diff.stdout).toMatch(/^ f0 \| 1 \+$/m)
+      debugged = diff.stderr.replace(/^hmm: debug: confined:.*\n/gm, '')
+      const objects = join(world.dataDir, id, 'git', 'objects')
+      const loose = await world.sh(`cd '${objects}' && find . -path './??/*' -type f | sed 's|^./||;s|/||'`)
+      const gitDir = join(world.dataDir, id, 'git')
+      blobs = []
+      for (const object of loose.split('\n').filter(Boolean)) {
+        if ((await world.git(['--git-dir', gitDir, 'cat-file', '-t', object])) === 'blob') blobs.push(object)
+      }
+    }
+    if (!blobs) throw new Error('the files and the workspace never fell in one second in 5 tries')
+    expect(blobs.length, debugged).toBe(1)
+  })
+})
+
 describe('the commits of a workspace', () => {
   it("are bundled out of it once for a HEAD: hmm diff, log and merge after hmm run's count take them from hmm's private repository", async () => {
     world = new World('cost-bundle')

@@ -59,7 +59,7 @@ function entries(gitDir: string) {
 describe.each(CLONES)("the workspace's first index (clone by %s)", how => {
   it("takes the clone's stat data for files the origin did not change since git hashed them", async () => {
     const {tree, gitDir, plan, stats} = await forkAndClone(how)
-    writeFirstIndex(plan, stats(), () => Date.now() + 10_000)
+    writeFirstIndex(plan, stats(), Date.now(), () => Date.now() + 10_000)
     for (const entry of entries(gitDir)) {
       expect(entry.stat.ino, entry.path).toBe(statSync(join(tree, entry.path)).ino)
       expect(entry.stat.size, entry.path).toBe(statSync(join(tree, entry.path)).size)
@@ -69,7 +69,7 @@ describe.each(CLONES)("the workspace's first index (clone by %s)", how => {
   it("keeps the origin's stat data (so git reads the file) where the origin changed after the fork", async () => {
     // Changed after git hashed it, before it was cloned (by the user, in life).
     const {tree, gitDir, plan, stats} = await forkAndClone(how, origin => writeFileSync(join(origin, 'src/b.c'), 'changed after the fork\n'))
-    writeFirstIndex(plan, stats(), () => Date.now() + 10_000)
+    writeFirstIndex(plan, stats(), Date.now(), () => Date.now() + 10_000)
     const byPath = new Map(entries(gitDir).map(entry => [entry.path, entry]))
     expect(byPath.get('src/b.c')!.stat.ino).not.toBe(statSync(join(tree, 'src/b.c')).ino)
     expect(byPath.get('a.txt')!.stat.ino).toBe(statSync(join(tree, 'a.txt')).ino)
@@ -84,8 +84,9 @@ describe.each(CLONES)("the workspace's first index (clone by %s)", how => {
       await new Promise(resolve => setTimeout(resolve, 1000 - (Date.now() % 1000)))
       const scenario = await forkAndClone(how)
       const cloned = Math.floor(statSync(join(scenario.tree, 'c d.txt')).ctimeMs / 1000)
-      writeFirstIndex(scenario.plan, scenario.stats(), () => cloned * 1000)
-      expect(readFileSync(join(scenario.gitDir, 'index.check-from'), 'utf8')).toBe(`${cloned}\n`)
+      const treeMade = Date.now()
+      writeFirstIndex(scenario.plan, scenario.stats(), treeMade, () => cloned * 1000)
+      expect(readFileSync(join(scenario.gitDir, 'index.check-from'), 'utf8')).toBe(`${cloned} ${treeMade}\n`)
       // Rewritten at the same size, its mtime put back: only its ctime (nanoseconds, maybe) tells.
       const file = join(scenario.tree, 'c d.txt')
       const before = statSync(file)
