@@ -188,10 +188,11 @@ describe.skipIf(goMissing !== undefined)(`a Go project${goMissing ? ` (skipped: 
         'func TestHello(t *testing.T) {\n\tif greet.Hello("test") != "hello, test" {\n\t\tt.Fatal("wrong")\n\t}\n}\n',
     )
     // The user fetched the dependency once (from a proxy of files: no network) and built: ~/go and the build cache hold it.
+    // (Go stamps builds from the repository it finds above: the project's, not the checkout holding the test world.)
+    await world.git(['init', '-q'])
     const env = {...world.env, GOPROXY: goProxy(join(world.root, 'proxy')), GOSUMDB: 'off'}
     await execa('go', ['get', 'example.com/quote@v1.0.0'], {cwd: world.origin, env, extendEnv: false})
     await execa('go', ['build', './...'], {cwd: world.origin, env, extendEnv: false})
-    await world.git(['init', '-q'])
     await world.git(['add', '-A'])
     await world.git(['commit', '-qm', 'a go project'])
     const goDir = join(world.home, 'go')
