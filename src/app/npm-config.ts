@@ -36,6 +36,9 @@ function keyOf(line: string): string | undefined {
   return unquoted.replace(/\[\]$/, '')
 }
 
+/** Whether a key of npm's config (and yarn 1's, which reads the same keys) sets a credential. */
+export const isNpmCredentialKey = (key: string) => CREDENTIAL_KEY.test(key)
+
 /** The file without the lines that set a credential; comments, sections and blank lines kept. */
 export function withoutNpmCredentials(text: string): string {
   return text

@@ -19,7 +19,7 @@ import type {Network, Platform, SandboxPolicy} from '../sandbox/policy.js'
 import {parseRules} from '../net/hosts.js'
 import {INSIDE_PORT} from './network.js'
 import {checkNoLinkOnTheWay, checkNotDataDirectory, checkNotInOwnTemp} from './grants.js'
-import {cleanedNpmConfig, composeInput, describeProfile, withNetFlag} from './session.js'
+import {cleanedConfigs, composeInput, describeProfile, withNetFlag} from './session.js'
 import {describeHome} from '../sandbox/home.js'
 import {tildify} from '../ui/format.js'
 
@@ -134,7 +134,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     dataDir: data,
     hide: settings.hide,
     origin,
-    unhide: platform === 'linux' && namespaces ? [...settings.unhide, ...cleanedNpmConfig(settings)] : settings.unhide,
+    unhide: platform === 'linux' && namespaces ? [...settings.unhide, ...cleanedConfigs(settings)] : settings.unhide,
     network,
     namespaces,
     ...places,

@@ -15,6 +15,7 @@ import {agentBinds, agentPlaces} from './agent-places.js'
 import {gitConfigBinds, gitSettingFiles} from './git-credentials.js'
 import {cleansNpmConfig, npmConfigBinds, npmUserConfig} from './npm-config.js'
 import {startupFileBinds} from './startup-files.js'
+import {cleanedToolConfigs, toolConfigBinds} from './tool-configs.js'
 import {checkNoLinkOnTheWay, checkNotDataDirectory, checkNotInOwnTemp, checkReadsOutOfReach} from './grants.js'
 import {lookupBinds, startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
@@ -46,7 +47,7 @@ export function givenWritable(paths: string[]): string[] {
 /**
  * What the composed home (sandbox/home.ts) shows besides the places the
  * command writes: the config file's `show`, what an agent's profile gives
- * back, npm's cleaned config, the directories of PATH, the command itself
+ * back, the package managers' cleaned configs, the directories of PATH, the command itself
  * where it is named by its path, and `gitReads`: what git reads beyond
  * the home's lists (a linked worktree's borrowed objects, the files the
  * user's git config includes and names).
@@ -55,16 +56,20 @@ export function composeInput(settings: Effective, command: string[], gitReads: s
   const program = command[0] !== undefined && isAbsolute(command[0]) ? [canonical(command[0])] : []
   const env = process.env
   return {
-    show: [...settings.show, ...settings.unhide, ...cleanedNpmConfig(settings), ...gitReads],
+    show: [...settings.show, ...settings.unhide, ...cleanedConfigs(settings), ...gitReads],
     path: (env.PATH ?? '').split(':'),
     programs: program,
   }
 }
 
-/** npm's config file where a copy without its logins is bound over it (npm-config.ts), unless the config file hides it. */
-export function cleanedNpmConfig(settings: Effective): string[] {
-  const file = npmUserConfig(process.env, homedir())
-  return cleansNpmConfig(process.env, homedir()) && !settings.hide.includes(file) ? [file] : []
+/**
+ * The package managers' config files where a copy without their logins is
+ * bound over them (npm-config.ts, tool-configs.ts), unless the config file
+ * hides them.
+ */
+export function cleanedConfigs(settings: Effective): string[] {
+  const npm = cleansNpmConfig(process.env, homedir()) ? [npmUserConfig(process.env, homedir())] : []
+  return [...npm, ...cleanedToolConfigs(process.env, homedir())].filter(file => !settings.hide.includes(file))
 }
 
 /**
@@ -115,8 +120,8 @@ export async function commandPolicy(
     // The origin itself: the command has its clone; what the clone leaves out (exclude: a project's .env) and what the
     // user changes there since are not its to read, wherever the origin lies (the composed home hides only the home).
     origin,
-    // With the namespaces npm's config is read as a copy without its logins (npm-config.ts).
-    unhide: namespaces ? [...settings.unhide, ...cleanedNpmConfig(settings)] : settings.unhide,
+    // With the namespaces the package managers' configs are read as copies without their logins (tool-configs.ts).
+    unhide: namespaces ? [...settings.unhide, ...cleanedConfigs(settings)] : settings.unhide,
     network,
     namespaces,
     ...places,
@@ -185,6 +190,7 @@ export async function startInWorkspace(
           ...agentBinds(settings, isolated, canonical(workspace.tree)),
           ...(await gitConfigBinds(isolated, process.env, homedir(), workspace.row.origin)),
           ...npmConfigBinds(isolated, process.env, homedir()),
+          ...toolConfigBinds(isolated, process.env, homedir(), cleanedConfigs(settings)),
           ...startupFileBinds(isolated, homedir()),
           ...lookupBinds(isolated, network),
         ]

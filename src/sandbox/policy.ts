@@ -114,6 +114,7 @@ export const SECRETS = [
   '.git-credentials',
   '.config/git/credentials',
   '.npmrc',
+  '.yarnrc',
   '.yarnrc.yml',
   '.pypirc',
   '.docker/config.json',
@@ -169,7 +170,8 @@ export const SECRETS = [
   '.config/helm',
   // Git Credential Manager's plaintext store, Gerrit's git cookies; package managers' logins kept beside their
   // settings (pip's index-url, Bundler's, NuGet's, sbt's and Ivy's): a private index's address is given back with
-  // `unhide` (MANUAL); data tools' and vaults' logins (dbt's profiles, Snowflake's connections, 1Password's CLI,
+  // `unhide` (MANUAL), and with the namespaces npm's, yarn's and pip's are read as copies without their logins
+  // (app/tool-configs.ts); data tools' and vaults' logins (dbt's profiles, Snowflake's connections, 1Password's CLI,
   // Hugging Face's old token place).
   '.gcm',
   '.gitcookies',

@@ -12,10 +12,20 @@
  * ordinary work.
  */
 export function holdsLogin(value: string): boolean {
-  for (const [, scheme, userinfo] of value.matchAll(/([a-z][a-z0-9+.-]*):\/\/([^\s/?#@]+)@/gi)) {
-    if (userinfo.includes(':') || /^https?$/i.test(scheme)) return true
+  for (const [, scheme, userinfo] of value.matchAll(URL_USERINFO)) {
+    if (isLogin(scheme, userinfo)) return true
   }
   return false
+}
+
+/** A URL's scheme and user part (`https://user:pw@`). */
+const URL_USERINFO = /([a-z][a-z0-9+.-]*):\/\/([^\s/?#@]+)@/gi
+
+const isLogin = (scheme: string, userinfo: string) => userinfo.includes(':') || /^https?$/i.test(scheme)
+
+/** The text with the user part taken out of each URL whose user part holdsLogin judges a login: the address stays. */
+export function withoutLogins(text: string): string {
+  return text.replace(URL_USERINFO, (whole, scheme: string, userinfo: string) => (isLogin(scheme, userinfo) ? `${scheme}://` : whole))
 }
 
 /**

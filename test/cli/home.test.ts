@@ -5,6 +5,7 @@
 // gives back the home less the listed secrets.
 import {chmodSync, mkdirSync, readFileSync, symlinkSync} from 'node:fs'
 import {join} from 'node:path'
+import {execaSync} from 'execa'
 import {afterEach, describe, expect, it} from 'vitest'
 import {World} from '../world.js'
 
@@ -25,6 +26,9 @@ function plantUnlisted(): string[] {
   for (const rel of rels) world.write(join(world.home, rel), `secret of ${rel}\n`)
   return rels
 }
+
+/** Prints `grep: 1` when no file of the home or /tmp holds a token (spelled whole only in the files planted outside). */
+const grepSecret = 't=SECRET; grep -rl -D skip "$t" "$HOME" /tmp 2>/dev/null; echo "grep: $?"'
 
 /** What `cat` of each path printed inside, one line each: the contents, or `absent`. */
 const readEach = (rels: string[]) => [
@@ -162,6 +166,107 @@ describe('the composed home', () => {
     const result = await world.hmm(['run', '--rm', 'sh', '-c', 'npm config get nodedir; npm config get save-exact; cat "$HOME/.npmrc"'])
     expect(result.exitCode, result.stderr).toBe(0)
     expect(result.stdout).toBe(`${nodedir}\ntrue\nnodedir=${nodedir}\nsave-exact=true\n`)
+  })
+
+  it("holds yarn's configs without their logins: the settings read as outside, no token is there", async () => {
+    world = new World('home-yarnrc')
+    world.write(
+      join(world.home, '.yarnrc'),
+      'registry "https://registry.work.example/"\n"//registry.work.example/:_authToken" "SECRETyarn1"\nalways-auth true\n' +
+        '_auth SECRETauth\n--install.frozen-lockfile true\n',
+    )
+    world.write(
+      join(world.home, '.yarnrc.yml'),
+      'npmRegistryServer: "https://registry.work.example"\nnpmAuthToken: SECRETberry\nnpmAuthIdent: "me:SECRETident"\nnpmAlwaysAuth: true\n' +
+        'npmScopes:\n  work:\n    npmRegistryServer: "https://npm.work.example"\n    npmAuthToken: "SECRETscope"\n' +
+        'npmRegistries:\n  "//npm.other.example":\n    npmAuthToken: >-\n      SECRETfolded\n    npmAlwaysAuth: true\nenableTelemetry: false\n',
+    )
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', `cat ~/.yarnrc ~/.yarnrc.yml; ${grepSecret}`])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe(
+      'registry "https://registry.work.example/"\n--install.frozen-lockfile true\n' +
+        'npmRegistryServer: "https://registry.work.example"\nnpmScopes:\n  work:\n    npmRegistryServer: "https://npm.work.example"\n' +
+        'npmRegistries:\n  "//npm.other.example":\nenableTelemetry: false\ngrep: 1\n',
+    )
+    // Without the namespaces nothing can be bound over them: hidden whole.
+    world.write(configFile(), 'isolation = "landlock-only"\n')
+    const landlock = await world.hmm(['run', '--rm', 'sh', '-c', 'cat ~/.yarnrc ~/.yarnrc.yml 2>/dev/null || echo hidden'])
+    expect(landlock.stdout).toBe('hidden\n')
+  })
+
+  it("holds pip's configs with their indexes but no login: pip reads its settings as outside, no token is there", async () => {
+    world = new World('home-pip-conf')
+    world.write(
+      join(world.home, '.config', 'pip', 'pip.conf'),
+      '[global]\nindex-url = https://__token__:SECRETpip@pypi.work.example/simple\nextra-index-url =\n    https://pypi.org/simple\n' +
+        '    https://SECRETbare@pypi.other.example/simple\ntimeout = 60\ncert = /etc/ssl/certs/ca-certificates.crt\nclient-cert = /keys/SECRETclient.pem\n',
+    )
+    world.write(
+      join(world.home, '.pip', 'pip.conf'),
+      '[install]\ntrusted-host = pypi.work.example\n[global]\nproxy = http://me:SECRETproxy@proxy.example:3128\n',
+    )
+    // A file of its own named by the environment, read by pip as well.
+    const named = world.write(join(world.home, 'work', 'pip.ini'), '[global]\nretries = 2\nindex-url = https://me:SECRETnamed@pypi.named.example/simple\n')
+    const env = {...world.env, PIP_CONFIG_FILE: named}
+    const files = 'cat ~/.config/pip/pip.conf ~/.pip/pip.conf ~/work/pip.ini'
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', `${files}; ${grepSecret}`], {env})
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe(
+      '[global]\nindex-url = https://pypi.work.example/simple\nextra-index-url =\n    https://pypi.org/simple\n    https://pypi.other.example/simple\n' +
+        'timeout = 60\ncert = /etc/ssl/certs/ca-certificates.crt\n' +
+        '[install]\ntrusted-host = pypi.work.example\n[global]\nproxy = http://proxy.example:3128\n' +
+        '[global]\nretries = 2\nindex-url = https://pypi.named.example/simple\ngrep: 1\n',
+    )
+    // pip itself, where the machine has it: the same settings as outside, less the logins (the user's files: pip reads
+    // them only when no PIP_CONFIG_FILE is there).
+    const pip = ['/usr/bin/python3', '-m', 'pip', 'config', 'list']
+    const outside = execaSync(pip[0], pip.slice(1), {reject: false, env: world.env, extendEnv: false})
+    if (outside.exitCode !== 0) return
+    const inside = await world.hmm(['run', '--rm', ...pip])
+    expect(inside.exitCode, inside.stderr).toBe(0)
+    // (Less what the environment sets: hmm turns pip's version check off inside.)
+    const fromFiles = (listed: string) => listed.replace(/^:env:.*\n?/gm, '').trim()
+    const withoutLogins = fromFiles(outside.stdout)
+      .replace(/^global\.client-cert=.*\n/m, '')
+      .replace(/[\w.-]+(:[^@\s/]*)?@(?=pypi|proxy)/g, '')
+    expect(fromFiles(inside.stdout)).toBe(withoutLogins)
+    expect(inside.stdout).toContain("global.timeout='60'")
+  })
+
+  it("holds cargo's config without its registries' tokens and maven's settings without passwords; cargo's credentials are absent", async () => {
+    world = new World('home-cargo-m2')
+    const cargoConfig =
+      '[build]\njobs = 2\n[registry]\ndefault = "work"\ntoken = "SECRETcrates"\nglobal-credential-providers = [\n  "cargo:token",\n]\n' +
+      '[registries.work]\nindex = "sparse+https://cargo.work.example/index/"\ntoken = "SECRETwork"\ncredential-provider = "cargo:token"\n' +
+      '[registries]\nother = { index = "https://me:SECRETurl@git.example/index", token = "SECRETinline" }\n' +
+      'third.token = "SECRETdotted"\n[alias]\nhi = "version"\n'
+    world.write(join(world.home, '.cargo', 'config.toml'), cargoConfig)
+    world.write(join(world.home, '.cargo', 'config'), '[registry]\ntoken = "SECRETold"\n[net]\ngit-fetch-with-cli = true\n')
+    world.write(join(world.home, '.cargo', 'credentials.toml'), '[registry]\ntoken = "SECRETcredentials"\n')
+    world.write(
+      join(world.home, '.m2', 'settings.xml'),
+      '<settings>\n  <servers>\n    <server>\n      <id>work</id>\n      <username>me</username>\n      <password>SECRETmaven</password>\n    </server>\n' +
+        '    <server>\n      <id>signing</id>\n      <privateKey>${user.home}/.ssh/SECRETkey</privateKey>\n      <passphrase>SECRETphrase</passphrase>\n    </server>\n' +
+        '    <server>\n      <id>gitlab</id>\n      <configuration>\n        <httpHeaders>\n          <property>\n            <name>Private-Token</name>\n' +
+        '            <value>SECRETgitlab</value>\n          </property>\n        </httpHeaders>\n        <timeout>30</timeout>\n      </configuration>\n    </server>\n  </servers>\n' +
+        '  <mirrors>\n    <mirror><id>work</id><url>https://maven.work.example/</url><mirrorOf>*</mirrorOf></mirror>\n  </mirrors>\n' +
+        '  <proxies>\n    <proxy><id>p</id><host>proxy.example</host><port>3128</port><username>me</username><password>SECRETproxy</password></proxy>\n  </proxies>\n</settings>\n',
+    )
+    const script = `cat ~/.cargo/config.toml ~/.cargo/config ~/.m2/settings.xml; test -e ~/.cargo/credentials.toml || echo absent; ${grepSecret}`
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', script])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe(
+      '[build]\njobs = 2\n[registry]\ndefault = "work"\n[registries.work]\nindex = "sparse+https://cargo.work.example/index/"\n' +
+        '[registries]\nother = { index = "https://git.example/index" }\n[alias]\nhi = "version"\n' +
+        '[registry]\n[net]\ngit-fetch-with-cli = true\n' +
+        '<settings>\n  <servers>\n    <server>\n      <id>work</id>\n      <username>me</username>\n    </server>\n' +
+        '    <server>\n      <id>signing</id>\n    </server>\n' +
+        '    <server>\n      <id>gitlab</id>\n      <configuration>\n        <timeout>30</timeout>\n      </configuration>\n    </server>\n  </servers>\n' +
+        '  <mirrors>\n    <mirror><id>work</id><url>https://maven.work.example/</url><mirrorOf>*</mirrorOf></mirror>\n  </mirrors>\n' +
+        '  <proxies>\n    <proxy><id>p</id><host>proxy.example</host><port>3128</port><username>me</username></proxy>\n  </proxies>\n</settings>\n' +
+        'absent\ngrep: 1\n',
+    )
+    expect(readFileSync(join(world.home, '.cargo', 'config.toml'), 'utf8')).toBe(cargoConfig)
   })
 
   it('holds start-up files without the lines that set a credential: the rest reads as outside, no key is there', async () => {

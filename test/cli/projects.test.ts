@@ -2,7 +2,7 @@
 // project and git, run in the composed home as a user runs them outside,
 // with real npm, Python and git, and no network (`--net none`): what they
 // need is on the machine or in the project.
-import {execaSync} from 'execa'
+import {execa, execaSync} from 'execa'
 import {cpSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -141,6 +141,70 @@ describe.skipIf(pythonMissing !== undefined)(`a Python project${pythonMissing ? 
     const result = await world.hmm(['run', '--rm', '--net', 'none', 'sh', '-c', script])
     expect(result.exitCode, result.stdout + result.stderr).toBe(0)
     expect(result.stdout).toMatch(/^1 passed in /m)
+  })
+})
+
+/** Go from apt (golang-go). */
+const goMissing = (() => {
+  try {
+    execaSync('go', ['version'])
+    return undefined
+  } catch {
+    return 'no go on PATH'
+  }
+})()
+
+/** A module proxy in a directory, as `GOPROXY=file://` reads it, serving example.com/quote v1.0.0. */
+function goProxy(dir: string): string {
+  const at = join(dir, 'example.com', 'quote', '@v')
+  world.write(join(at, 'list'), 'v1.0.0\n')
+  world.write(join(at, 'v1.0.0.info'), '{"Version":"v1.0.0","Time":"2024-01-01T00:00:00Z"}\n')
+  world.write(join(at, 'v1.0.0.mod'), 'module example.com/quote\n\ngo 1.19\n')
+  const files = {
+    'go.mod': 'module example.com/quote\n\ngo 1.19\n',
+    'quote.go': 'package quote\n\nfunc Go() string { return "Don\'t communicate by sharing memory." }\n',
+  }
+  const zip = `import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], "w") as z:\n${Object.entries(files)
+    .map(([name, text]) => `    z.writestr("example.com/quote@v1.0.0/${name}", ${JSON.stringify(text)})\n`)
+    .join('')}`
+  execaSync('python3', ['-c', zip, join(at, 'v1.0.0.zip')])
+  return `file://${dir}`
+}
+
+describe.skipIf(goMissing !== undefined)(`a Go project${goMissing ? ` (skipped: ${goMissing})` : ''}`, () => {
+  it("builds and tests with a module from the user's module cache and a local one; the user's ~/go and build cache are unchanged", async () => {
+    world = new World('projects-go')
+    world.file('greet/go.mod', 'module example.com/greet\n\ngo 1.19\n')
+    world.file('greet/greet.go', 'package greet\n\nfunc Hello(name string) string { return "hello, " + name }\n')
+    world.file('go.mod', 'module example.com/proj\n\ngo 1.19\n\nrequire example.com/greet v0.0.0\n\nreplace example.com/greet => ./greet\n')
+    world.file(
+      'main.go',
+      'package main\n\nimport (\n\t"fmt"\n\n\t"example.com/greet"\n\t"example.com/quote"\n)\n\n' +
+        'func main() { fmt.Println(greet.Hello("world"), quote.Go()) }\n',
+    )
+    world.file(
+      'main_test.go',
+      'package main\n\nimport (\n\t"testing"\n\n\t"example.com/greet"\n)\n\n' +
+        'func TestHello(t *testing.T) {\n\tif greet.Hello("test") != "hello, test" {\n\t\tt.Fatal("wrong")\n\t}\n}\n',
+    )
+    // The user fetched the dependency once (from a proxy of files: no network) and built: ~/go and the build cache hold it.
+    // (Go stamps builds from the repository it finds above: the project's, not the checkout holding the test world.)
+    await world.git(['init', '-q'])
+    const env = {...world.env, GOPROXY: goProxy(join(world.root, 'proxy')), GOSUMDB: 'off'}
+    await execa('go', ['get', 'example.com/quote@v1.0.0'], {cwd: world.origin, env, extendEnv: false})
+    await execa('go', ['build', './...'], {cwd: world.origin, env, extendEnv: false})
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'a go project'])
+    const goDir = join(world.home, 'go')
+    const buildCache = join(world.home, '.cache', 'go-build')
+    expect(existsSync(join(goDir, 'pkg', 'mod', 'example.com', 'quote@v1.0.0', 'quote.go'))).toBe(true)
+    const before = [snapshot(goDir), snapshot(buildCache)]
+
+    const result = await world.hmm(['run', '--rm', '--net', 'none', 'sh', '-c', 'go build ./... && go test ./... && go run .'])
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0)
+    expect(result.stdout).toMatch(/^ok\s+example.com\/proj\s/m)
+    expect(result.stdout).toContain("hello, world Don't communicate by sharing memory.\n")
+    expect([snapshot(goDir), snapshot(buildCache)]).toEqual(before)
   })
 })
 

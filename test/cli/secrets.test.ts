@@ -16,6 +16,7 @@ const HOME_SECRETS = [
   '.git-credentials',
   '.config/git/credentials',
   '.npmrc',
+  '.yarnrc',
   '.yarnrc.yml',
   '.pypirc',
   '.docker/config.json',
@@ -191,8 +192,9 @@ const VISIBLE = 'home = "visible"\n'
 
 describe('the sandboxed command', () => {
   it('cannot read any default secret of the home directory', async () => {
-    // ~/.npmrc is read as a copy without its logins, with the namespaces (home.test.ts).
-    const out = await tryToRead(HOME_SECRETS.filter(rel => rel !== '.npmrc').map(rel => join(world.home, rel)))
+    // Package managers' configs are read as copies without their logins, with the namespaces (home.test.ts).
+    const cleaned = ['.npmrc', '.yarnrc', '.yarnrc.yml', '.config/pip/pip.conf', '.pip/pip.conf']
+    const out = await tryToRead(HOME_SECRETS.filter(rel => !cleaned.includes(rel)).map(rel => join(world.home, rel)))
     expect(out).not.toContain('READ')
     expect(out).not.toContain('secret of')
   })

@@ -1,0 +1,70 @@
+// Package managers' user config files that mix settings and logins: yarn's,
+// pip's, cargo's and Maven's. With the namespaces the command reads a copy
+// of each without the logins (config-cleaners.ts), bound over the user's,
+// as npm's is (npm-config.ts); without them the files policy.ts SECRETS
+// names stay hidden whole. Cargo's credentials(.toml) stays hidden whole.
+import {mkdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {canonical, unique} from '../sandbox/paths.js'
+import type {Bind} from '../sandbox/policy.js'
+import {cleanCargoConfig, cleanMavenSettings, cleanPipConf, cleanYarnrc, cleanYarnrcYml} from './config-cleaners.js'
+
+interface ToolConfig {
+  /** Where the tool reads its user config, as it finds it. */
+  files: (env: NodeJS.ProcessEnv, home: string) => (string | undefined)[]
+  clean: (text: string) => string
+}
+
+const TOOL_CONFIGS: ToolConfig[] = [
+  {files: (_, home) => [join(home, '.yarnrc')], clean: cleanYarnrc},
+  {files: (_, home) => [join(home, '.yarnrc.yml')], clean: cleanYarnrcYml},
+  {
+    files: (env, home) => [env.PIP_CONFIG_FILE, join(env.XDG_CONFIG_HOME || join(home, '.config'), 'pip', 'pip.conf'), join(home, '.pip', 'pip.conf')],
+    clean: cleanPipConf,
+  },
+  {
+    files: (env, home) => [join(env.CARGO_HOME || join(home, '.cargo'), 'config.toml'), join(env.CARGO_HOME || join(home, '.cargo'), 'config')],
+    clean: cleanCargoConfig,
+  },
+  {files: (_, home) => [join(home, '.m2', 'settings.xml')], clean: cleanMavenSettings},
+]
+
+const isFile = (path: string) => statSync(path, {throwIfNoEntry: false})?.isFile() === true
+
+/**
+ * The config files a cleaned copy is made of, as the tools name them: those
+ * that are regular files (or links to one). Only these may the policy stop
+ * hiding and the composed home show (app/session.ts).
+ */
+export function cleanedToolConfigs(env: NodeJS.ProcessEnv, home: string): string[] {
+  return unique(TOOL_CONFIGS.flatMap(tool => tool.files(env, home).filter((file): file is string => !!file && isFile(file))))
+}
+
+/** Larger files are not configs people write by hand: none is shown. */
+const MAX_BYTES = 1 << 20
+
+/**
+ * The cleaned copies of `files` (cleanedToolConfigs' less what the config
+ * file hides), made in the workspace's directory `root` for this command,
+ * each bound over the file it cleans (where its link leads).
+ */
+export function toolConfigBinds(root: string, env: NodeJS.ProcessEnv, home: string, files: string[]): Bind[] {
+  const binds: Bind[] = []
+  const done = new Set<string>()
+  for (const tool of TOOL_CONFIGS) {
+    for (const file of tool.files(env, home)) {
+      if (!file || !files.includes(file) || !isFile(file) || done.has(canonical(file))) continue
+      const target = canonical(file)
+      done.add(target)
+      const text = statSync(target).size > MAX_BYTES ? '' : readFileSync(target, 'utf8')
+      const dir = join(root, 'configs')
+      mkdirSync(dir, {recursive: true, mode: 0o700})
+      const copy = join(dir, String(binds.length))
+      const next = `${copy}.hmm-${process.pid}`
+      writeFileSync(next, tool.clean(text), {mode: 0o600})
+      renameSync(next, copy)
+      binds.push({source: copy, target})
+    }
+  }
+  return binds
+}
