@@ -7,7 +7,7 @@
 // the origin's index, refs, stash and objects are left byte-for-byte as they
 // were. Anything else (no repository, a subdirectory of one, a bare one) is
 // recorded after cloning as the tree of the fresh clone.
-import {copyFileSync, existsSync, lstatSync, readFileSync, readlinkSync, realpathSync} from 'node:fs'
+import {copyFileSync, existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync, utimesSync} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
 import {HmmError} from '../ui/errors.js'
 import {git, gitLine, gitMessages, gitReason, nulPairs} from './git.js'
@@ -118,7 +118,13 @@ export async function recordGitOrigin(
   const forkIndex = join(gitDir, 'index.fork')
   // Starting from the origin's own index: its stat data matches the origin's
   // files, so git re-reads only what changed since the user's last `git add`.
-  if (existsSync(repoOfOrigin.index)) copyFileSync(repoOfOrigin.index, forkIndex)
+  if (existsSync(repoOfOrigin.index)) {
+    copyFileSync(repoOfOrigin.index, forkIndex)
+    // With the index's own time: git takes an entry not older than its index for racily clean and reads the file,
+    // so a file the user changed in the second of their git add is recorded as it is, not as git add saw it.
+    const {atime, mtime} = statSync(repoOfOrigin.index)
+    utimesSync(forkIndex, atime, mtime)
+  }
   const env = {GIT_INDEX_FILE: forkIndex, GIT_OBJECT_DIRECTORY: join(gitDir, 'objects'), GIT_ALTERNATE_OBJECT_DIRECTORIES: repoOfOrigin.objects}
   const asBytes = await unfiltered(origin)
   const added = await git([...asBytes, 'add', '--all', '--', '.'], {cwd: origin, env, okStatuses: [128]})

@@ -295,6 +295,22 @@ describe('hmm diff', () => {
     expect(result.stdout).toBe(' kept.txt | 1 +\n 1 file changed, 1 insertion(+)\n')
   })
 
+  it("takes a change the user made in the second of their git add as the user's, not the command's", async () => {
+    world = new World('diff-user-racy')
+    await world.git(['init', '-q'])
+    await world.git(['commit', '-q', '--allow-empty', '-m', 'first'])
+    // git add and the rewrite (same size) in one second, so the user's index has the entry racily clean.
+    let raced = false
+    for (let attempt = 0; attempt < 5 && !raced; attempt++) {
+      await new Promise(resolve => setTimeout(resolve, 1000 - (Date.now() % 1000)))
+      raced = (await world.sh('echo one > a.txt && git add a.txt && echo two > a.txt && stat -c %Y a.txt .git/index | uniq | wc -l')) === '1'
+    }
+    if (!raced) throw new Error('git add and the rewrite never fell in one second in 5 tries')
+    await new Promise(resolve => setTimeout(resolve, 1100))
+    await made(world, 'true')
+    expect((await hmm(world, ['diff', '--stat'])).stdout).toBe('')
+  })
+
   it('leaves out what changed in the origin since', async () => {
     world = new World('diff-origin-moved')
     await world.gitRepo()
