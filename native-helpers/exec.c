@@ -329,8 +329,8 @@ static int hold_and_wait(const struct exec_opts *o, int lock)
 	 * while hmm makes it (run clones the origin meanwhile), not after:
 	 * they are a large part of what the namespaces cost to start a
 	 * command (a network namespace alone 0.7-5 ms). Not where a cache is
-	 * missing: they would make it in the user's home, and nothing of the
-	 * user's is made before hmm is ready to run the command. */
+	 * missing and would be made in the user's home (no stand-in, mounts.c):
+	 * nothing of the user's is made before hmm is ready to run the command. */
 	mounted = o->isolate && isolate_caches_there(o);
 	if (mounted) {
 		isolate_mounts(o, lock);

@@ -240,6 +240,8 @@ int isolate_caches_there(const struct exec_opts *o);
  * every hidden path beneath it, so that none is there (landlock.c grants
  * it whole). */
 int isolate_sealed(const char *path);
+/* A cache's layer mounted on a directory of the workspace's (mounts.c), or -1. */
+int cache_stand_in(const char *path);
 /* After isolate_mounts: whether bind i (--bind-src/--bind-dst) was made. */
 int isolate_bound(size_t i);
 /* mkdir -p, or a set-up failure naming the step. */

@@ -55,7 +55,9 @@ static void make_parents(int stage, const char *home, const char *rel)
 
 static void keep(int stage, const char *stage_path, const char *home, const char *path)
 {
-	int src = open_no_links(path, O_PATH);
+	/* A cache the user has not got comes from its stand-in (mounts.c). */
+	int stand_in = cache_stand_in(path);
+	int src = stand_in >= 0 ? dup(stand_in) : open_no_links(path, O_PATH);
 	struct stat st;
 	if (src < 0)
 		return; /* not there as named: nothing to keep */

@@ -350,6 +350,63 @@ static unsigned choose_layer(const char *mine, int lock)
 	}
 }
 
+/* Caches the user has not got, where the home is composed: the layer goes
+ * on a directory of the workspace's own, its stand-in, and home.c keeps
+ * that at the cache's place, rather than one made in the user's home that
+ * would outlive the workspace (an empty ~/.cargo after a first run). By
+ * descriptor, opened through the mounted layer: the data directory is
+ * covered before the home is composed. */
+#define MAX_STAND_INS 64
+static struct {
+	const char *path;
+	int fd;
+} stand_ins[MAX_STAND_INS];
+static size_t nstand_ins;
+
+/* The stand-in as mounted: opened by its path, which now leads to the layer. */
+static void remember_stand_in(const char *path, char *place)
+{
+	if (!place)
+		return;
+	int fd = open(place, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		setup_fail("cache %s: cannot open its layer at %s: %s", path, place, strerror(errno));
+	stand_ins[nstand_ins].path = path;
+	stand_ins[nstand_ins++].fd = fd;
+	free(place);
+}
+
+int cache_stand_in(const char *path)
+{
+	for (size_t i = 0; i < nstand_ins; i++)
+		if (strcmp(stand_ins[i].path, path) == 0)
+			return stand_ins[i].fd;
+	return -1;
+}
+
+/* Whether cache i takes a stand-in: missing from the home composed, and
+ * holding or held by no other cache or kept path (those come along with
+ * a real directory, or are made in a layer already mounted). */
+static int takes_stand_in(const struct exec_opts *o, size_t i)
+{
+	const char *c = o->caches[i];
+	if (!o->home || !strictly_beneath(c, o->home) || nstand_ins == MAX_STAND_INS)
+		return 0;
+	int fd = open_no_links(c, O_PATH);
+	if (fd >= 0 || errno != ENOENT) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	for (size_t j = 0; j < o->ncaches; j++)
+		if (strictly_beneath(o->caches[j], c) || strictly_beneath(c, o->caches[j]))
+			return 0;
+	for (size_t j = 0; j < o->nhome_keep; j++)
+		if (strictly_beneath(o->home_keep[j], c) || strictly_beneath(c, o->home_keep[j]))
+			return 0;
+	return 1;
+}
+
 /* Each tool cache: an overlay whose lowest layer is the real cache and
  * whose upper layer is the workspace's, so the command reads the warm
  * cache and what it writes stays with the workspace (with the layers of
@@ -363,10 +420,6 @@ static void overlay_caches(const struct exec_opts *o, int lock)
 {
 	for (size_t i = 0; i < o->ncaches; i++) {
 		const char *c = o->caches[i];
-		/* An agent's directory may lie in a cache mounted before it. */
-		int at = open_or_make_dir(c);
-		if (at < 0)
-			continue;
 		if (strpbrk(c, ",:\\"))
 			setup_fail("cache %s: a cache's path may not hold ',', ':' or '\\'", c);
 		const char *base = strrchr(c, '/') + 1;
@@ -374,6 +427,19 @@ static void overlay_caches(const struct exec_opts *o, int lock)
 			base++;
 		char *dir = path_join(o->isolate, o->layers ? o->layers : "caches");
 		char *mine = path_join(dir, base);
+		char *place = NULL;
+		if (takes_stand_in(o, i)) {
+			place = path_join(mine, "place");
+			make_dirs("cache", place, 0700);
+		}
+		/* An agent's directory may lie in a cache mounted before it. */
+		int at = place ? open_no_links(place, O_PATH | O_DIRECTORY) : open_or_make_dir(c);
+		if (at < 0) {
+			free(place);
+			free(mine);
+			free(dir);
+			continue;
+		}
 		unsigned n = choose_layer(mine, lock);
 		char *upper = layer_part(mine, n, "upper");
 		char *work = layer_part(mine, n, "work");
@@ -403,6 +469,7 @@ static void overlay_caches(const struct exec_opts *o, int lock)
 			char *layer = layer_dir(mine, n);
 			if (ids_overlay(at, lowers, nl, layer) < 0)
 				setup_fail("cache %s: cannot mount an overlay on it: %s", c, strerror(errno));
+			remember_stand_in(c, place);
 			free(layer);
 			for (unsigned k = 0; k < n; k++)
 				close(beneath[k]);
@@ -428,6 +495,7 @@ static void overlay_caches(const struct exec_opts *o, int lock)
 		}
 		if (mounted < 0)
 			setup_fail("cache %s: cannot mount an overlay on it: %s", c, strerror(errno));
+		remember_stand_in(c, place);
 		for (unsigned k = 0; k < n; k++)
 			close(beneath[k]);
 		free(data);
@@ -565,6 +633,8 @@ static void mask(const struct exec_opts *o)
 int isolate_caches_there(const struct exec_opts *o)
 {
 	for (size_t i = 0; i < o->ncaches; i++) {
+		if (takes_stand_in(o, i))
+			continue;
 		int fd = open_no_links(o->caches[i], O_PATH | O_DIRECTORY);
 		if (fd < 0)
 			return 0;

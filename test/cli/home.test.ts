@@ -3,7 +3,7 @@
 // is on PATH, start-up files, `show` — so a secret no list names is not
 // there to read: it is absent, as on a new machine. `home = "visible"`
 // gives back the home less the listed secrets.
-import {chmodSync, mkdirSync, readFileSync, symlinkSync} from 'node:fs'
+import {chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {execaSync} from 'execa'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -323,6 +323,22 @@ describe('the composed home', () => {
 })
 
 describe('the cache layers', () => {
+  it("of caches the user has not got are the workspace's alone: nothing is made in the user's home", async () => {
+    world = new World('home-cache-absent')
+    const before = readdirSync(world.home).sort()
+    const script = 'mkdir -p ~/.cargo/registry && echo x > ~/.cargo/registry/f && cat ~/.cargo/registry/f && ls -d ~/.npm ~/.cache ~/.rustup'
+    const result = await world.hmm(['run', '-n', 'c', 'sh', '-c', script])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe(`x\n${world.home}/.cache\n${world.home}/.npm\n${world.home}/.rustup\n`)
+    expect((await world.hmm(['exec', 'c', 'cat', join(world.home, '.cargo', 'registry', 'f')])).stdout).toBe('x\n')
+    // hmm's own data directory (~/.local/share/hmm) aside.
+    expect(
+      readdirSync(world.home)
+        .filter(name => name !== '.local')
+        .sort(),
+    ).toEqual(before)
+  })
+
   it('behave as directories: what the real cache holds can be removed, renamed and rewritten inside, the real cache unchanged', async () => {
     world = new World('home-cache-layers')
     world.write(join(world.home, '.npm', '_cacache', 'index-v5', 'ab', 'entry'), 'cached\n')
