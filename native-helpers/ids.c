@@ -242,19 +242,31 @@ void ids_prepare(const struct exec_opts *o, const struct user_counts *counts)
 	userns = make_userns(map, counts);
 	size_t n;
 	const char **places = own_places(o, &n);
-	int all = o->home != NULL;
-	for (size_t i = 0; i < n && all; i++)
-		all = can_idmap(places[i]) && way_open(places[i], places, n);
+	const char *failed = NULL;
+	const char *why = "";
+	for (size_t i = 0; i < n && !failed && o->home; i++) {
+		if (!can_idmap(places[i]))
+			failed = places[i], why = strerror(errno);
+		else if (!way_open(places[i], places, n))
+			failed = places[i], why = "a directory on the way only root may search";
+	}
 	/* The files to be bound over others: where the way to one is closed
 	 * (another user's 0750 home), it was not the command's to reach. */
-	for (size_t i = 0; i < o->nbind_src && all; i++)
-		all = can_idmap(o->bind_dst[i]);
-	free(places);
-	if (all) {
+	for (size_t i = 0; i < o->nbind_src && !failed && o->home; i++)
+		if (!can_idmap(o->bind_dst[i]))
+			failed = o->bind_dst[i], why = strerror(errno);
+	if (o->home && !failed) {
+		free(places);
 		remapped = 1;
 		return;
 	}
-	/* As before: the command is root over every file. */
+	/* As before: the command is root over every file. Said to the user
+	 * when the home is composed (they expect otherwise) and the command is
+	 * theirs: hmm's readers end with their command and say nothing. */
+	if (failed && !o->end_with_command)
+		fprintf(stderr, "hmm: warning: run as root, the command can read every file root may (%s: %s); hmm sandbox shows it\n",
+			failed, why);
+	free(places);
 	close(userns);
 	userns = make_userns("0 0 4294967295\n", counts);
 }

@@ -43,7 +43,7 @@ describe.skipIf(skipped !== undefined)(`run as root${skipped ? ` (skipped: ${ski
     expect(statSync(join(world.origin, 'new.txt')).uid).toBe(0)
   })
 
-  it('falls back, saying so in hmm sandbox, where a -w place lies beneath a directory only root may search: the command still writes it', async () => {
+  it('falls back, saying so in hmm sandbox and when it runs, where a -w place lies beneath a directory only root may search: the command still writes it', async () => {
     world = new World('root-fallback')
     await world.gitRepo()
     const closed = join(world.root, 'closed')
@@ -57,6 +57,9 @@ describe.skipIf(skipped !== undefined)(`run as root${skipped ? ` (skipped: ${ski
     const result = await world.hmm(['run', '--rm', '-w', place, 'sh', '-c', `echo x > '${place}/f' && echo wrote`])
     expect(result.stdout, result.stderr).toBe('wrote\n')
     expect(readFileSync(join(place, 'f'), 'utf8')).toBe('x\n')
+    // Said when it happens, once: the reader of the command's end says nothing.
+    const warning = `hmm: warning: run as root, the command can read every file root may (${place}: a directory on the way only root may search); hmm sandbox shows it`
+    expect(result.stderr.split('\n').filter(line => line.includes('warning'))).toEqual([warning])
   })
 
   it('binds a port below 1024 in a network of its own (--net none), as before', async () => {
