@@ -131,4 +131,21 @@ describe('hmm attach', () => {
     expect(result.failed, result.transcript).toBeNull()
     expect(result.transcript).toMatch(/hmm: workspace \w+ \(sh2\): the command ended \(signal 15\)\r\n$/)
   })
+
+  it('a second attach while one is attached is refused with one line', async () => {
+    const started = await world.hmm(['run', '-d', '-n', 'sh3', 'sh', '-c', 'read x; echo "got:$x"; while [ ! -e go ]; do sleep 0.05; done; echo end'])
+    expect(started.exitCode, started.stderr).toBe(0)
+    const {tree} = workspaceLine(started.stderr)
+    const first = onPty([{expect: 'detaches'}, {send: 'in\r'}, {expect: 'got:in'}, {expect: 'end'}, {expect: 'the command ended'}], ['attach', 'sh3'])
+    for (let waited = 0; !(await world.hmm(['peek', 'sh3'])).stdout.includes('got:in'); waited += 100) {
+      if (waited > 30_000) throw new Error('the attach never relayed')
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    const second = await onPty([{expect: 'attached elsewhere'}], ['attach', 'sh3'])
+    expect(second.transcript).toMatch(/hmm: workspace \w+ \(sh3\) is attached elsewhere \(one terminal at a time\)\r\n$/)
+    expect(second.status).toBe(1)
+    writeFileSync(join(tree, 'go'), '')
+    const result = await first
+    expect(result.failed, result.transcript).toBeNull()
+  })
 })
