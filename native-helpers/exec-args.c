@@ -9,7 +9,7 @@
 	"usage: hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] [--program FILE] " \
 	"[--read PATH]... [--write PATH]... " \
 	"[--dev PATH]... [--hide PATH]... [--read-only PATH]... [--plain-only PATH]... [--isolate DIR [--tmp-over PATH]... " \
-	"[--cache PATH]... [--layers NAME] [--mask PATH]... [--cover-data DIR] [--bind-src PATH --bind-dst PATH]... [--home DIR [--home-keep PATH]... [--home-link PATH]...] [--net none|proxy [--proxy-port N --proxy-socket NAME [--net-mark N] [--proxy-debug]]] [--end-with-command]] " \
+	"[--cache PATH]... [--layers NAME] [--mask PATH]... [--cover-data DIR] [--bind-src PATH --bind-dst PATH]... [--home DIR [--home-keep PATH]... [--home-link PATH]...] [--net none|proxy [--proxy-port N --proxy-socket NAME [--net-mark N] [--proxy-debug]]] [--end-with-command] [--background DIR]] " \
 	"-- CMD [ARG...]"
 
 /* Paths must come absolute and canonical (the TS side resolves them), because
@@ -123,6 +123,9 @@ void parse_exec(int argc, char **argv, struct exec_opts *o)
 		} else if (strcmp(a, "--isolate") == 0) {
 			check_canonical(a, v);
 			o->isolate = v;
+		} else if (strcmp(a, "--background") == 0) {
+			check_canonical(a, v);
+			o->background = v;
 		} else if (strcmp(a, "--cover-data") == 0) {
 			check_canonical(a, v);
 			o->cover_data = v;
@@ -144,7 +147,7 @@ void parse_exec(int argc, char **argv, struct exec_opts *o)
 		}
 	}
 	if (i >= argc || i + 1 >= argc || o->lock == NULL || o->lock[0] == '\0' ||
-	    ((o->end_with_command || o->cover_data || o->nbind_src || o->layers || o->home) && !o->isolate) ||
+	    ((o->end_with_command || o->background || o->cover_data || o->nbind_src || o->layers || o->home) && !o->isolate) ||
 	    ((o->nhome_keep || o->nhome_links) && !o->home) ||
 	    o->nbind_src != o->nbind_dst)
 		setup_fail("%s", EXEC_USAGE);

@@ -103,6 +103,7 @@ struct exec_opts {
 	size_t nplain_only;
 	const char *isolate; /* NULL, or the workspace's directory (isolate.c) */
 	int end_with_command; /* isolated: what the command leaves is ended with it */
+	const char *background; /* isolated: NULL, or the directory of a background run's pty (background.c) */
 	const char **tmp_over;
 	size_t ntmp_over;
 	const char **caches;
@@ -299,7 +300,7 @@ void ids_join(void);
 #ifdef __linux__
 /* In the waiter, before the init is forked: which of stdin, stdout and
  * stderr are terminals, and the way the pty's master will come. */
-void pty_prepare(void);
+void pty_prepare(const char *background_dir);
 /* In the init, before the command is forked: a session of its own; with a
  * terminal given, the command's pty, whose master goes to the waiter.
  * Returns the slave, or -1. */
@@ -365,6 +366,54 @@ void term_note_shift(struct term_filter *f, unsigned char control);
  * the user's shell, into out (TERM_PUT_BACK_ROOM bytes); returns how many,
  * and notes in asked when reports may be on their way meanwhile. */
 size_t term_filter_put_back(struct term_filter *f, unsigned char *out);
+
+#ifdef __linux__
+#include <termios.h>
+/* The relay between a pty's master and a user's terminal: the waiter's
+ * (pty.c) and `hmm attach`'s (background.c). */
+struct relay {
+	pid_t init;
+	int in;	    /* the user's terminal to read (stdin), or -1 */
+	int out;    /* where the command's output goes, or -1 */
+	int user;   /* the user's terminal whose size the pty takes */
+	int master; /* -1 until the init hands it over, or after a hang-up */
+	int peer;   /* the waiter's own slave: all the command's closed, the master reads nothing (not EIO) */
+	int raw;    /* the user's terminal's modes are ours: saved holds theirs */
+	int keep_oflag; /* others write to the terminal too: its output processing kept */
+	int record; /* where what the command writes is also kept, unfiltered (a background run's scrollback), or -1 */
+	struct termios saved;
+	char pending[4096]; /* read from the user, not yet taken by the pty */
+	size_t len, off;
+	struct term_filter filter; /* what of the command's output the user's terminal sees */
+};
+/* The most read from the command's terminal at once. */
+#define RELAYED 65536
+void pty_tell_init(const struct relay *r, int sig);
+void pty_copy_size(const struct relay *r);
+void pty_restore(struct relay *r);
+void pty_make_raw(struct relay *r);
+void pty_to_user(struct relay *r, const char *buf, size_t n);
+/* Reads the command's output to its end, then pty_end_output. */
+void pty_drain(struct relay *r);
+/* The filter's end and the modes the command left set put back. */
+void pty_end_output(struct relay *r);
+void pty_fence(struct relay *r);
+/* The waiter's end of the way the init hands the master over, and the taking of it. */
+int pty_channel(void);
+int pty_take_master(struct relay *r);
+
+/* ---- background.c ---- */
+
+/* In the waiter, before the namespaces are made: the background run's
+ * directory (hmm's, out of the command's reach), its key, scrollback and
+ * socket, made while the waiter still sees the data directory. */
+void background_prepare(const char *dir);
+/* The waiter of a background run: keeps the pty and its scrollback, lets
+ * `hmm attach` take it over, ends as the command ended. */
+void background_waiter(int status_fd, pid_t init) __attribute__((noreturn));
+int cmd_attach(int argc, char **argv);
+
+#endif
 
 /* ---- cover-data.c ---- */
 

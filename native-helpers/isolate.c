@@ -133,6 +133,10 @@ void isolate_namespaces(const struct exec_opts *o, int lock, void (*run)(const s
 	gid_t gid = getegid();
 	struct user_counts counts;
 	user_counts_read(&counts);
+	/* Opened in the user's mount namespace: a file open for writing on
+	 * the namespace's own mounts would keep them from being made read-only. */
+	if (o->background)
+		background_prepare(o->background);
 	/* Root makes the namespaces as root, and the command alone gets a
 	 * user namespace (ids.c): idmapped mounts of the host's file systems
 	 * need root's capabilities in the host's. */
@@ -165,7 +169,7 @@ void isolate_namespaces(const struct exec_opts *o, int lock, void (*run)(const s
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
 		setup_fail("namespaces: pipe: %s", strerror(errno));
-	pty_prepare();
+	pty_prepare(o->background);
 	/* Blocked from here: the waiter reads them from a signalfd, the init
 	 * waits for them with sigwaitinfo, the command unblocks them. */
 	sigset_t set;

@@ -14,6 +14,7 @@
  *                   [--net none|proxy [--proxy-port N --proxy-socket NAME [--proxy-debug]]]]
  *                   -- CMD [ARG...]
  *   hmm-helper stop LOCK...
+ *   hmm-helper attach DIR   (the background run's pty: background.c)
  *   hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs]
  *                    [--exclude-from FILE --excluded-to FILE] SRC DST
  *   hmm-helper excluded FILE < NUL-separated relative paths
@@ -61,6 +62,7 @@ static void usage(void)
 	      "                       -- CMD [ARG...]\n"
 	      "       hmm-helper marked LOCK [HOSTS]\n"
 	      "       hmm-helper stop LOCK...\n"
+	      "       hmm-helper attach DIR\n"
 	      "       hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs]\n"
 	      "                        [--exclude-from FILE --excluded-to FILE] SRC DST\n"
 	      "       hmm-helper excluded FILE < NUL-separated paths\n"
@@ -82,6 +84,9 @@ static const struct {
 	{"marked", cmd_marked},
 	{"exec", cmd_exec},
 	{"stop", cmd_stop},
+#ifdef __linux__
+	{"attach", cmd_attach},
+#endif
 	{"clone", cmd_clone},
 	{"stat-pairs", cmd_stat_pairs},
 	{"larger-than", cmd_larger_than},

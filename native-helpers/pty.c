@@ -53,12 +53,18 @@
 static int given;
 /* The master's way from the init to the waiter: each keeps its end. */
 static int channel[2] = {-1, -1};
+/* A background run (background.c): the pty is the command's whatever hmm was given. */
+static int background;
 
-void pty_prepare(void)
+void pty_prepare(const char *background_dir)
 {
 	for (int fd = 0; fd < 3; fd++)
 		if (isatty(fd))
 			given |= 1 << fd;
+	if (background_dir) {
+		background = 1;
+		given = 7;
+	}
 	if (given && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel) < 0)
 		setup_fail("terminal: socketpair: %s", strerror(errno));
 }
@@ -142,10 +148,12 @@ int pty_session(void)
 		setup_fail("terminal: cannot make the pty the session's terminal: %s", strerror(errno));
 	int user = user_terminal();
 	struct termios modes;
-	struct winsize size;
-	if (tcgetattr(user, &modes) == 0)
+	struct winsize size = {.ws_row = 24, .ws_col = 80};
+	if (background)
+		ioctl(slave, TIOCSWINSZ, &size); /* until someone attaches; the modes the pty's own */
+	else if (tcgetattr(user, &modes) == 0)
 		tcsetattr(slave, TCSANOW, &modes);
-	if (ioctl(user, TIOCGWINSZ, &size) == 0)
+	if (!background && ioctl(user, TIOCGWINSZ, &size) == 0)
 		ioctl(slave, TIOCSWINSZ, &size);
 	send_fd(channel[0], master);
 	close(master);
@@ -175,37 +183,23 @@ void pty_take(int slave)
 
 /* ---- the waiter ---- */
 
-struct relay {
-	pid_t init;
-	int in;	    /* the user's terminal to read (stdin), or -1 */
-	int out;    /* where the command's output goes, or -1 */
-	int user;   /* the user's terminal whose size the pty takes */
-	int master; /* -1 until the init hands it over, or after a hang-up */
-	int peer;   /* the waiter's own slave: all the command's closed, the master reads nothing (not EIO) */
-	int raw;    /* the user's terminal's modes are ours: saved holds theirs */
-	struct termios saved;
-	char pending[4096]; /* read from the user, not yet taken by the pty */
-	size_t len, off;
-	struct term_filter filter; /* what of the command's output the user's terminal sees */
-};
 
-/* The most read from the command's terminal at once. */
-#define RELAYED 65536
 
-static void tell_init(const struct relay *r, int sig)
+
+void pty_tell_init(const struct relay *r, int sig)
 {
 	union sigval v = {.sival_int = FORWARDED};
 	sigqueue(r->init, sig, v);
 }
 
-static void copy_size(const struct relay *r)
+void pty_copy_size(const struct relay *r)
 {
 	struct winsize size;
 	if (r->master >= 0 && r->user >= 0 && ioctl(r->user, TIOCGWINSZ, &size) == 0)
 		ioctl(r->master, TIOCSWINSZ, &size);
 }
 
-static void restore(struct relay *r)
+void pty_restore(struct relay *r)
 {
 	if (!r->raw)
 		return;
@@ -216,7 +210,7 @@ static void restore(struct relay *r)
 
 /* Raw, if hmm holds its terminal's foreground: never from the background
  * (the shell's modes are the shell's then, and SIGTTOU would stop us). */
-static void make_raw(struct relay *r)
+void pty_make_raw(struct relay *r)
 {
 	if (r->in < 0 || r->master < 0 || r->raw || tcgetpgrp(r->in) != getpgrp())
 		return;
@@ -227,7 +221,7 @@ static void make_raw(struct relay *r)
 	/* In a pipeline (stdout not the terminal) others write to it too
 	 * (`hmm run cmd | tee log`): their newlines still need its output
 	 * processing, as sudo keeps it then. */
-	if (!(given & 2))
+	if (r->keep_oflag)
 		raw.c_oflag = r->saved.c_oflag;
 	if (tcsetattr(r->in, TCSANOW, &raw) == 0)
 		r->raw = 1;
@@ -237,9 +231,9 @@ static void make_raw(struct relay *r)
  * taken meanwhile, and the command goes on. */
 static void resume(struct relay *r)
 {
-	make_raw(r);
-	copy_size(r);
-	tell_init(r, SIGCONT);
+	pty_make_raw(r);
+	pty_copy_size(r);
+	pty_tell_init(r, SIGCONT);
 }
 
 /* The command stopped: the terminal as the user had it, and hmm's process
@@ -247,7 +241,7 @@ static void resume(struct relay *r)
  * In an orphaned process group the kernel drops the stop: go on then. */
 static void suspend(struct relay *r)
 {
-	restore(r);
+	pty_restore(r);
 	sigset_t tstp;
 	sigemptyset(&tstp);
 	sigaddset(&tstp, SIGTSTP);
@@ -271,8 +265,10 @@ static void write_user(struct relay *r, const void *buf, size_t n)
 
 /* The command's output, as the filter lets it reach the user's terminal
  * (term-filter.c). */
-static void to_user(struct relay *r, const char *buf, size_t n)
+void pty_to_user(struct relay *r, const char *buf, size_t n)
 {
+	if (r->record >= 0)
+		write_all(r->record, buf, n);
 	static unsigned char filtered[TERM_FILTER_ROOM(RELAYED)];
 	write_user(r, filtered, term_filter(&r->filter, (const unsigned char *)buf, n, filtered));
 }
@@ -281,7 +277,7 @@ static void to_user(struct relay *r, const char *buf, size_t n)
  * finds nothing has waited for the kernel to pass on what was written.
  * Then the modes and renditions it left set are put back (term-modes.c),
  * before hmm prints its closing lines and the user's shell reads. */
-static void drain(struct relay *r)
+void pty_drain(struct relay *r)
 {
 	if (r->master < 0)
 		return;
@@ -290,7 +286,12 @@ static void drain(struct relay *r)
 	ssize_t n;
 	while ((n = read(r->master, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
 		if (n > 0)
-			to_user(r, buf, (size_t)n);
+			pty_to_user(r, buf, (size_t)n);
+	pty_end_output(r);
+}
+
+void pty_end_output(struct relay *r)
+{
 	unsigned char end[TERM_FILTER_ROOM(0) + TERM_PUT_BACK_ROOM];
 	size_t closed = term_filter_end(&r->filter, end);
 	write_user(r, end, closed + term_filter_put_back(&r->filter, end + closed));
@@ -312,7 +313,7 @@ static void drain(struct relay *r)
  * answers (the owed answers then come when they come). What the user typed
  * after the command's end goes with them.
  */
-static void fence(struct relay *r)
+void pty_fence(struct relay *r)
 {
 	struct stat in, out;
 	if (!r->raw || r->out < 0 || !r->filter.asked || fstat(r->in, &in) < 0 || fstat(r->out, &out) < 0 ||
@@ -346,7 +347,7 @@ static void fence(struct relay *r)
  * signal pending is not queued twice. */
 static void hang_up(struct relay *r)
 {
-	tell_init(r, SIGHUP);
+	pty_tell_init(r, SIGHUP);
 	r->in = -1;
 	r->out = -1;
 	if (r->master >= 0)
@@ -359,18 +360,18 @@ static void on_signal(struct relay *r, const struct signalfd_siginfo *si)
 {
 	int sig = (int)si->ssi_signo;
 	if (sig == SIGWINCH)
-		copy_size(r);
+		pty_copy_size(r);
 	else if (sig == SIGCONT)
 		resume(r);
 	else if (sig == SIGTSTP) {
 		/* Not from our terminal (raw, it sends no signals): pass it on;
 		 * with stdin relayed the command's stop suspends hmm, otherwise
 		 * hmm stops with it at once. */
-		tell_init(r, SIGTSTP);
+		pty_tell_init(r, SIGTSTP);
 		if (!pty_reports_stops())
 			suspend(r);
 	} else if (sig != SIGCHLD && si->ssi_code != SI_KERNEL)
-		tell_init(r, sig); /* the terminal's own reached the command as bytes, or hmm passes them on */
+		pty_tell_init(r, sig); /* the terminal's own reached the command as bytes, or hmm passes them on */
 }
 
 static void from_user(struct relay *r)
@@ -397,7 +398,7 @@ static void from_command(struct relay *r)
 	char buf[RELAYED];
 	ssize_t n = read(r->master, buf, sizeof buf);
 	if (n > 0)
-		to_user(r, buf, (size_t)n);
+		pty_to_user(r, buf, (size_t)n);
 	else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
 		close(r->master);
 		r->master = -1;
@@ -431,15 +432,35 @@ void end_as(int status, pid_t init)
 	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_SETUP);
 }
 
+int pty_channel(void)
+{
+	return channel[1];
+}
+
+int pty_take_master(struct relay *r)
+{
+	r->master = receive_fd(channel[1]);
+	close(channel[1]);
+	channel[1] = -1;
+	if (r->master < 0)
+		return -1;
+	fcntl(r->master, F_SETFL, fcntl(r->master, F_GETFL) | O_NONBLOCK);
+	r->peer = ioctl(r->master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	return r->master;
+}
+
 void pty_waiter(int status_fd, pid_t init)
 {
-	struct relay r = {.init = init, .in = -1, .out = -1, .user = user_terminal(), .master = -1, .peer = -1};
+	if (channel[1] >= 0)
+		close(channel[0]);
+	if (background)
+		background_waiter(status_fd, init);
+	struct relay r = {.init = init, .in = -1, .out = -1, .user = user_terminal(), .master = -1, .peer = -1,
+			  .record = -1, .keep_oflag = !(given & 2)};
 	term_filter_init(&r.filter);
 	if (given & 1)
 		r.in = 0;
 	r.out = (given & 2) ? 1 : (given & 4) ? 2 : r.in;
-	if (channel[1] >= 0)
-		close(channel[0]);
 	signal(SIGPIPE, SIG_IGN);
 	sigset_t set;
 	waited_signals(&set);
@@ -464,14 +485,8 @@ void pty_waiter(int status_fd, pid_t init)
 			continue; /* the descriptors may have changed */
 		}
 		if (p[2].revents) {
-			r.master = receive_fd(channel[1]);
-			close(channel[1]);
-			channel[1] = -1;
-			if (r.master >= 0) {
-				fcntl(r.master, F_SETFL, fcntl(r.master, F_GETFL) | O_NONBLOCK);
-				r.peer = ioctl(r.master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
-				make_raw(&r);
-			}
+			if (pty_take_master(&r) >= 0)
+				pty_make_raw(&r);
 			continue;
 		}
 		if (p[3].revents & POLLOUT)
@@ -490,9 +505,9 @@ void pty_waiter(int status_fd, pid_t init)
 				suspend(&r);
 				continue;
 			}
-			drain(&r);
-			fence(&r);
-			restore(&r);
+			pty_drain(&r);
+			pty_fence(&r);
+			pty_restore(&r);
 			end_as(got == sizeof status ? status : -1, init);
 		}
 	}

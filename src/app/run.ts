@@ -42,6 +42,7 @@ import {
   workspaceLine,
 } from './session.js'
 import {warnNetworkNeighbours} from './net-neighbours.js'
+import {checkBackgroundPossible, isBackgroundRun, runDetached, saidStarted} from './background.js'
 
 export interface RunRequest {
   name?: string
@@ -51,6 +52,8 @@ export interface RunRequest {
   net?: string
   /** The command and its arguments; empty: the user's shell. */
   command: string[]
+  /** -d: the command runs in the background, on a terminal hmm keeps (background.ts). */
+  detach?: boolean
 }
 
 /** Everything that can be checked before anything is made; returns the -w paths given, canonical. */
@@ -179,11 +182,14 @@ async function removeUnstarted(store: Store, workspace: Workspace): Promise<bool
 }
 
 export async function runWorkspace(request: RunRequest): Promise<number> {
+  const background = request.detach === true && isBackgroundRun()
+  if (request.detach && !background) return runDetached()
   const context = new Context()
   const platform = currentPlatform()
   const command = commandOrShell(request.command)
   const given = checkRequest(context, request)
   const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)
+  if (background) checkBackgroundPossible(settings.isolation, platform)
   checkNoSecretCloned(context, platform, settings)
   // Before the workspace has an ID: its tree as hmm sandbox shows it, placed when the command starts (session.ts).
   const policy = await commandPolicy(
@@ -206,13 +212,14 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     workspace = new Workspace(store.reserve({name: request.name ?? null, origin: context.origin, command, writable: given, agent}, newId), context.data)
     mkdirSync(workspace.root, {recursive: true, mode: 0o700})
     writeFileSync(workspace.lock, '')
+    if (background) mkdirSync(workspace.background, {mode: 0o700})
     // Made before the helper starts: the composed home shows the workspace's tree directory, which the clone then fills.
     mkdirSync(dirname(workspace.tree))
     writeFileSync(workspace.excludeFile, settings.exclude.map(pattern => `${pattern}\n`).join(''))
     // Started in the subdirectory of the tree the user is in (the origin is the repository's top).
     const cwd = workspace.treeDirFor(context.cwd)
     const alone = agentAlone(settings, workspace.row.onlyAgent)
-    running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd, program, alone})
+    running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd, program, alone, background})
     starting.check()
     const record = await makeTree(workspace, starting.signal)
     starting.check()
@@ -233,6 +240,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
 
   sayAgentProfile(settings, platform)
   say(workspaceLine(workspace))
+  if (background) saidStarted()
   const status = await waitForCommand(running, command, starting)
 
   if (request.removeAfter) {

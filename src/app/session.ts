@@ -177,6 +177,8 @@ export async function startInWorkspace(
     program: string | undefined
     /** agentAlone's. */
     alone: boolean
+    /** hmm run -d: the command's terminal is the helper's, kept in the workspace's background directory. */
+    background?: boolean
   },
 ): Promise<Launch> {
   const {settings} = options
@@ -205,6 +207,7 @@ export async function startInWorkspace(
     command: options.command,
     program: options.program,
     proxy: net.proxy,
+    background: options.background ? workspace.background : undefined,
   }
   const own = commandEnv(process.env, settings.env, {
     ...(options.alone ? {CLAUDE_CODE_SANDBOXED: '1'} : {}),
@@ -220,7 +223,7 @@ export async function startInWorkspace(
   // macOS: the workspace's own temp directory, its $TMPDIR (on Linux the helper makes it).
   if (options.platform === 'darwin' && confinement.policy.tmpdir) mkdirSync(confinement.policy.tmpdir, {recursive: true, mode: 0o700})
   try {
-    const launched = launch(confinement, {env, io: 'inherit', detached: false})
+    const launched = launch(confinement, {env, io: options.background ? 'ignore' : 'inherit', detached: false})
     return {...launched, outcome: launched.outcome.finally(() => net.finish())}
   } catch (error) {
     await net.finish()

@@ -2,6 +2,7 @@
 // in the same bundled file as oclif itself (dist/main.bundle.cjs, see
 // scripts/bundle.js), so running one loads a single file.
 import Apply from './apply.js'
+import Attach from './attach.js'
 import Completion from './completion.js'
 import Diff from './diff.js'
 import Exec from './exec.js'
@@ -10,6 +11,7 @@ import Log from './log.js'
 import Ls from './ls.js'
 import Merge from './merge.js'
 import Path from './path.js'
+import Peek from './peek.js'
 import Pr from './pr.js'
 import Prune from './prune.js'
 import Rm from './rm.js'
@@ -20,6 +22,7 @@ import Version from './version.js'
 
 export const COMMANDS = {
   apply: Apply,
+  attach: Attach,
   completion: Completion,
   diff: Diff,
   exec: Exec,
@@ -28,6 +31,7 @@ export const COMMANDS = {
   ls: Ls,
   merge: Merge,
   path: Path,
+  peek: Peek,
   pr: Pr,
   prune: Prune,
   rm: Rm,

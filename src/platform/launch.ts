@@ -65,6 +65,8 @@ export interface Confinement {
   endWithCommand?: boolean
   /** The file to run for the command's first word, found outside (an agent's program). */
   program?: string
+  /** A background run's directory (hmm run -d): the command's pty is kept there, relayed to nobody. */
+  background?: string
 }
 
 /** The helper's whole argv for a confinement. */
@@ -78,14 +80,15 @@ export function launchArgv(confinement: Confinement): string[] {
     proxy: confinement.proxy,
     endWithCommand: confinement.endWithCommand,
     program: confinement.program,
+    background: confinement.background,
   }
   return sandboxedArgv(confinement.platform, confinement.policy, control, confinement.command)
 }
 
 export interface LaunchOptions {
   env: NodeJS.ProcessEnv
-  /** The command's stdin, stdout and stderr: hmm's own (the terminal), or pipes hmm reads (stdin then closed). */
-  io: 'inherit' | 'pipe'
+  /** The command's stdin, stdout and stderr: hmm's own (the terminal), pipes hmm reads (stdin then closed), or none (a background run's pty). */
+  io: 'inherit' | 'pipe' | 'ignore'
   /**
    * A process group of its own (hmm's confined programs), so that it and
    * everything it starts can be stopped at once; otherwise the command stays
@@ -95,7 +98,7 @@ export interface LaunchOptions {
 }
 
 export function launch(confinement: Confinement, options: LaunchOptions): Launch {
-  const io: StdioOptions = options.io === 'inherit' ? ['inherit', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe']
+  const io: StdioOptions = options.io === 'pipe' ? ['ignore', 'pipe', 'pipe'] : [options.io, options.io, options.io]
   const child = spawn(helperPath(), launchArgv(confinement), {
     stdio: [...io, 'pipe', 'pipe'],
     env: options.env,

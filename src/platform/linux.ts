@@ -24,6 +24,8 @@ export interface HelperControl {
   endWithCommand?: boolean
   /** The file the command's first word names, found outside (an agent's: programs.ts agentProgram); absent, looked up on PATH inside. */
   program?: string
+  /** A background run's directory: the helper keeps the command's pty there (native-helpers/background.c). */
+  background?: string
 }
 
 export function landlockArgs(policy: SandboxPolicy): string[] {
@@ -57,6 +59,7 @@ export function isolationArgs(policy: SandboxPolicy, control: HelperControl): st
     ...(isolation.binds ?? []).flatMap(bind => ['--bind-src', bind.source, '--bind-dst', bind.target]),
     ...homeArgs(isolation, workspace),
     ...(control.endWithCommand ? ['--end-with-command'] : []),
+    ...(control.background === undefined ? [] : ['--background', control.background]),
   ]
 }
 

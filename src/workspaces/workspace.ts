@@ -39,6 +39,11 @@ export class Workspace {
     return join(this.root, 'lock')
   }
 
+  /** A background run's pty: its scrollback, key and socket (native-helpers/background.c). */
+  get background(): string {
+    return join(this.root, 'bg')
+  }
+
   get gitDir(): string {
     return join(this.root, 'git')
   }

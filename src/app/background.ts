@@ -1,0 +1,64 @@
+// `hmm run -d`: the run goes on in a hmm of its own, in a session of its
+// own, that makes the workspace and starts the command exactly as `hmm run`
+// does, then waits for the command and records its end (WORK) with nobody
+// attached. The command's terminal is the helper's (native-helpers/
+// background.c). The hmm the user started relays what the background one
+// says until the command has started (its errors, the workspace line, with
+// their exit status) and returns then.
+import {spawn} from 'node:child_process'
+import {closeSync, openSync, writeSync} from 'node:fs'
+import type {Readable} from 'node:stream'
+import {HmmError} from '../ui/errors.js'
+
+/** Set in the environment of the hmm that runs in the background (removed before anything reads it). */
+const MARK = 'HMM_BACKGROUND_RUN'
+/** Where that hmm says it has started the command. */
+const STARTED_FD = 3
+
+/** Whether this hmm is the background half of `hmm run -d` (and forgets the mark, so the command never sees it). */
+export function isBackgroundRun(): boolean {
+  const is = process.env[MARK] === '1'
+  delete process.env[MARK]
+  return is
+}
+
+/** Refuses -d where the helper keeps no pty: without the namespaces (Landlock alone) or off Linux. */
+export function checkBackgroundPossible(isolation: string, platform: string): void {
+  if (platform !== 'linux' || isolation !== 'full') throw new HmmError('hmm run -d needs the namespaces (isolation = "full", on Linux)')
+}
+
+/** Starts this same hmm command in the background and relays what it says until the command has started; its exit status. */
+export async function runDetached(): Promise<number> {
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    env: {...process.env, [MARK]: '1'},
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    detached: true,
+  })
+  const exited = new Promise<number>(resolve => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))))
+  const spawnFailed = new Promise<never>((_, reject) =>
+    child.on('error', error => reject(new HmmError(`could not start hmm in the background: ${error.message}`))),
+  )
+  const said = new Promise<void>(resolve => child.stderr!.on('end', resolve))
+  child.stderr!.pipe(process.stderr, {end: false})
+  let started = ''
+  const report = child.stdio[STARTED_FD] as Readable
+  report.on('data', (chunk: Buffer) => (started += chunk.toString()))
+  const reported = new Promise<void>(resolve => report.on('close', () => resolve()))
+  await Promise.race([Promise.all([said, reported]), spawnFailed])
+  child.unref()
+  if (started === 'started') return 0
+  return Promise.race([exited, spawnFailed])
+}
+
+/**
+ * The background hmm has started the command: tells the hmm that waits,
+ * and from here on says nothing (stderr goes nowhere: the one who read it
+ * has returned).
+ */
+export function saidStarted(): void {
+  writeSync(STARTED_FD, 'started')
+  closeSync(STARTED_FD)
+  closeSync(2)
+  // The lowest free descriptor: 2 again, so what is said later is written to nothing.
+  openSync('/dev/null', 'w')
+}

@@ -1,0 +1,151 @@
+// Background runs (SPEC "Background runs"): `hmm run -d` returns at once and
+// the command runs on a terminal hmm keeps; `hmm peek` shows what it wrote,
+// `hmm attach` joins it on a real pseudo-terminal and leaves it running on
+// Ctrl-]; its end is recorded (WORK) with nobody attached.
+import {execa} from 'execa'
+import {existsSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {BIN, PROJECT, workspaceLine, World} from '../world.js'
+
+let world: World
+beforeAll(() => {
+  world = new World('background')
+})
+afterAll(() => world.dispose())
+
+type Step = {expect: string} | {send: string}
+
+/** Runs hmm with argv on a new pseudo-terminal, typing the steps (test/pty-driver.py). */
+async function onPty(steps: Step[], args: string[]): Promise<{status: number; transcript: string; failed: string | null}> {
+  const result = await execa('python3', [join(PROJECT, 'test', 'pty-driver.py'), JSON.stringify(steps), process.execPath, BIN, ...args], {
+    cwd: world.origin,
+    env: {...world.env, TERM: 'xterm-256color'},
+    extendEnv: false,
+    reject: false,
+  })
+  expect(result.exitCode, result.stderr).toBe(0)
+  return JSON.parse(result.stdout)
+}
+
+interface Row {
+  id: string
+  name: string | null
+  state: string
+  files: number | null
+}
+
+async function row(name: string): Promise<Row> {
+  const listed = await world.hmm(['ls', '--json'])
+  return (JSON.parse(listed.stdout) as Row[]).find(entry => entry.name === name)!
+}
+
+/** Waits (bounded: a hang, not a measure) until the workspace's row is as `done` says. */
+async function until(name: string, done: (row: Row) => boolean): Promise<Row> {
+  for (let waited = 0; ; waited += 100) {
+    const now = await row(name)
+    if (done(now)) return now
+    if (waited > 30_000) throw new Error(`workspace ${name} stayed ${JSON.stringify(now)}`)
+    await new Promise(resolve => setTimeout(resolve, 100))
+  }
+}
+
+// Says it started, with colour, waits for the file "go" in its tree, then leaves work and ends.
+const WAITS_FOR_GO = `echo started; printf '\\033[31mred\\033[0m\\n'; while [ ! -e go ]; do sleep 0.05; done; echo work > made.txt; echo finished`
+
+describe('hmm run -d', () => {
+  it('returns at once; the command runs, peek shows its output made printable, and its end is recorded', async () => {
+    const started = await world.hmm(['run', '-d', '-n', 'bg1', 'sh', '-c', WAITS_FOR_GO])
+    expect(started.exitCode, started.stderr).toBe(0)
+    const {tree} = workspaceLine(started.stderr)
+    expect((await row('bg1')).state).toBe('running')
+    await until('bg1', () => existsSync(join(tree, '..', '..', 'bg', 'output')))
+    let peeked = await world.hmm(['peek', 'bg1'])
+    for (let waited = 0; !peeked.stdout.includes('red'); waited += 100) {
+      if (waited > 30_000) break
+      await new Promise(resolve => setTimeout(resolve, 100))
+      peeked = await world.hmm(['peek', 'bg1'])
+    }
+    expect(peeked.stdout).toBe('started\n^[[31mred^[[0m\n')
+    writeFileSync(join(tree, 'go'), '')
+    const ended = await until('bg1', now => now.state === 'done' && now.files !== null)
+    expect(ended.files).toBe(2)
+    expect((await world.hmm(['peek', '-n', '1', 'bg1'])).stdout).toBe('finished\n')
+  })
+
+  it('hmm stop ends a background run', async () => {
+    const started = await world.hmm(['run', '-d', '-n', 'bg2', 'sleep', '600'])
+    expect(started.exitCode, started.stderr).toBe(0)
+    const stopped = await world.hmm(['stop', 'bg2'])
+    expect(stopped.stderr).toMatch(/^hmm: stopped workspace \w+ \(bg2\)\n$/)
+    await until('bg2', now => now.state === 'done')
+  })
+
+  it('peek of a workspace not run in the background: one line', async () => {
+    const ran = await world.hmm(['run', '-n', 'fg', 'true'])
+    expect(ran.exitCode).toBe(0)
+    const peeked = await world.hmm(['peek', 'fg'])
+    expect(peeked.stderr).toMatch(/^hmm: workspace \w+ \(fg\) was not run in the background \(hmm run -d\)\n$/)
+    expect(peeked.exitCode).toBe(1)
+  })
+})
+
+describe('hmm attach', () => {
+  it('relays input and output on a terminal; Ctrl-] detaches and the command runs on; its end ends an attach', async () => {
+    const started = await world.hmm(['run', '-d', '-n', 'sh1', 'sh', '-c', 'echo ready; while read line; do echo "got:$line"; done; echo leaving'])
+    expect(started.exitCode, started.stderr).toBe(0)
+    const first = await onPty(
+      [{expect: 'Ctrl-\\] detaches'}, {send: 'one\r'}, {expect: 'got:one'}, {send: '\x1d'}, {expect: 'detached from workspace'}],
+      ['attach', 'sh1'],
+    )
+    expect(first.failed, first.transcript).toBeNull()
+    expect(first.status).toBe(0)
+    expect((await row('sh1')).state).toBe('running')
+
+    const noTerminal = await world.hmm(['attach', 'sh1'])
+    expect(noTerminal.stderr).toBe('hmm: hmm attach needs a terminal\n')
+    expect(noTerminal.exitCode).toBe(1)
+
+    const second = await onPty(
+      [{expect: 'detaches'}, {send: 'two\r'}, {expect: 'got:two'}, {send: '\x04'}, {expect: 'the command ended \\(exit status 0\\)'}],
+      ['attach', 'sh1'],
+    )
+    expect(second.failed, second.transcript).toBeNull()
+    expect(second.status).toBe(0)
+    await until('sh1', now => now.state === 'done' && now.files !== null)
+    // The pty echoes what was typed, as a terminal does.
+    expect((await world.hmm(['peek', 'sh1'])).stdout).toBe('ready\none\ngot:one\ntwo\ngot:two\nleaving\n')
+  })
+
+  it('hmm stop gives an attached terminal back with one line', async () => {
+    const started = await world.hmm(['run', '-d', '-n', 'sh2', 'sh', '-c', 'read x; echo "got:$x"; sleep 600'])
+    expect(started.exitCode, started.stderr).toBe(0)
+    const attached = onPty([{expect: 'detaches'}, {send: 'in\r'}, {expect: 'got:in'}, {expect: 'the command ended \\(signal'}], ['attach', 'sh2'])
+    // Attached once what was typed came back (a bound for hangs).
+    for (let waited = 0; !(await world.hmm(['peek', 'sh2'])).stdout.includes('got:in'); waited += 100) {
+      if (waited > 30_000) throw new Error('the attach never relayed')
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    expect((await world.hmm(['stop', 'sh2'])).exitCode).toBe(0)
+    const result = await attached
+    expect(result.failed, result.transcript).toBeNull()
+    expect(result.transcript).toMatch(/hmm: workspace \w+ \(sh2\): the command ended \(signal 15\)\r\n$/)
+  })
+
+  it('a second attach while one is attached is refused with one line', async () => {
+    const started = await world.hmm(['run', '-d', '-n', 'sh3', 'sh', '-c', 'read x; echo "got:$x"; while [ ! -e go ]; do sleep 0.05; done; echo end'])
+    expect(started.exitCode, started.stderr).toBe(0)
+    const {tree} = workspaceLine(started.stderr)
+    const first = onPty([{expect: 'detaches'}, {send: 'in\r'}, {expect: 'got:in'}, {expect: 'end'}, {expect: 'the command ended'}], ['attach', 'sh3'])
+    for (let waited = 0; !(await world.hmm(['peek', 'sh3'])).stdout.includes('got:in'); waited += 100) {
+      if (waited > 30_000) throw new Error('the attach never relayed')
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    const second = await onPty([{expect: 'attached elsewhere'}], ['attach', 'sh3'])
+    expect(second.transcript).toMatch(/hmm: workspace \w+ \(sh3\) is attached elsewhere \(one terminal at a time\)\r\n$/)
+    expect(second.status).toBe(1)
+    writeFileSync(join(tree, 'go'), '')
+    const result = await first
+    expect(result.failed, result.transcript).toBeNull()
+  })
+})
