@@ -104,6 +104,15 @@ export interface Bind {
  * with -w ~/.m2): Landlock grants by directory, so nothing new could be made
  * directly in that directory.
  */
+/**
+ * Logins kept in a cache: hidden only with the namespaces, where the cache
+ * is a layer whose copy of them is whited out (mounts.c seal) and the rest
+ * of the directory is written as before; without them the cache is written
+ * in place and hiding a file would keep anything new from being made
+ * beside it (see SECRETS).
+ */
+export const CACHE_SECRETS = ['.cache/huggingface/token', '.cache/huggingface/stored_tokens']
+
 export const SECRETS = [
   // Keys and tokens of ssh, clouds, forges, registries and package managers.
   '.ssh',
@@ -124,6 +133,8 @@ export const SECRETS = [
   '.oci',
   '.terraform.d',
   '.cargo/credentials',
+  // uv's logins, in plain text where there is no keyring (uv auth login), in its toolchain's place.
+  '.local/share/uv/credentials',
   '.cargo/credentials.toml',
   '.gem/credentials',
   '.config/hub',
@@ -690,8 +701,8 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
   const tree = canonical(input.tree)
   const tmpdir = input.platform === 'darwin' ? ownTmpOf(tree) : userTmpdir && !own(userTmpdir) ? temp[0] : undefined
   const writable = unique([...temp, ...caches, ...extra])
-  const hidden = hiddenPaths(input)
   const overlaid = input.platform === 'linux' && input.namespaces === true
+  const hidden = [...hiddenPaths(input), ...(overlaid ? CACHE_SECRETS.map(home).filter(path => !(input.unhide ?? []).includes(path)) : [])]
   // Written in place, the caches' program parts and rendezvous, but those a -w path names or lies inside: asked for by
   // name. Under the namespaces every writable cache is an overlay, and they are written there as the rest.
   const inPlace = (rels: string[]) => unique((overlaid ? [] : rels.map(home)).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path)))

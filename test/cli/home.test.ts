@@ -323,6 +323,22 @@ describe('the composed home', () => {
 })
 
 describe('the cache layers', () => {
+  it("hide the logins tools keep in a cache or a toolchain (Hugging Face's token, uv's credentials), and the rest works", async () => {
+    world = new World('home-cache-logins')
+    for (const rel of ['.cache/huggingface/token', '.cache/huggingface/stored_tokens', '.local/share/uv/credentials/credentials.toml'])
+      world.write(join(world.home, rel), `SECRET of ${rel}\n`)
+    world.write(join(world.home, '.cache', 'huggingface', 'hub', 'model'), 'weights\n')
+    const script = [
+      'cat ~/.cache/huggingface/hub/model',
+      'mkdir ~/.cache/huggingface/xet && echo new > ~/.cache/huggingface/new && cat ~/.cache/huggingface/new',
+      't=SECRET',
+      'grep -rl -D skip "$t" "$HOME" /tmp 2>/dev/null',
+      'echo "grep: $?"',
+    ].join('\n')
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', script])
+    expect(result.stdout, result.stderr).toBe('weights\nnew\ngrep: 1\n')
+  })
+
   it("of caches the user has not got are the workspace's alone: nothing is made in the user's home", async () => {
     world = new World('home-cache-absent')
     const before = readdirSync(world.home).sort()
