@@ -5,7 +5,7 @@
 // Everything may be read except the hidden paths; only the tree, temp
 // directories, devices, tool caches and -w paths may be written.
 import {createHash} from 'node:crypto'
-import {lstatSync, readdirSync, readFileSync, statSync, type Dirent} from 'node:fs'
+import {existsSync, lstatSync, readdirSync, readFileSync, statSync, type Dirent} from 'node:fs'
 import {basename, dirname, isAbsolute, join, resolve} from 'node:path'
 import {composeHome, type ComposedHome} from './home.js'
 import {canonical, isWithin, unique} from './paths.js'
@@ -702,7 +702,9 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
   const tmpdir = input.platform === 'darwin' ? ownTmpOf(tree) : userTmpdir && !own(userTmpdir) ? temp[0] : undefined
   const writable = unique([...temp, ...caches, ...extra])
   const overlaid = input.platform === 'linux' && input.namespaces === true
-  const hidden = [...hiddenPaths(input), ...(overlaid ? CACHE_SECRETS.map(home).filter(path => !(input.unhide ?? []).includes(path)) : [])]
+  // Those the user has (whited out, each would leave its empty directory in the layer).
+  const cacheSecrets = overlaid ? CACHE_SECRETS.map(home).filter(path => existsSync(path) && !(input.unhide ?? []).includes(path)) : []
+  const hidden = [...hiddenPaths(input), ...cacheSecrets]
   // Written in place, the caches' program parts and rendezvous, but those a -w path names or lies inside: asked for by
   // name. Under the namespaces every writable cache is an overlay, and they are written there as the rest.
   const inPlace = (rels: string[]) => unique((overlaid ? [] : rels.map(home)).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path)))
