@@ -4,7 +4,7 @@
 // the logins, bound over the user's, as git's config files are
 // (git-credentials.ts); without them the file stays hidden whole
 // (policy.ts SECRETS).
-import {mkdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
 import {isAbsolute, join} from 'node:path'
 import {canonical, isWithin, unique} from '../sandbox/paths.js'
 import type {Bind} from '../sandbox/policy.js'
@@ -59,16 +59,32 @@ export function cleansNpmConfig(env: NodeJS.ProcessEnv, home: string): boolean {
   return statSync(npmUserConfig(env, home), {throwIfNoEntry: false})?.isFile() === true
 }
 
+/** Where the Node version managers keep each version's prefix, beneath the home. */
+const VERSION_PREFIXES = [
+  '.nvm/versions/node',
+  '.local/share/fnm/node-versions',
+  '.volta/tools/image/node',
+  '.asdf/installs/nodejs',
+  '.local/share/mise/installs/node',
+]
+
 /**
- * The config files of the npm prefixes on PATH inside the home (nvm's,
- * volta's, fnm's node: `<prefix>/bin` on PATH, `<prefix>/etc/npmrc` read
- * by npm as its global config), which are shown with their toolchain.
+ * The config files of the npm prefixes in the home (`<prefix>/etc/npmrc`,
+ * read by npm as its global config), which are shown with their toolchain:
+ * those on PATH (`<prefix>/bin`), and every version a manager keeps, not
+ * only the one in use (the command may run another).
  */
 function globalConfigs(path: string[], home: string): string[] {
-  return path
-    .filter(dir => isAbsolute(dir) && isWithin(canonical(dir), canonical(home)))
-    .map(dir => join(dir, '..', 'etc', 'npmrc'))
-    .filter(file => statSync(file, {throwIfNoEntry: false})?.isFile() === true)
+  const onPath = path.filter(dir => isAbsolute(dir) && isWithin(canonical(dir), canonical(home))).map(dir => join(dir, '..'))
+  const versions = VERSION_PREFIXES.flatMap(rel => {
+    const dir = join(home, rel)
+    try {
+      return readdirSync(dir).flatMap(version => [join(dir, version), join(dir, version, 'installation')])
+    } catch {
+      return []
+    }
+  })
+  return [...onPath, ...versions].map(prefix => join(prefix, 'etc', 'npmrc')).filter(file => statSync(file, {throwIfNoEntry: false})?.isFile() === true)
 }
 
 /**

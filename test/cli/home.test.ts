@@ -282,6 +282,8 @@ describe('the composed home', () => {
     world.write(join(prefix, 'bin', 'tool'), '#!/bin/sh\n')
     chmodSync(join(prefix, 'bin', 'tool'), 0o755)
     world.write(join(prefix, 'etc', 'npmrc'), 'color=false\n//registry.npmjs.org/:_authToken=npm_SECRETglobal\n')
+    // Another version, not on PATH: the command may run it all the same.
+    world.write(join(world.home, '.nvm', 'versions', 'node', 'v18.0.0', 'etc', 'npmrc'), '//registry.npmjs.org/:_authToken=npm_SECRETv18\n')
     const env = {...world.env, PATH: `${join(prefix, 'bin')}:${world.env.PATH}`}
     const script = [
       'cat ~/.bashrc ~/.config/fish/conf.d/keys.fish ~/.nvm/versions/node/v20.0.0/etc/npmrc',
