@@ -68,6 +68,16 @@ char *rel_join(const char *rel, const char *name);
  * util.c. The descriptor is close-on-exec; -1 with errno set (ELOOP where a
  * link is met). */
 int open_no_links(const char *path, int flags);
+/* Whether p is dir or lies beneath it; strictly beneath it. */
+int beneath_or_at(const char *p, const char *dir);
+int strictly_beneath(const char *p, const char *dir);
+/* mount(2), or a set-up failure naming the step. */
+void mount_or_fail(const char *step, const char *src, const char *target, const char *type,
+		   unsigned long flags, const char *data);
+/* mkdir -p, or a set-up failure naming the step. */
+void make_dirs(const char *step, const char *path, mode_t mode);
+/* "/proc/self/fd/N", to free: a mount's source or target by descriptor. */
+char *fd_path(int fd);
 #endif
 
 /* Where set-up failures go: the report descriptor if hmm gave one, -1 for
@@ -233,6 +243,9 @@ int isolate_command_is_init(const struct exec_opts *o);
  * lock: the workspace's lock file, open read-write for the namespace's
  * life (its bytes mark the caches' layers in use). */
 void isolate_mounts(const struct exec_opts *o, int lock);
+/* caches.c: in the init, each cache's overlay on its layer kept with the
+ * workspace (lock's bytes mark the layers in use). */
+void isolate_caches(const struct exec_opts *o, int lock);
 /* Is every cache of o there, as named, in the user's view? Then
  * isolate_mounts makes nothing of the user's (it makes a missing cache
  * in the user's home). */
@@ -241,18 +254,17 @@ int isolate_caches_there(const struct exec_opts *o);
  * every hidden path beneath it, so that none is there (landlock.c grants
  * it whole). */
 int isolate_sealed(const char *path);
-/* A cache's layer mounted on a directory of the workspace's (mounts.c), or -1. */
+/* A cache's layer mounted on a directory of the workspace's (caches.c), or -1. */
 int cache_stand_in(const char *path);
+/* binds.c: each --bind-src opened before the caches are mounted over it
+ * (-1: a login not there), then bound over its --bind-dst after. */
+int *open_bind_sources(const struct exec_opts *o);
+void bind_files(const struct exec_opts *o, int *fds);
 /* After isolate_mounts: whether bind i (--bind-src/--bind-dst) was made. */
 int isolate_bound(size_t i);
-/* mkdir -p, or a set-up failure naming the step. */
-void make_dirs(const char *step, const char *path, mode_t mode);
 /* In the init, before the other mounts: a /run of the command's own, with
  * only what programs need of the host's bound back (own-run.c). */
 void isolate_run(const struct exec_opts *o);
-/* mount(2), or a set-up failure naming the step. */
-void mount_or_fail(const char *step, const char *src, const char *target, const char *type,
-		   unsigned long flags, const char *data);
 /* In the command, after fork: the signals the init waits for, unblocked. */
 void isolate_unblock(void);
 /* Marks a signal the waiter passes on to the init, as opposed to one for the init. */

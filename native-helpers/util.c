@@ -150,3 +150,57 @@ void setup_fail(const char *fmt, ...)
 	write_all(report_fd >= 0 ? report_fd : 2, line, (size_t)n);
 	_exit(EXIT_SETUP);
 }
+
+#ifdef __linux__
+#include <sys/mount.h>
+
+void mount_or_fail(const char *step, const char *src, const char *target, const char *type,
+		   unsigned long flags, const char *data)
+{
+	if (mount(src, target, type, flags, data) < 0)
+		setup_fail("%s: cannot mount %s on %s: %s", step, type ? type : src, target,
+			   strerror(errno));
+}
+
+/* mkdir -p, for the workspace's own directories in hmm's data directory,
+ * which the command never writes (0700), and own-run.c's, in its /run. */
+void make_dirs(const char *step, const char *path, mode_t mode)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			setup_fail("%s: cannot make %s: %s", step, p, strerror(errno));
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+}
+
+/* Paths hmm named: canonical and absolute, compared as byte strings. */
+int beneath_or_at(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (strcmp(dir, "/") == 0)
+		return 1;
+	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+int strictly_beneath(const char *p, const char *dir)
+{
+	return beneath_or_at(p, dir) && strcmp(p, dir) != 0;
+}
+
+/* A mount's target by a descriptor (util.c open_no_links), so that no link
+ * on the way can move the mount elsewhere. */
+char *fd_path(int fd)
+{
+	char *p = xmalloc(32);
+	snprintf(p, 32, "/proc/self/fd/%d", fd);
+	return p;
+}
+#endif
