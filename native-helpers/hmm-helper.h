@@ -61,6 +61,10 @@ char *xstrdup(const char *s);
 char *path_join(const char *a, const char *b);
 char *dir_of(const char *path);
 char *rel_join(const char *rel, const char *name);
+/* Closes every descriptor above 2 but k1 and k2 (-1: none). */
+void close_other_fds(int k1, int k2);
+/* Points stdin, stdout and stderr (unless kept) at /dev/null (a process that must hold nothing of the terminal). */
+void stdio_to_null(int keep_stderr);
 
 #ifdef __linux__
 /* Opens a path hmm named, canonical, without following any symbolic link on
@@ -151,10 +155,6 @@ size_t helpers_of_lock(const char *lock, pid_t *out, size_t max);
  * byte a cache layer (mounts.c) or a network mark (marks.c) locks. */
 #define PROBE_TURN ((off_t)3 << 61)
 int flock_retry(int fd, int how);
-/* Closes every descriptor above 2 but k1 and k2 (-1: none). */
-void close_other_fds(int k1, int k2);
-/* Points stdin, stdout and stderr (unless kept) at /dev/null (a process that must hold nothing of the terminal). */
-void stdio_to_null(int keep_stderr);
 int cmd_locked(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 /* exec-args.c: exec's arguments read into o (a usage error fails the set-up), whether a flag takes a value, and the
@@ -267,14 +267,6 @@ int isolate_bound(size_t i);
 void isolate_run(const struct exec_opts *o);
 /* In the command, after fork: the signals the init waits for, unblocked. */
 void isolate_unblock(void);
-/* Marks a signal the waiter passes on to the init, as opposed to one for the init. */
-#define FORWARDED 0x686d6d
-/* The signals the waiter and the init wait for (blocked in both). */
-void waited_signals(sigset_t *set);
-/* In the process left waiting once the one that keeps the lock is forked
- * (the init, or the keeper without namespaces): what that one took over,
- * the report, the go-ahead and the lock, closed here. */
-void close_handed_over(const struct exec_opts *o, int lock);
 /* The init's life once the command runs: holds lock, reaps, passes signals;
  * with end_with_command, ends the namespace when the command ends. */
 void isolate_init(pid_t command, int lock, int end_with_command) __attribute__((noreturn));
@@ -307,6 +299,24 @@ void ids_remap_places(const struct exec_opts *o);
 void ids_join(void);
 #endif
 
+/* ---- waiter.c ---- */
+
+#ifdef __linux__
+/* Marks a signal the waiter passes on to the init, as opposed to one for the init. */
+#define FORWARDED 0x686d6d
+/* Whether sig is one of hmm's that the waiter passes on. */
+int passed_on(int sig);
+/* The signals the waiter and the init wait for (blocked in both). */
+void waited_signals(sigset_t *set);
+/* In the process left waiting once the one that keeps the lock is forked
+ * (the init, or the keeper without namespaces): what that one took over,
+ * the report, the go-ahead and the lock, closed here. */
+void close_handed_over(const struct exec_opts *o, int lock);
+/* A waiter's end, as the command's status says (-1: as its child `init`
+ * ends, which ended first without saying), so hmm sees that status or signal. */
+void end_as(int status, pid_t init) __attribute__((noreturn));
+#endif
+
 /* ---- pty.c ---- */
 
 #ifdef __linux__
@@ -327,9 +337,9 @@ int pty_given(void);
 /* The waiter's life: relays, passes signals on, stops and goes on with the
  * command, and ends as it ended (or as the init did, if it ended first). */
 void pty_waiter(int status_fd, pid_t init) __attribute__((noreturn));
-/* A waiter's end, as the command's status says (-1: as its child `init`
- * ends, which ended first without saying), so hmm sees that status or signal. */
-void end_as(int status, pid_t init) __attribute__((noreturn));
+/* The waiter's first step, pty_waiter's or background_waiter's: the init's
+ * end of the master's way closed. */
+void pty_waiting(void);
 #endif
 
 /* ---- term-filter.c ---- */

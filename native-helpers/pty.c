@@ -405,33 +405,6 @@ static void from_command(struct relay *r)
 	}
 }
 
-/* The command has ended (or the init without saying how): the waiter ends
- * the same way, so hmm sees the command's status or signal. */
-void end_as(int status, pid_t init)
-{
-	if (status == -1) {
-		pid_t r;
-		do
-			r = waitpid(init, &status, 0);
-		while (r < 0 && errno == EINTR);
-		if (r < 0)
-			_exit(EXIT_SETUP);
-	}
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
-		struct rlimit none = {0, 0};
-		setrlimit(RLIMIT_CORE, &none); /* the command dumped its own core */
-		signal(sig, SIG_DFL);
-		sigset_t only;
-		sigemptyset(&only);
-		sigaddset(&only, sig);
-		sigprocmask(SIG_UNBLOCK, &only, NULL);
-		kill(getpid(), sig);
-		_exit(128 + sig);
-	}
-	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_SETUP);
-}
-
 int pty_channel(void)
 {
 	return channel[1];
@@ -449,12 +422,15 @@ int pty_take_master(struct relay *r)
 	return r->master;
 }
 
-void pty_waiter(int status_fd, pid_t init)
+void pty_waiting(void)
 {
 	if (channel[1] >= 0)
 		close(channel[0]);
-	if (background)
-		background_waiter(status_fd, init);
+}
+
+void pty_waiter(int status_fd, pid_t init)
+{
+	pty_waiting();
 	struct relay r = {.init = init, .in = -1, .out = -1, .user = user_terminal(), .master = -1, .peer = -1,
 			  .record = -1, .keep_oflag = !(given & 2)};
 	term_filter_init(&r.filter);

@@ -121,6 +121,97 @@ int open_no_links(const char *path, int flags)
 }
 #endif
 
+#ifdef __linux__
+#ifndef __NR_close_range
+#define __NR_close_range 436
+#endif
+#endif
+
+/* exec's step 3: the command inherits stdin, stdout, stderr and the lock, nothing
+ * else of hmm's (SPEC: "inherits no open file descriptor"). close_range does
+ * it in one call; older kernels get /proc/self/fd, then brute force. */
+static int close_fds_range(unsigned lo, unsigned hi)
+{
+#ifdef __linux__
+	if (syscall(__NR_close_range, lo, hi, 0) == 0)
+		return 0;
+#else
+	(void)lo;
+	(void)hi;
+#endif
+	return -1;
+}
+
+void stdio_to_null(int keep_stderr)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0)
+		return;
+	dup2(null, 0);
+	dup2(null, 1);
+	if (!keep_stderr)
+		dup2(null, 2);
+	close(null);
+}
+
+static int keep_fd(int fd, int k1, int k2)
+{
+	return fd < 3 || fd == k1 || fd == k2;
+}
+
+void close_other_fds(int k1, int k2)
+{
+	int a = k1 < k2 ? k1 : k2, b = k1 < k2 ? k2 : k1;
+	unsigned lo = 3;
+	int ok = 1;
+	int keep[2] = {a, b};
+	for (int i = 0; i < 2 && ok; i++) {
+		if (keep[i] < 3)
+			continue;
+		if ((unsigned)keep[i] > lo && close_fds_range(lo, (unsigned)keep[i] - 1) < 0)
+			ok = 0;
+		if ((unsigned)keep[i] + 1 > lo)
+			lo = (unsigned)keep[i] + 1;
+	}
+	if (ok && close_fds_range(lo, ~0U) == 0)
+		return;
+
+#ifdef __linux__
+	/* Collect first, close after: closing while reading the directory would
+	 * pull descriptors from under readdir (its own among them). */
+	DIR *d = opendir("/proc/self/fd");
+	if (d) {
+		int self = dirfd(d);
+		size_t n = 0, cap = 64;
+		int *fds = xmalloc(cap * sizeof *fds);
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL) {
+			long fd = parse_num(e->d_name, 0, INT_MAX);
+			if (fd < 0 || fd == self || keep_fd((int)fd, k1, k2))
+				continue;
+			if (n == cap)
+				fds = realloc(fds, (cap *= 2) * sizeof *fds);
+			if (!fds)
+				oom();
+			fds[n++] = (int)fd;
+		}
+		closedir(d);
+		for (size_t i = 0; i < n; i++)
+			close(fds[i]);
+		free(fds);
+		return;
+	}
+#endif
+	struct rlimit rl;
+	long max = 65536;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < (rlim_t)(1 << 20))
+		max = (long)rl.rlim_cur;
+	for (long fd = 3; fd < max; fd++)
+		if (!keep_fd((int)fd, k1, k2))
+			close((int)fd);
+}
+
 /* Where set-up failures go: the report descriptor if hmm gave one (so it can
  * tell them from the command's own output and status), stderr otherwise. */
 int report_fd = -1;
