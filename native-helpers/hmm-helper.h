@@ -82,6 +82,10 @@ void mount_or_fail(const char *step, const char *src, const char *target, const 
 void make_dirs(const char *step, const char *path, mode_t mode);
 /* "/proc/self/fd/N", to free: a mount's source or target by descriptor. */
 char *fd_path(int fd);
+/* A descriptor passed over a unix socket: 0 or -1 (errno); the descriptor
+ * received, or -1. */
+int send_fd(int sock, int fd);
+int receive_fd(int sock);
 #endif
 
 /* Where set-up failures go: the report descriptor if hmm gave one, -1 for

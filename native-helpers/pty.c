@@ -88,47 +88,6 @@ static int user_terminal(void)
 	return -1;
 }
 
-static void send_fd(int sock, int fd)
-{
-	char byte = 'm';
-	struct iovec iov = {&byte, 1};
-	union {
-		struct cmsghdr h;
-		char space[CMSG_SPACE(sizeof(int))];
-	} u;
-	memset(&u, 0, sizeof u);
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.space,
-			     .msg_controllen = sizeof u.space};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof fd);
-	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != 1)
-		setup_fail("terminal: cannot hand the pty over: %s", strerror(errno));
-}
-
-static int receive_fd(int sock)
-{
-	char byte;
-	struct iovec iov = {&byte, 1};
-	union {
-		struct cmsghdr h;
-		char space[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.space,
-			     .msg_controllen = sizeof u.space};
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(sizeof(int)))
-		return -1;
-	int fd;
-	memcpy(&fd, CMSG_DATA(c), sizeof fd);
-	return fd;
-}
-
 int pty_session(void)
 {
 	if (channel[1] >= 0)
@@ -155,7 +114,8 @@ int pty_session(void)
 		tcsetattr(slave, TCSANOW, &modes);
 	if (!background && ioctl(user, TIOCGWINSZ, &size) == 0)
 		ioctl(slave, TIOCSWINSZ, &size);
-	send_fd(channel[0], master);
+	if (send_fd(channel[0], master) < 0)
+		setup_fail("terminal: cannot hand the pty over: %s", strerror(errno));
 	close(master);
 	close(channel[0]);
 	return slave;

@@ -244,6 +244,7 @@ void setup_fail(const char *fmt, ...)
 
 #ifdef __linux__
 #include <sys/mount.h>
+#include <sys/socket.h>
 
 void mount_or_fail(const char *step, const char *src, const char *target, const char *type,
 		   unsigned long flags, const char *data)
@@ -293,5 +294,51 @@ char *fd_path(int fd)
 	char *p = xmalloc(32);
 	snprintf(p, 32, "/proc/self/fd/%d", fd);
 	return p;
+}
+
+/* A descriptor handed to the process at the other end of a unix socket
+ * (SCM_RIGHTS, with one byte): 0, or -1 with errno set. */
+int send_fd(int sock, int fd)
+{
+	char byte = 'f';
+	struct iovec iov = {&byte, 1};
+	union {
+		struct cmsghdr h;
+		char space[CMSG_SPACE(sizeof(int))];
+	} u;
+	memset(&u, 0, sizeof u);
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.space,
+			     .msg_controllen = sizeof u.space};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof fd);
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+/* The descriptor send_fd sent (close-on-exec), or -1 when the other end
+ * closed without sending one (it reports why itself). */
+int receive_fd(int sock)
+{
+	char byte;
+	struct iovec iov = {&byte, 1};
+	union {
+		struct cmsghdr h;
+		char space[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.space,
+			     .msg_controllen = sizeof u.space};
+	ssize_t n;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -1;
+	int fd;
+	memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	return fd;
 }
 #endif
