@@ -1,8 +1,7 @@
 /*
- * hmm-helper: what the modules of the helper share. One mode per file
- * (main.c dispatches): exec.c (lock, descriptors, capabilities, exec),
- * landlock.c, seccomp.c, layers.c, clone.c + clone-copy.c, statpairs.c,
- * remove.c, usage.c, stop.c + members.c, net.c + bridge.c, marks.c, isolate.c + mounts.c + devices.c + ids.c + readonly.c + pty.c + term-filter.c; util.c holds the small utilities every mode uses.
+ * hmm-helper: what the modules of the helper share, a section per file.
+ * main.c's comment is the module map: which layer each file is in, and
+ * that each calls only the layers below it.
  */
 #ifndef HMM_HELPER_H
 #define HMM_HELPER_H
@@ -178,7 +177,6 @@ int cmd_marked(int argc, char **argv);
 /* ---- landlock.c ---- */
 
 int landlock_abi(void);
-int cmd_abi(int argc, char **argv);
 #ifdef __linux__
 /* Applies the grants, hides and read-only paths of o with Landlock, and
  * no_new_privs. */
@@ -187,6 +185,7 @@ void landlock_confine(const struct exec_opts *o);
 
 /* ---- layers.c ---- */
 
+int cmd_abi(int argc, char **argv);
 int cmd_layers(int argc, char **argv);
 
 /* ---- seccomp.c ---- */

@@ -81,17 +81,6 @@ int landlock_abi(void)
 }
 #endif
 
-int cmd_abi(int argc, char **argv)
-{
-	(void)argv;
-	if (argc != 2) {
-		fprintf(stderr, "usage: hmm-helper abi\n");
-		return 2;
-	}
-	printf("%d\n", landlock_abi());
-	return 0;
-}
-
 #ifdef __linux__
 
 static int ruleset_fd = -1;
