@@ -163,6 +163,7 @@ static void accept_client(int *client, struct relay *r)
 
 void background_waiter(int status_fd, pid_t init)
 {
+	pty_waiting();
 	struct relay r = {.init = init, .in = -1, .out = -1, .user = -1, .master = -1, .peer = -1, .record = -1};
 	int client = -1;
 	signal(SIGPIPE, SIG_IGN);

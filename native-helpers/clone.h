@@ -1,7 +1,8 @@
 /*
- * What clone.c (the pool, the queue, directories' metadata, the mode) and
- * clone-copy.c (copying one entry) share. See clone.c for how the copy
- * works.
+ * What the parts of clone share, from the top down: clone.c (the mode and
+ * its pool of threads), clone-copy.c (copying one entry), clone-data.c (a
+ * file's data and extended attributes), clone-state.c (the shared state,
+ * the queue, directories' metadata). See clone.c for how the copy works.
  */
 #ifndef HMM_CLONE_H
 #define HMM_CLONE_H
@@ -69,11 +70,13 @@ extern struct clone_state C;
  * small enough that one huge directory still spreads over all workers. */
 #define CHUNK 64
 
-/* clone.c */
+/* clone-state.c */
 void clone_fail(int side_dst, const char *rel, const char *name, int err);
 void clone_note(const char *what, const char *rel, const char *name);
 void clone_excluded(const char *rel, int is_dir);
 void push(struct job *j);
+/* The next job, or NULL once the copy is complete. */
+struct job *pop(void);
 int set_owner(int fd, const char *name, uid_t uid, gid_t gid, int force);
 void release(struct dnode *n);
 void dopen_put(struct dopen *d);

@@ -1,8 +1,7 @@
 /*
- * hmm-helper: what the modules of the helper share. One mode per file
- * (main.c dispatches): exec.c (lock, descriptors, capabilities, exec),
- * landlock.c, seccomp.c, layers.c, clone.c + clone-copy.c, statpairs.c,
- * remove.c, usage.c, stop.c + members.c, net.c + bridge.c, marks.c, isolate.c + mounts.c + devices.c + ids.c + readonly.c + pty.c + term-filter.c; util.c holds the small utilities every mode uses.
+ * hmm-helper: what the modules of the helper share, a section per file.
+ * main.c's comment is the module map: which layer each file is in, and
+ * that each calls only the layers below it.
  */
 #ifndef HMM_HELPER_H
 #define HMM_HELPER_H
@@ -61,6 +60,10 @@ char *xstrdup(const char *s);
 char *path_join(const char *a, const char *b);
 char *dir_of(const char *path);
 char *rel_join(const char *rel, const char *name);
+/* Closes every descriptor above 2 but k1 and k2 (-1: none). */
+void close_other_fds(int k1, int k2);
+/* Points stdin, stdout and stderr (unless kept) at /dev/null (a process that must hold nothing of the terminal). */
+void stdio_to_null(int keep_stderr);
 
 #ifdef __linux__
 /* Opens a path hmm named, canonical, without following any symbolic link on
@@ -68,6 +71,20 @@ char *rel_join(const char *rel, const char *name);
  * util.c. The descriptor is close-on-exec; -1 with errno set (ELOOP where a
  * link is met). */
 int open_no_links(const char *path, int flags);
+/* Whether p is dir or lies beneath it; strictly beneath it. */
+int beneath_or_at(const char *p, const char *dir);
+int strictly_beneath(const char *p, const char *dir);
+/* mount(2), or a set-up failure naming the step. */
+void mount_or_fail(const char *step, const char *src, const char *target, const char *type,
+		   unsigned long flags, const char *data);
+/* mkdir -p, or a set-up failure naming the step. */
+void make_dirs(const char *step, const char *path, mode_t mode);
+/* "/proc/self/fd/N", to free: a mount's source or target by descriptor. */
+char *fd_path(int fd);
+/* A descriptor passed over a unix socket: 0 or -1 (errno); the descriptor
+ * received, or -1. */
+int send_fd(int sock, int fd);
+int receive_fd(int sock);
 #endif
 
 /* Where set-up failures go: the report descriptor if hmm gave one, -1 for
@@ -141,10 +158,6 @@ size_t helpers_of_lock(const char *lock, pid_t *out, size_t max);
  * byte a cache layer (mounts.c) or a network mark (marks.c) locks. */
 #define PROBE_TURN ((off_t)3 << 61)
 int flock_retry(int fd, int how);
-/* Closes every descriptor above 2 but k1 and k2 (-1: none). */
-void close_other_fds(int k1, int k2);
-/* Points stdin, stdout and stderr (unless kept) at /dev/null (a process that must hold nothing of the terminal). */
-void stdio_to_null(int keep_stderr);
 int cmd_locked(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 /* exec-args.c: exec's arguments read into o (a usage error fails the set-up), whether a flag takes a value, and the
@@ -164,7 +177,6 @@ int cmd_marked(int argc, char **argv);
 /* ---- landlock.c ---- */
 
 int landlock_abi(void);
-int cmd_abi(int argc, char **argv);
 #ifdef __linux__
 /* Applies the grants, hides and read-only paths of o with Landlock, and
  * no_new_privs. */
@@ -173,6 +185,7 @@ void landlock_confine(const struct exec_opts *o);
 
 /* ---- layers.c ---- */
 
+int cmd_abi(int argc, char **argv);
 int cmd_layers(int argc, char **argv);
 
 /* ---- seccomp.c ---- */
@@ -233,6 +246,9 @@ int isolate_command_is_init(const struct exec_opts *o);
  * lock: the workspace's lock file, open read-write for the namespace's
  * life (its bytes mark the caches' layers in use). */
 void isolate_mounts(const struct exec_opts *o, int lock);
+/* caches.c: in the init, each cache's overlay on its layer kept with the
+ * workspace (lock's bytes mark the layers in use). */
+void isolate_caches(const struct exec_opts *o, int lock);
 /* Is every cache of o there, as named, in the user's view? Then
  * isolate_mounts makes nothing of the user's (it makes a missing cache
  * in the user's home). */
@@ -241,28 +257,19 @@ int isolate_caches_there(const struct exec_opts *o);
  * every hidden path beneath it, so that none is there (landlock.c grants
  * it whole). */
 int isolate_sealed(const char *path);
-/* A cache's layer mounted on a directory of the workspace's (mounts.c), or -1. */
+/* A cache's layer mounted on a directory of the workspace's (caches.c), or -1. */
 int cache_stand_in(const char *path);
+/* binds.c: each --bind-src opened before the caches are mounted over it
+ * (-1: a login not there), then bound over its --bind-dst after. */
+int *open_bind_sources(const struct exec_opts *o);
+void bind_files(const struct exec_opts *o, int *fds);
 /* After isolate_mounts: whether bind i (--bind-src/--bind-dst) was made. */
 int isolate_bound(size_t i);
-/* mkdir -p, or a set-up failure naming the step. */
-void make_dirs(const char *step, const char *path, mode_t mode);
 /* In the init, before the other mounts: a /run of the command's own, with
  * only what programs need of the host's bound back (own-run.c). */
 void isolate_run(const struct exec_opts *o);
-/* mount(2), or a set-up failure naming the step. */
-void mount_or_fail(const char *step, const char *src, const char *target, const char *type,
-		   unsigned long flags, const char *data);
 /* In the command, after fork: the signals the init waits for, unblocked. */
 void isolate_unblock(void);
-/* Marks a signal the waiter passes on to the init, as opposed to one for the init. */
-#define FORWARDED 0x686d6d
-/* The signals the waiter and the init wait for (blocked in both). */
-void waited_signals(sigset_t *set);
-/* In the process left waiting once the one that keeps the lock is forked
- * (the init, or the keeper without namespaces): what that one took over,
- * the report, the go-ahead and the lock, closed here. */
-void close_handed_over(const struct exec_opts *o, int lock);
 /* The init's life once the command runs: holds lock, reaps, passes signals;
  * with end_with_command, ends the namespace when the command ends. */
 void isolate_init(pid_t command, int lock, int end_with_command) __attribute__((noreturn));
@@ -295,6 +302,24 @@ void ids_remap_places(const struct exec_opts *o);
 void ids_join(void);
 #endif
 
+/* ---- waiter.c ---- */
+
+#ifdef __linux__
+/* Marks a signal the waiter passes on to the init, as opposed to one for the init. */
+#define FORWARDED 0x686d6d
+/* Whether sig is one of hmm's that the waiter passes on. */
+int passed_on(int sig);
+/* The signals the waiter and the init wait for (blocked in both). */
+void waited_signals(sigset_t *set);
+/* In the process left waiting once the one that keeps the lock is forked
+ * (the init, or the keeper without namespaces): what that one took over,
+ * the report, the go-ahead and the lock, closed here. */
+void close_handed_over(const struct exec_opts *o, int lock);
+/* A waiter's end, as the command's status says (-1: as its child `init`
+ * ends, which ended first without saying), so hmm sees that status or signal. */
+void end_as(int status, pid_t init) __attribute__((noreturn));
+#endif
+
 /* ---- pty.c ---- */
 
 #ifdef __linux__
@@ -315,9 +340,9 @@ int pty_given(void);
 /* The waiter's life: relays, passes signals on, stops and goes on with the
  * command, and ends as it ended (or as the init did, if it ended first). */
 void pty_waiter(int status_fd, pid_t init) __attribute__((noreturn));
-/* A waiter's end, as the command's status says (-1: as its child `init`
- * ends, which ended first without saying), so hmm sees that status or signal. */
-void end_as(int status, pid_t init) __attribute__((noreturn));
+/* The waiter's first step, pty_waiter's or background_waiter's: the init's
+ * end of the master's way closed. */
+void pty_waiting(void);
 #endif
 
 /* ---- term-filter.c ---- */

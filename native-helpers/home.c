@@ -20,17 +20,11 @@
 #ifdef __linux__
 #include <sys/mount.h>
 
-static int beneath(const char *p, const char *dir)
-{
-	size_t n = strlen(dir);
-	return strncmp(p, dir, n) == 0 && p[n] == '/';
-}
-
 /* Whether p lies at or beneath one of the first n paths of list. */
 static int within_any(const char *p, const char **list, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(p, list[i]) == 0 || beneath(p, list[i]))
+		if (strcmp(p, list[i]) == 0 || strictly_beneath(p, list[i]))
 			return 1;
 	return 0;
 }
@@ -118,18 +112,18 @@ void compose_home(const struct exec_opts *o)
 	/* Outermost first: what lies beneath a kept path comes with it. */
 	for (size_t i = 0; i < o->nhome_keep; i++) {
 		const char *p = o->home_keep[i];
-		if (!beneath(p, o->home))
+		if (!strictly_beneath(p, o->home))
 			setup_fail("home: %s is not beneath %s", p, o->home);
 		int inner = 0;
 		for (size_t j = 0; j < o->nhome_keep && !inner; j++)
-			inner = j != i && beneath(p, o->home_keep[j]);
+			inner = j != i && strictly_beneath(p, o->home_keep[j]);
 		if (!inner)
 			keep(stage, stage_path, o->home, p);
 	}
 	/* The workspace's directory, kept with what is mounted beneath it,
 	 * brought the stage's own mount along (the stage lies in it): taken
 	 * away, or the home would hold itself (find and grep -r see a loop). */
-	if (beneath(stage_path, o->home)) {
+	if (strictly_beneath(stage_path, o->home)) {
 		char *image = path_join(stage_path, stage_path + strlen(o->home) + 1);
 		if (umount2(image, MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT)
 			setup_fail("home: cannot take the stage's image %s away: %s", image, strerror(errno));
@@ -137,7 +131,7 @@ void compose_home(const struct exec_opts *o)
 	}
 	for (size_t i = 0; i < o->nhome_links; i++) {
 		const char *p = o->home_links[i];
-		if (!beneath(p, o->home))
+		if (!strictly_beneath(p, o->home))
 			setup_fail("home: %s is not beneath %s", p, o->home);
 		if (!within_any(p, o->home_keep, o->nhome_keep))
 			link_again(stage, o->home, p);

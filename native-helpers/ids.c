@@ -79,7 +79,6 @@
 #define IDS_FSCONFIG_SET_STRING 1
 #define IDS_FSCONFIG_CMD_CREATE 6
 
-static int at_or_beneath(const char *p, const char *dir);
 
 struct ids_mount_attr {
 	uint64_t attr_set, attr_clr, propagation, userns_fd;
@@ -188,7 +187,7 @@ static int way_open(const char *path, const char **places, size_t n)
 		const char *dir = slash == p ? "/" : p;
 		int own = 0;
 		for (size_t i = 0; i < n && !own; i++)
-			own = strcmp(dir, "/") != 0 && at_or_beneath(dir, places[i]);
+			own = strcmp(dir, "/") != 0 && beneath_or_at(dir, places[i]);
 		struct stat st;
 		if (!own && stat(dir, &st) == 0)
 			open = (st.st_mode & S_IXOTH) != 0;
@@ -374,12 +373,6 @@ static int by_path(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int at_or_beneath(const char *p, const char *dir)
-{
-	size_t n = strlen(dir);
-	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/' || strcmp(dir, "/") == 0);
-}
-
 /* mountinfo's octal escapes (\040 for a space) undone, in place. */
 static void unescape(char *s)
 {
@@ -412,7 +405,7 @@ static char **mounts_beneath(const char *dir, size_t *n)
 		if (sscanf(line, "%*d %*d %*s %*s %4095s", point) != 1)
 			continue;
 		unescape(point);
-		if (!at_or_beneath(point, dir) || strcmp(point, dir) == 0)
+		if (!beneath_or_at(point, dir) || strcmp(point, dir) == 0)
 			continue;
 		int seen = 0;
 		for (size_t i = 0; i < *n && !seen; i++)
@@ -483,7 +476,7 @@ void ids_remap_places(const struct exec_opts *o)
 	for (size_t i = 0; i < n; i++) {
 		int inner = 0;
 		for (size_t j = 0; j < i && !inner; j++)
-			inner = at_or_beneath(places[i], places[j]);
+			inner = beneath_or_at(places[i], places[j]);
 		if (!inner)
 			remap_at(places[i]);
 	}

@@ -40,28 +40,7 @@
 #include <sys/mount.h>
 #include <sys/wait.h>
 
-static const int PASSED_ON[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2};
-
 static pid_t init_pid;
-
-static int passed_on(int sig)
-{
-	for (size_t i = 0; i < sizeof PASSED_ON / sizeof *PASSED_ON; i++)
-		if (PASSED_ON[i] == sig)
-			return 1;
-	return 0;
-}
-
-void waited_signals(sigset_t *set)
-{
-	sigemptyset(set);
-	for (size_t i = 0; i < sizeof PASSED_ON / sizeof *PASSED_ON; i++)
-		sigaddset(set, PASSED_ON[i]);
-	sigaddset(set, SIGCHLD);
-	sigaddset(set, SIGTSTP);
-	sigaddset(set, SIGCONT);
-	sigaddset(set, SIGWINCH);
-}
 
 static void write_file(pid_t pid, const char *name, const char *text)
 {
@@ -86,15 +65,6 @@ static void map_ids(uid_t uid, gid_t gid)
 	write_file(self, "uid_map", map);
 	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
 	write_file(self, "gid_map", map);
-}
-
-void close_handed_over(const struct exec_opts *o, int lock)
-{
-	if (report_fd >= 0)
-		close(report_fd);
-	if (o->wait_fd >= 0)
-		close(o->wait_fd);
-	close(lock);
 }
 
 static int status_w = -1;
@@ -192,6 +162,8 @@ void isolate_namespaces(const struct exec_opts *o, int lock, void (*run)(const s
 	 * EOF once the command has started. */
 	close_handed_over(o, lock);
 	net_waiter(o);
+	if (o->background)
+		background_waiter(p[0], init_pid);
 	pty_waiter(p[0], init_pid);
 }
 

@@ -81,17 +81,6 @@ int landlock_abi(void)
 }
 #endif
 
-int cmd_abi(int argc, char **argv)
-{
-	(void)argv;
-	if (argc != 2) {
-		fprintf(stderr, "usage: hmm-helper abi\n");
-		return 2;
-	}
-	printf("%d\n", landlock_abi());
-	return 0;
-}
-
 #ifdef __linux__
 
 static int ruleset_fd = -1;
@@ -178,15 +167,6 @@ static void add_rule(int fd, uint64_t rights, const char *path, int strict)
 	add_rule_on(fd, st.st_mode, rights, path, strict);
 }
 
-/* Is h strictly beneath p? Byte strings, both canonical and absolute. */
-static int beneath(const char *p, const char *h)
-{
-	size_t lp = strlen(p);
-	if (lp == 1 && p[0] == '/')
-		return h[0] == '/' && h[1] != '\0';
-	return strncmp(p, h, lp) == 0 && h[lp] == '/';
-}
-
 /* What a grant of class cls leaves out: the hidden paths (unless hides is
  * 0), and for a grant that writes, the read-only and plain-only ones (the
  * read grant still covers those). */
@@ -208,10 +188,10 @@ static int left_out(const char *p, int cls, int hides)
 static int closed_beneath(const char *p, int cls, int hides)
 {
 	for (size_t i = 0; hides && i < policy->nhides; i++)
-		if (beneath(p, policy->hides[i]))
+		if (strictly_beneath(policy->hides[i], p))
 			return 1;
 	for (size_t i = 0; cls != CLASS_READ && i < policy->nread_only; i++)
-		if (beneath(p, policy->read_only[i]))
+		if (strictly_beneath(policy->read_only[i], p))
 			return 1;
 	return 0;
 }
@@ -221,7 +201,7 @@ static int leaves_out_beneath(const char *p, int cls, int hides)
 	if (closed_beneath(p, cls, hides))
 		return 1;
 	for (size_t i = 0; cls != CLASS_READ && i < policy->nplain_only; i++)
-		if (beneath(p, policy->plain_only[i]))
+		if (strictly_beneath(policy->plain_only[i], p))
 			return 1;
 	return 0;
 }

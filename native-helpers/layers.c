@@ -23,6 +23,18 @@
  */
 #include "hmm-helper.h"
 
+/* hmm-helper abi: the Landlock ABI alone, a number (0: none). */
+int cmd_abi(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 2) {
+		fprintf(stderr, "usage: hmm-helper abi\n");
+		return 2;
+	}
+	printf("%d\n", landlock_abi());
+	return 0;
+}
+
 #ifdef __linux__
 #include <sched.h>
 #include <sys/wait.h>

@@ -11,10 +11,11 @@
  *                   [--cache PATH]... [--mask PATH]... [--cover-data DIR]
  *                   [--bind-src PATH --bind-dst PATH]...
  *                   [--home DIR [--home-keep PATH]... [--home-link PATH]...] [--end-with-command]
- *                   [--net none|proxy [--proxy-port N --proxy-socket NAME [--proxy-debug]]]]
+ *                   [--program FILE] [--layers DIR] [--background DIR]
+ *                   [--net none|proxy [--proxy-port N --proxy-socket NAME [--net-mark N] [--proxy-debug]]]]
  *                   -- CMD [ARG...]
  *   hmm-helper stop LOCK...
- *   hmm-helper attach DIR   (the background run's pty: background.c)
+ *   hmm-helper attach DIR
  *   hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs]
  *                    [--exclude-from FILE --excluded-to FILE] SRC DST
  *   hmm-helper excluded FILE < NUL-separated relative paths
@@ -23,21 +24,54 @@
  *   hmm-helper remove DIR
  *   hmm-helper disk-usage DIR...
  *
- * Where it stands on security: `exec` is the sandbox (exec.c, its arguments exec-args.c, landlock.c,
+ * The module map, top down: each file calls only files listed after it,
+ * never one above (no circle of files).
+ *
+ *   main.c          the modes, by name
+ *   modes           exec.c `exec`, exec-args.c its arguments; layers.c
+ *                   `abi`, `layers`; stop.c `stop`; clone.c `clone`;
+ *                   remove.c `remove`; usage.c `disk-usage`
+ *   exec's processes
+ *     isolate.c     the namespaces: the waiter, the init
+ *     keeper.c      without them: the keeper, a subreaper
+ *     background.c  a background run's waiter; `attach`
+ *     pty.c         the command's pty, the waiter's relay
+ *     waiter.c      the signals waited for, the waiter's end
+ *     term-filter.c, term-modes.c  what reaches the user's terminal
+ *   the sandbox's layers
+ *     mounts.c      the init's mounts, in their order
+ *     landlock.c    Landlock's rules
+ *     home.c        the composed home
+ *     devices.c     /dev
+ *     caches.c      the caches' layers and stand-ins
+ *     net.c         the network namespace
+ *     ids.c         root's command's own ids, idmapped mounts
+ *     bridge.c, verdicts.c  the bridge to hmm's proxy
+ *     binds.c, counts.c, cover-data.c, own-run.c (/run), readonly.c,
+ *     marks.c `marked`, oom.c, seccomp.c
+ *   clone's parts   clone-copy.c, clone-data.c, clone-state.c (clone.h)
+ *   the rest        lock.c `locked`, members.c, exclude.c `excluded`,
+ *                   statpairs.c `stat-pairs`, `larger-than`
+ *   util.c          memory, numbers, paths, descriptors, mount steps,
+ *                   descriptor passing, setup_fail
+ * hmm-helper.h declares them, a section per file (clone.h: clone's own).
+ *
+ * Where it stands on security: `exec` is the sandbox (exec.c, landlock.c,
  * seccomp.c; isolate.c: namespaces and the init that holds the lock;
- * mounts.c: its own /tmp, caches, masks; home.c: the composed home; ids.c: run as root, the
- * command's ids, not the host's root; net.c: the network namespace,
- * bridge.c: the bridge to hmm's proxy); `stop` ends a workspace's processes (stop.c).
- * `clone` (clone.c, clone-copy.c) copies the origin into a workspace the way
+ * mounts.c: its own /tmp, caches, masks; home.c: the composed home; ids.c:
+ * run as root, the command's ids, not the host's root; net.c: the network
+ * namespace, bridge.c: the bridge to hmm's proxy); `stop` ends a
+ * workspace's processes (stop.c).
+ * `clone` copies the origin into a workspace the way
  * `cp -a --reflink=auto` does, from several threads, reading the source only
  * through *at() calls relative to directory descriptors opened with
- * O_NOFOLLOW, so it never follows a link in SRC. `stat-pairs` (statpairs.c)
+ * O_NOFOLLOW, so it never follows a link in SRC. `stat-pairs`
  * gives the stat data the workspace's first index is written from;
- * `larger-than` (there too) finds files too large for git add. `excluded`
- * (exclude.c) matches the config file's `exclude` patterns. `remove`
- * (remove.c) deletes a workspace's directory by directory descriptors, never
+ * `larger-than` finds files too large for git add. `excluded`
+ * matches the config file's `exclude` patterns. `remove`
+ * deletes a workspace's directory by directory descriptors, never
  * following a link a process of the command swaps in meanwhile.
- * `disk-usage` (usage.c) measures a workspace's directories for `hmm ls -l`
+ * `disk-usage` measures a workspace's directories for `hmm ls -l`
  * the same careful way.
  *
  * Linux-only parts (Landlock, namespaces, stop, capabilities, FICLONE,

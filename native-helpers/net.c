@@ -103,7 +103,6 @@ void net_check(const struct exec_opts *o)
 		setup_fail("--net proxy needs --proxy-port and --proxy-socket");
 }
 
-static int receive_fd(int via);
 
 void net_prepare(const struct exec_opts *o)
 {
@@ -136,48 +135,6 @@ void net_prepare(const struct exec_opts *o)
 	if (listener < 0)
 		_exit(0); /* the init failed before; it has reported why */
 	net_bridge(listener, o->proxy_socket, o->proxy_debug);
-}
-
-static void send_fd(int via, int fd)
-{
-	char byte = 'l';
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	memset(&u, 0, sizeof u);
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	if (sendmsg(via, &m, MSG_NOSIGNAL) != 1)
-		setup_fail("network: cannot hand the proxy's port to the bridge: %s", strerror(errno));
-}
-
-/* The descriptor the init sent, or -1 when it ended without sending one
- * (it reports why itself). */
-static int receive_fd(int via)
-{
-	char byte;
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
-	ssize_t n;
-	do
-		n = recvmsg(via, &m, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&m) : NULL;
-	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	int fd;
-	memcpy(&fd, CMSG_DATA(c), sizeof fd);
-	return fd;
 }
 
 static void loopback_up(void)
@@ -222,7 +179,8 @@ void net_isolate(const struct exec_opts *o)
 	if (l < 0 || setsockopt(l, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0 || bind(l, (struct sockaddr *)&a, sizeof a) < 0 ||
 	    listen(l, 128) < 0)
 		setup_fail("network: cannot listen on 127.0.0.1:%d: %s", o->proxy_port, strerror(errno));
-	send_fd(pass[1], l);
+	if (send_fd(pass[1], l) < 0)
+		setup_fail("network: cannot hand the proxy's port to the bridge: %s", strerror(errno));
 	close(l);
 	close(pass[1]);
 }

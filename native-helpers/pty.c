@@ -88,47 +88,6 @@ static int user_terminal(void)
 	return -1;
 }
 
-static void send_fd(int sock, int fd)
-{
-	char byte = 'm';
-	struct iovec iov = {&byte, 1};
-	union {
-		struct cmsghdr h;
-		char space[CMSG_SPACE(sizeof(int))];
-	} u;
-	memset(&u, 0, sizeof u);
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.space,
-			     .msg_controllen = sizeof u.space};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof fd);
-	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != 1)
-		setup_fail("terminal: cannot hand the pty over: %s", strerror(errno));
-}
-
-static int receive_fd(int sock)
-{
-	char byte;
-	struct iovec iov = {&byte, 1};
-	union {
-		struct cmsghdr h;
-		char space[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.space,
-			     .msg_controllen = sizeof u.space};
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(sizeof(int)))
-		return -1;
-	int fd;
-	memcpy(&fd, CMSG_DATA(c), sizeof fd);
-	return fd;
-}
-
 int pty_session(void)
 {
 	if (channel[1] >= 0)
@@ -155,7 +114,8 @@ int pty_session(void)
 		tcsetattr(slave, TCSANOW, &modes);
 	if (!background && ioctl(user, TIOCGWINSZ, &size) == 0)
 		ioctl(slave, TIOCSWINSZ, &size);
-	send_fd(channel[0], master);
+	if (send_fd(channel[0], master) < 0)
+		setup_fail("terminal: cannot hand the pty over: %s", strerror(errno));
 	close(master);
 	close(channel[0]);
 	return slave;
@@ -405,33 +365,6 @@ static void from_command(struct relay *r)
 	}
 }
 
-/* The command has ended (or the init without saying how): the waiter ends
- * the same way, so hmm sees the command's status or signal. */
-void end_as(int status, pid_t init)
-{
-	if (status == -1) {
-		pid_t r;
-		do
-			r = waitpid(init, &status, 0);
-		while (r < 0 && errno == EINTR);
-		if (r < 0)
-			_exit(EXIT_SETUP);
-	}
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
-		struct rlimit none = {0, 0};
-		setrlimit(RLIMIT_CORE, &none); /* the command dumped its own core */
-		signal(sig, SIG_DFL);
-		sigset_t only;
-		sigemptyset(&only);
-		sigaddset(&only, sig);
-		sigprocmask(SIG_UNBLOCK, &only, NULL);
-		kill(getpid(), sig);
-		_exit(128 + sig);
-	}
-	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_SETUP);
-}
-
 int pty_channel(void)
 {
 	return channel[1];
@@ -449,12 +382,15 @@ int pty_take_master(struct relay *r)
 	return r->master;
 }
 
-void pty_waiter(int status_fd, pid_t init)
+void pty_waiting(void)
 {
 	if (channel[1] >= 0)
 		close(channel[0]);
-	if (background)
-		background_waiter(status_fd, init);
+}
+
+void pty_waiter(int status_fd, pid_t init)
+{
+	pty_waiting();
 	struct relay r = {.init = init, .in = -1, .out = -1, .user = user_terminal(), .master = -1, .peer = -1,
 			  .record = -1, .keep_oflag = !(given & 2)};
 	term_filter_init(&r.filter);

@@ -53,14 +53,6 @@ static int by_path(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int beneath_or_at(const char *p, const char *dir)
-{
-	size_t n = strlen(dir);
-	if (strcmp(dir, "/") == 0)
-		return 1;
-	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
-}
-
 /* Every mount at or beneath root read-only, but the places (sorted) at or
  * beneath it: each cloned first, with what is mounted beneath it, and put
  * back after. */

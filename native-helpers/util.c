@@ -121,6 +121,97 @@ int open_no_links(const char *path, int flags)
 }
 #endif
 
+#ifdef __linux__
+#ifndef __NR_close_range
+#define __NR_close_range 436
+#endif
+#endif
+
+/* exec's step 3: the command inherits stdin, stdout, stderr and the lock, nothing
+ * else of hmm's (SPEC: "inherits no open file descriptor"). close_range does
+ * it in one call; older kernels get /proc/self/fd, then brute force. */
+static int close_fds_range(unsigned lo, unsigned hi)
+{
+#ifdef __linux__
+	if (syscall(__NR_close_range, lo, hi, 0) == 0)
+		return 0;
+#else
+	(void)lo;
+	(void)hi;
+#endif
+	return -1;
+}
+
+void stdio_to_null(int keep_stderr)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0)
+		return;
+	dup2(null, 0);
+	dup2(null, 1);
+	if (!keep_stderr)
+		dup2(null, 2);
+	close(null);
+}
+
+static int keep_fd(int fd, int k1, int k2)
+{
+	return fd < 3 || fd == k1 || fd == k2;
+}
+
+void close_other_fds(int k1, int k2)
+{
+	int a = k1 < k2 ? k1 : k2, b = k1 < k2 ? k2 : k1;
+	unsigned lo = 3;
+	int ok = 1;
+	int keep[2] = {a, b};
+	for (int i = 0; i < 2 && ok; i++) {
+		if (keep[i] < 3)
+			continue;
+		if ((unsigned)keep[i] > lo && close_fds_range(lo, (unsigned)keep[i] - 1) < 0)
+			ok = 0;
+		if ((unsigned)keep[i] + 1 > lo)
+			lo = (unsigned)keep[i] + 1;
+	}
+	if (ok && close_fds_range(lo, ~0U) == 0)
+		return;
+
+#ifdef __linux__
+	/* Collect first, close after: closing while reading the directory would
+	 * pull descriptors from under readdir (its own among them). */
+	DIR *d = opendir("/proc/self/fd");
+	if (d) {
+		int self = dirfd(d);
+		size_t n = 0, cap = 64;
+		int *fds = xmalloc(cap * sizeof *fds);
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL) {
+			long fd = parse_num(e->d_name, 0, INT_MAX);
+			if (fd < 0 || fd == self || keep_fd((int)fd, k1, k2))
+				continue;
+			if (n == cap)
+				fds = realloc(fds, (cap *= 2) * sizeof *fds);
+			if (!fds)
+				oom();
+			fds[n++] = (int)fd;
+		}
+		closedir(d);
+		for (size_t i = 0; i < n; i++)
+			close(fds[i]);
+		free(fds);
+		return;
+	}
+#endif
+	struct rlimit rl;
+	long max = 65536;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < (rlim_t)(1 << 20))
+		max = (long)rl.rlim_cur;
+	for (long fd = 3; fd < max; fd++)
+		if (!keep_fd((int)fd, k1, k2))
+			close((int)fd);
+}
+
 /* Where set-up failures go: the report descriptor if hmm gave one (so it can
  * tell them from the command's own output and status), stderr otherwise. */
 int report_fd = -1;
@@ -150,3 +241,104 @@ void setup_fail(const char *fmt, ...)
 	write_all(report_fd >= 0 ? report_fd : 2, line, (size_t)n);
 	_exit(EXIT_SETUP);
 }
+
+#ifdef __linux__
+#include <sys/mount.h>
+#include <sys/socket.h>
+
+void mount_or_fail(const char *step, const char *src, const char *target, const char *type,
+		   unsigned long flags, const char *data)
+{
+	if (mount(src, target, type, flags, data) < 0)
+		setup_fail("%s: cannot mount %s on %s: %s", step, type ? type : src, target,
+			   strerror(errno));
+}
+
+/* mkdir -p, for the workspace's own directories in hmm's data directory,
+ * which the command never writes (0700), and own-run.c's, in its /run. */
+void make_dirs(const char *step, const char *path, mode_t mode)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			setup_fail("%s: cannot make %s: %s", step, p, strerror(errno));
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+}
+
+/* Paths hmm named: canonical and absolute, compared as byte strings. */
+int beneath_or_at(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (strcmp(dir, "/") == 0)
+		return 1;
+	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+int strictly_beneath(const char *p, const char *dir)
+{
+	return beneath_or_at(p, dir) && strcmp(p, dir) != 0;
+}
+
+/* A mount's target by a descriptor (util.c open_no_links), so that no link
+ * on the way can move the mount elsewhere. */
+char *fd_path(int fd)
+{
+	char *p = xmalloc(32);
+	snprintf(p, 32, "/proc/self/fd/%d", fd);
+	return p;
+}
+
+/* A descriptor handed to the process at the other end of a unix socket
+ * (SCM_RIGHTS, with one byte): 0, or -1 with errno set. */
+int send_fd(int sock, int fd)
+{
+	char byte = 'f';
+	struct iovec iov = {&byte, 1};
+	union {
+		struct cmsghdr h;
+		char space[CMSG_SPACE(sizeof(int))];
+	} u;
+	memset(&u, 0, sizeof u);
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.space,
+			     .msg_controllen = sizeof u.space};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof fd);
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+/* The descriptor send_fd sent (close-on-exec), or -1 when the other end
+ * closed without sending one (it reports why itself). */
+int receive_fd(int sock)
+{
+	char byte;
+	struct iovec iov = {&byte, 1};
+	union {
+		struct cmsghdr h;
+		char space[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.space,
+			     .msg_controllen = sizeof u.space};
+	ssize_t n;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -1;
+	int fd;
+	memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	return fd;
+}
+#endif
