@@ -68,21 +68,17 @@ const SET_COMMAND = /(?:^|[;&|({]|\b(?:and|or|not|then|do|else))\s*(?:set\s+(?:-
  */
 const KEYED = /(api[_-]?key|token|secret|passw(?:or)?d|auth)\w*["']?\s*(?:[:=]\s*|\s+)(?:["'][^"'\s]{8,}|[^\s"'=:]{8,})/i
 
-/** Whether a name the statement sets is a credential, by name: the first such, for the comment. */
-function credentialSet(text: string): string | undefined {
-  for (const pattern of [ASSIGNED, DEFAULTED, SET_COMMAND]) {
-    for (const [, name] of text.matchAll(pattern)) if (removedBecause(name, '') === 'credential') return name
-  }
-  return undefined
-}
+/** The names the statement sets, in order. */
+const namesSet = (text: string) => [ASSIGNED, DEFAULTED, SET_COMMAND].flatMap(pattern => [...text.matchAll(pattern)].map(([, name]) => name))
 
-/** The comment a statement holding a credential becomes, on each of its lines; undefined when it holds none. */
+/** The comment a statement holding a credential becomes, on each of its lines, naming what it sets; undefined when it holds none. */
 function leftOut(text: string, heredocs: string): string | undefined {
-  const name = credentialSet(text)
-  if (name !== undefined) return `# hmm: a line that sets ${name}, left out`
-  return holdsCredential(text) || (heredocs !== '' && KEYED.test(heredocs)) || (/^\s*alias\s/.test(text) && KEYED.test(text))
-    ? '# hmm: a line that holds a credential, left out'
-    : undefined
+  const names = namesSet(text)
+  const credential = names.find(name => removedBecause(name, '') === 'credential')
+  const holds = holdsCredential(text) || (heredocs !== '' && KEYED.test(heredocs)) || (/^\s*alias\s/.test(text) && KEYED.test(text))
+  if (credential === undefined && !holds) return undefined
+  const name = credential ?? names[0]
+  return name === undefined ? '# hmm: a line that holds a credential, left out' : `# hmm: a line that sets ${name}, left out`
 }
 
 /**
