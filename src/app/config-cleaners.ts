@@ -23,10 +23,23 @@ function isTokenSegment(segment: string): boolean {
   return digits >= 2 && /[A-Za-z]/.test(segment) && (mixedCase || words.some(word => word.length >= 20)) && words.some(word => word.length >= 12)
 }
 
+/**
+ * Hosts whose URLs put a token as the path's first segment: Cloudsmith's
+ * (`dl.cloudsmith.io/<token>/<org>/...`, but not its `public` and `basic`
+ * paths) and Gemfury's (`pypi.fury.io/<token>/<org>/`).
+ */
+const TOKEN_FIRST = [
+  {host: /^dl\.cloudsmith\.io$/i, not: /^(public|basic)$/},
+  {host: /(^|\.)fury\.io$/i, not: /^$/},
+]
+
 /** Whether a line holds a URL with a token in its path. */
 export function holdsTokenInPath(line: string): boolean {
-  for (const [, path] of line.matchAll(/[a-z][a-z0-9+.-]*:\/\/[^\s/?#"']+(\/[^\s?#"']*)/gi)) {
-    if (path.split('/').some(isTokenSegment)) return true
+  for (const [, host, path] of line.matchAll(/[a-z][a-z0-9+.-]*:\/\/(?:[^\s/?#"'@]*@)?([^\s/?#"':]+)[^\s/?#"']*(\/[^\s?#"']*)/gi)) {
+    const segments = path.split('/').filter(segment => segment !== '')
+    if (segments.some(isTokenSegment)) return true
+    const first = TOKEN_FIRST.find(known => known.host.test(host))
+    if (first !== undefined && segments.length >= 2 && !first.not.test(segments[0])) return true
   }
   return false
 }

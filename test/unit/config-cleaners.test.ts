@@ -25,12 +25,13 @@ describe('yarn', () => {
 describe('pip', () => {
   it('an index whose path holds a token loses its line; one without stays', () => {
     const out = cleanPipConf(
-      '[global]\nindex-url = https://pypi.org/simple\nextra-index-url = https://dl.cloudsmith.io/LEAK1aB3xZ9qP0wE7rT2/acme/py/python/simple/\n' +
+      '[global]\nindex-url = https://pypi.org/simple\nextra-index-url = https://dl.cloudsmith.io/LEAK_P1_entitlement/acme/py/python/simple/\n    https://dl.cloudsmith.io/public/acme/py/python/simple/\n    https://pypi.example/LEAK1aB3xZ9qP0wE7rT2/acme/\n' +
         '    https://pypi.fury.io/LEAKfuryTok3nAbCdEf12/acme/\n    https://packagecloud.io/acme/repo/pypi/simple\ntimeout = 60\n',
     )
     expect(leaks(out)).toEqual([])
     expect(out).toContain('index-url = https://pypi.org/simple\n')
     expect(out).toContain('https://packagecloud.io/acme/repo/pypi/simple\n')
+    expect(out).toContain('https://dl.cloudsmith.io/public/acme/py/python/simple/\n')
     expect(out).toContain('timeout = 60\n')
   })
 })
