@@ -95,15 +95,16 @@ export function statements(text: string, dialect: Dialect): Statement[] {
         }
       }
     }
-    if (stack.length > 0 || continued) continue
-    // The heredocs' bodies follow the line that opened them, each up to its delimiter's own line.
-    for (const {word, strip} of heredocs.splice(0)) {
+    // The heredocs' bodies follow the line that opened them (in a substitution's too), each up to its delimiter's own line.
+    const quoted = ['single', 'double', 'ansi'].includes(top() ?? '')
+    for (const {word, strip} of continued || quoted ? [] : heredocs.splice(0)) {
       for (;;) {
         index++
         if (index >= lines.length) return [...result, {first, last: lines.length - 1, complete: false}]
         if ((strip ? lines[index].replace(/^\t+/, '') : lines[index]) === word) break
       }
     }
+    if (stack.length > 0 || continued) continue
     result.push({first, last: index, complete: true})
     first = index + 1
   }

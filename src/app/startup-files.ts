@@ -49,7 +49,7 @@ const EDITOR_DIRS: [string, RegExp][] = [
 const MAX_DEPTH = 4
 const MAX_FILES = 500
 
-/** Larger files are not start-up scripts people write by hand; read no more of one. */
+/** Larger files are not start-up scripts people write by hand: one is shown empty. */
 const MAX_BYTES = 1 << 20
 
 /** A word that sets a variable anywhere in a statement: `NAME=`, `NAME+=` (after export's or declare's options, in an alias's value, in an env prefix). */
@@ -66,16 +66,19 @@ const SET_COMMAND = /(?:^|[;&|({]|\b(?:and|or|not|then|do|else))\s*(?:set\s+(?:-
  * what it holds: a netrc's `password X` in a heredoc, `--token X` in an
  * alias, `api-key = "X"` in an editor's config.
  */
-const KEYED = /(api[_-]?key|token|secret|passw(?:or)?d|auth)\w*["']?\s*(?:[:=]\s*|\s+)(?:["'][^"'\s]{8,}|[^\s"'=:]{8,})/i
+const KEYED = /(api[_-]?key|token|secret|passw(?:or)?d|auth)\w*["']?\s*(?:[:=]\s*|\s+)(?:["'][^"'\n]{8,}|[^\s"'=:]{8,})/i
+
+/** A heredoc's line that gives a password or token any value (a netrc's `password hunter2`, a YAML's `token: x`). */
+const KEYED_BODY = /(password|passwd|token|secret|api[_-]?key)\w*["']?\s*(?:[:=]|\s)\s*\S/i
 
 /** The names the statement sets, in order. */
 const namesSet = (text: string) => [ASSIGNED, DEFAULTED, SET_COMMAND].flatMap(pattern => [...text.matchAll(pattern)].map(([, name]) => name))
 
 /** The comment a statement holding a credential becomes, on each of its lines, naming what it sets; undefined when it holds none. */
-function leftOut(text: string, heredocs: string): string | undefined {
+function leftOut(text: string, rest: string): string | undefined {
   const names = namesSet(text)
   const credential = names.find(name => removedBecause(name, '') === 'credential')
-  const holds = holdsCredential(text) || (heredocs !== '' && KEYED.test(heredocs)) || (/^\s*alias\s/.test(text) && KEYED.test(text))
+  const holds = holdsCredential(text) || KEYED.test(text) || (text.includes('<<') && KEYED_BODY.test(rest))
   if (credential === undefined && !holds) return undefined
   const name = credential ?? names[0]
   return name === undefined ? '# hmm: a line that holds a credential, left out' : `# hmm: a line that sets ${name}, left out`
@@ -127,8 +130,8 @@ export function withoutCredentialSettings(name: string, text: string): string | 
   return changed ? lines.join('\n') : undefined
 }
 
-/** A regular file's text, read through one descriptor (no link followed at its last step), or undefined. */
-function readSmallFile(path: string): string | undefined {
+/** A regular file's text, read through one descriptor (no link followed at its last step); null when too large to clean; or undefined. */
+function readSmallFile(path: string): string | null | undefined {
   let fd: number
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
@@ -137,7 +140,8 @@ function readSmallFile(path: string): string | undefined {
   }
   try {
     const stat = fstatSync(fd)
-    if (!stat.isFile() || stat.size > MAX_BYTES) return undefined
+    if (!stat.isFile()) return undefined
+    if (stat.size > MAX_BYTES) return null
     const buffer = Buffer.alloc(stat.size)
     const read = readSync(fd, buffer, 0, stat.size, 0)
     return buffer.toString('utf8', 0, read)
@@ -184,7 +188,8 @@ export function startupFileBinds(root: string, home: string): Bind[] {
     if (done.has(canonical(file))) continue
     done.add(canonical(file))
     const text = readSmallFile(canonical(file))
-    const cleaned = text === undefined ? undefined : clean(file, text)
+    // A file too large to clean is shown empty: what it holds is not known.
+    const cleaned = text === undefined ? undefined : text === null ? '' : clean(file, text)
     if (cleaned === undefined) continue
     const dir = join(root, 'startup')
     mkdirSync(dir, {recursive: true, mode: 0o700})

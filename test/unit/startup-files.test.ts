@@ -68,3 +68,19 @@ describe("an editor's config", () => {
     expect(withoutCredentialSettings('init.lua', 'vim.g.mapleader = " "\nlocal token = nil\n')).toBeUndefined()
   })
 })
+
+describe('a heredoc', () => {
+  it('inside a substitution is read as a body, not as code', () => {
+    expect(withoutCredentialLines("x=$(cat <<EOF\nit's here\nEOF\n)\necho ok\n")).toBeUndefined()
+  })
+
+  it('that gives a short password any value goes whole', () => {
+    expect(cleaned('cat > ~/.netrc <<EOF\nmachine h login me password hunter2\nEOF\necho ok\n')).not.toContain('hunter2')
+  })
+})
+
+describe('a statement', () => {
+  it("that gives a tool's token as an option goes", () => {
+    expect(cleaned('mytool --token=abcdefgh12345 run\necho ok\n')).toBe('# hmm: a line that holds a credential, left out\necho ok\n')
+  })
+})
