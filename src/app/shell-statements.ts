@@ -87,7 +87,15 @@ export function statements(text: string, dialect: Dialect): Statement[] {
         // Arithmetic's `$((` closes with `))`.
         if (context === 'arithmetic' && stack.at(-1) !== 'arithmetic' && line[at + 1] === ')') at++
       } else if (c === '}' && context === 'brace') stack.pop()
-      else if (c === '<' && dialect === 'sh' && context !== 'arithmetic' && context !== 'brace' && line[at + 1] === '<' && line[at + 2] !== '<') {
+      else if (
+        c === '<' &&
+        dialect === 'sh' &&
+        context !== 'arithmetic' &&
+        context !== 'brace' &&
+        line[at + 1] === '<' &&
+        line[at + 2] !== '<' &&
+        line[at - 1] !== '<'
+      ) {
         const [whole, dash, single, double, bare] = HEREDOC.exec(line.slice(at)) ?? []
         if (whole !== undefined) {
           heredocs.push({word: single ?? double ?? bare, strip: dash === '-'})

@@ -61,12 +61,17 @@ const DEFAULTED = /\$\{([A-Za-z_]\w*):?=/g
 /** fish's `set [-flags] NAME value...` and csh's `setenv NAME value`, at a command's start. */
 const SET_COMMAND = /(?:^|[;&|({]|\b(?:and|or|not|then|do|else))\s*(?:set\s+(?:-[\w-]+\s+)*|setenv\s+)([A-Za-z_]\w*)\s+\S/gm
 
+/** A key-like name: api_key, token, secret, password, auth_token (not author, token_cmd). */
+const KEY = String.raw`(?:api[_-]?key|token|secret|passw(?:or)?d|passwd|auth(?:[_-]?token)?)s?(?![A-Za-z0-9_])`
+
 /**
- * A setting named as a key (api_key, token, secret, password, auth) next to
- * what it holds: a netrc's `password X` in a heredoc, `--token X` in an
- * alias, `api-key = "X"` in an editor's config.
+ * A key-like setting next to what it holds, 8 characters or more: an
+ * editor's `api-key = "X"`, an alias's `--token X`.
  */
-const KEYED = /(api[_-]?key|token|secret|passw(?:or)?d|auth)\w*["']?\s*(?:[:=]\s*|\s+)(?:["'][^"'\n]{8,}|[^\s"'=:]{8,})/i
+const KEYED = new RegExp(String.raw`${KEY}["']?\s*(?:[:=]\s*|\s+)(?:["'][^"'\n]{8,}|[^\s"'=:]{8,})`, 'i')
+
+/** A command's option that gives a token or password as it is (`--token=X`, `--password X`), not a variable's value. */
+const KEYED_OPTION = new RegExp(String.raw`(?:^|\s)--?[\w-]*${KEY}(?:=|\s+)["']?[^\s"'=:$\x60]{8,}`, 'i')
 
 /** A heredoc's line that gives a password or token any value (a netrc's `password hunter2`, a YAML's `token: x`). */
 const KEYED_BODY = /(password|passwd|token|secret|api[_-]?key)\w*["']?\s*(?:[:=]|\s)\s*\S/i
@@ -78,7 +83,8 @@ const namesSet = (text: string) => [ASSIGNED, DEFAULTED, SET_COMMAND].flatMap(pa
 function leftOut(text: string, rest: string): string | undefined {
   const names = namesSet(text)
   const credential = names.find(name => removedBecause(name, '') === 'credential')
-  const holds = holdsCredential(text) || KEYED.test(text) || (text.includes('<<') && KEYED_BODY.test(rest))
+  const holds =
+    holdsCredential(text) || KEYED_OPTION.test(text) || (/^\s*alias\s/.test(text) && KEYED.test(text)) || (text.includes('<<') && KEYED_BODY.test(rest))
   if (credential === undefined && !holds) return undefined
   const name = credential ?? names[0]
   return name === undefined ? '# hmm: a line that holds a credential, left out' : `# hmm: a line that sets ${name}, left out`

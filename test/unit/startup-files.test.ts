@@ -29,7 +29,8 @@ describe('a shell start-up file', () => {
   })
 
   it('keeps the rest as it is, line for line', () => {
-    const text = "# don't mind this\nexport EDITOR=vim\nPS1='\\u@\\h \\w$ '\nf() {\n  echo \"$(date) it's\"\n}\ncat <<EOF\nhello\nEOF\nx=$((1 << 2))\n"
+    const text =
+      '# don\'t mind this\nexport EDITOR=vim\nPS1=\'\\u@\\h \\w$ \'\nf() {\n  echo "$(date) it\'s"\n}\ncat <<EOF\nhello\nEOF\nx=$((1 << 2))\nwhile read -r a; do :; done <<< "$x"\n# Author: Someone Longname <someone@example.org>\nwhile read -r token value; do :; done\n'
     expect(withoutCredentialLines(text)).toBeUndefined()
   })
 
