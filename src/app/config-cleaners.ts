@@ -248,6 +248,10 @@ function bracketDepth(line: string): number {
 const MAVEN_CREDENTIAL =
   /(?<lead>^[ \t]*)?<([\w.-]*(?:password|passwd|passphrase|privateKey|httpHeaders|token|secret|login|auth|api[._-]?key|credential)[\w.-]*)\b[^>]*?(?:\/>|>[\s\S]*?<\/\2\s*>)(?<trail>[ \t]*\r?\n)?/gim
 
+/** A `<property>` whose `<name>` names a credential (a plugin's or a header's `<name>github.token</name><value>X</value>`). */
+const MAVEN_CREDENTIAL_PROPERTY =
+  /(?<lead>^[ \t]*)?<property\b[^>]*>(?:(?!<\/property\s*>)[\s\S])*?<name>[^<]*(?:password|passwd|passphrase|privateKey|token|secret|login|auth|api[._-]?key|credential)[^<]*<\/name>[\s\S]*?<\/property\s*>(?<trail>[ \t]*\r?\n)?/gi
+
 /** A DOCTYPE with its own entities (`<!ENTITY pw "...">` used as `&pw;`): their values are text any element may show. */
 const DOCTYPE = /(?<lead>^[ \t]*)?<!DOCTYPE\b(?:[^[>]*\[[\s\S]*?\]\s*>|[^>]*>)(?<trail>[ \t]*\r?\n)?/gim
 
@@ -266,6 +270,8 @@ function wholeLines(...match: unknown[]): string {
  * the file not to be shown, when an entity is still declared.
  */
 export function cleanMavenSettings(text: string): string | undefined {
-  const cleaned = withoutLogins(text.replace(DOCTYPE, wholeLines).replace(ENTITY_USE, wholeLines).replace(MAVEN_CREDENTIAL, wholeLines))
+  const cleaned = withoutLogins(
+    text.replace(DOCTYPE, wholeLines).replace(ENTITY_USE, wholeLines).replace(MAVEN_CREDENTIAL_PROPERTY, wholeLines).replace(MAVEN_CREDENTIAL, wholeLines),
+  )
   return /<!(DOCTYPE|ENTITY)/i.test(cleaned) ? undefined : cleaned
 }

@@ -71,4 +71,13 @@ describe('maven', () => {
     expect(out).toContain('<server><id>b</id><username>bob</username></server>')
     expect(out).toContain('<java.version>17</java.version>')
   })
+
+  it('a property named like a credential goes, others stay', () => {
+    const out = cleanMavenSettings(
+      '<settings><profiles><profile><properties/><configuration>\n  <property><name>github.token</name><value>LEAK_P</value></property>\n' +
+        '  <property><name>color</name><value>blue</value></property>\n</configuration></profile></profiles></settings>\n',
+    )
+    expect(leaks(out)).toEqual([])
+    expect(out).toContain('<property><name>color</name><value>blue</value></property>')
+  })
 })
