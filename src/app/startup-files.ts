@@ -1,9 +1,11 @@
 // Start-up files are shown to the command read-only (sandbox/home.ts
 // STARTUP), and people keep keys in them: `export OPENAI_API_KEY=...` in
-// ~/.bashrc. With the namespaces the command reads a copy of each such file
-// in which every line that sets a credential (judged as the environment is:
-// by the variable's name or by what its value holds, sandbox/env.ts) is a
-// comment saying so, bound over the user's; the rest reads as outside.
+// ~/.bashrc, `(setq gptel-api-key "...")` in an editor's. With the
+// namespaces the command reads a copy of each such file in which every
+// statement that sets a credential (judged as the environment is: by the
+// variable's name or by what its value holds, sandbox/env.ts) is comments
+// saying so, line for line, bound over the user's; the rest reads as
+// outside.
 // Without the namespaces nothing is bound and the files read as they are
 // (SECURITY.md says so).
 import {closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, writeFileSync} from 'node:fs'
@@ -12,64 +14,130 @@ import {removedBecause} from '../sandbox/env.js'
 import {canonical} from '../sandbox/paths.js'
 import type {Bind} from '../sandbox/policy.js'
 import {holdsCredential} from '../sandbox/secret-values.js'
+import {type Dialect, statements} from './shell-statements.js'
 
 /**
- * The start-up files people put settings (and keys) in, beneath the home:
- * the top-level ones of sandbox/home.ts STARTUP and the files of the
- * directories read at start (fish's conf.d, zsh's ZDOTDIR, oh-my-zsh's
- * custom). Files only: a folder's own files are not read.
+ * The start-up files people put settings (and keys) in, beneath the home,
+ * of sandbox/home.ts STARTUP: the shells' own, each read as its shell
+ * reads it, and the directories read at start (zsh's ZDOTDIR, oh-my-zsh's
+ * custom, fish's conf.d and functions), every file beneath them.
  */
 const STARTUP_FILES = [
   '.profile',
   '.bashrc',
   '.bash_profile',
   '.bash_login',
+  '.bash_logout',
   '.bash_aliases',
   '.zshrc',
   '.zshenv',
   '.zprofile',
   '.zlogin',
+  '.zlogout',
   '.config/fish/config.fish',
 ]
-const STARTUP_DIRS = ['.config/fish/conf.d', '.config/zsh', '.oh-my-zsh/custom']
+const STARTUP_DIRS = ['.config/zsh', '.oh-my-zsh/custom', '.config/fish/conf.d', '.config/fish/functions']
 
-/** Larger files are not start-up scripts people write by hand; read no more of one. */
-const MAX_BYTES = 1 << 20
-
-/** A line that sets a variable: sh's `[export] NAME=`, bash's and zsh's declare/typeset, fish's `set [-flags] NAME`, csh's `setenv NAME`. */
-const ASSIGNMENT = [
-  /^\s*(?:(?:export|readonly|local|declare(?:\s+-\w+)*|typeset(?:\s+-\w+)*)\s+)?([A-Za-z_]\w*)=(.*)$/,
-  /^\s*set\s+(?:-\w+\s+)*([A-Za-z_]\w*)\s+(.*)$/,
-  /^\s*setenv\s+([A-Za-z_]\w*)\s+(.*)$/,
+/** The editors' configs STARTUP shows, where AI plugins keep their keys: files, and directories whose files of these kinds are read. */
+const EDITOR_FILES = ['.vimrc', '.emacs', '.emacs.d/init.el']
+const EDITOR_DIRS: [string, RegExp][] = [
+  ['.vim', /\.vim$/],
+  ['.config/nvim', /\.(lua|vim)$/],
 ]
 
-const unquoted = (value: string) => /^\s*(["'])(.*)\1\s*(?:#.*)?$/.exec(value)?.[2] ?? value.trim()
+/** How far a start-up directory is walked: deeper or further files are not ones people write by hand. */
+const MAX_DEPTH = 4
+const MAX_FILES = 500
 
-/** What a line holding a credential becomes: a comment naming what it set, if it set a variable. */
-function leftOut(line: string): string | undefined {
-  for (const pattern of ASSIGNMENT) {
-    const [, name, value] = pattern.exec(line) ?? []
-    if (name === undefined) continue
-    if (removedBecause(name, unquoted(value)) === 'credential') return `# hmm: a line that sets ${name}, left out`
-    break
-  }
-  return holdsCredential(line) ? '# hmm: a line that holds a credential, left out' : undefined
+/** Larger files are not start-up scripts people write by hand: one is shown empty. */
+const MAX_BYTES = 1 << 20
+
+/** A word that sets a variable anywhere in a statement: `NAME=`, `NAME+=` (after export's or declare's options, in an alias's value, in an env prefix). */
+const ASSIGNED = /(?<![\w$.-])([A-Za-z_]\w*)\+?=/g
+
+/** `${NAME:=value}` and `${NAME=value}`, which set NAME where it is unset. */
+const DEFAULTED = /\$\{([A-Za-z_]\w*):?=/g
+
+/** fish's `set [-flags] NAME value...` and csh's `setenv NAME value`, at a command's start. */
+const SET_COMMAND = /(?:^|[;&|({]|\b(?:and|or|not|then|do|else))\s*(?:set\s+(?:-[\w-]+\s+)*|setenv\s+)([A-Za-z_]\w*)\s+\S/gm
+
+/** A key-like name: api_key, token, secret, password, auth_token (not author, token_cmd). */
+const KEY = String.raw`(?:api[_-]?key|token|secret|passw(?:or)?d|passwd|auth(?:[_-]?token)?)s?(?![A-Za-z0-9_])`
+
+/**
+ * A key-like setting next to what it holds, 8 characters or more: an
+ * editor's `api-key = "X"`, an alias's `--token X`.
+ */
+const KEYED = new RegExp(String.raw`${KEY}["']?\s*(?:[:=]\s*|\s+)(?:["'][^"'\n]{8,}|[^\s"'=:]{8,})`, 'i')
+
+/** A command's option that gives a token or password as it is (`--token=X`, `--password X`), not a variable's value. */
+const KEYED_OPTION = new RegExp(String.raw`(?:^|\s)--?[\w-]*${KEY}(?:=|\s+)["']?[^\s"'=:$\x60]{8,}`, 'i')
+
+/** A heredoc's line that gives a password or token any value (a netrc's `password hunter2`, a YAML's `token: x`). */
+const KEYED_BODY = /(password|passwd|token|secret|api[_-]?key)\w*["']?\s*(?:[:=]|\s)\s*\S/i
+
+/** The names the statement sets, in order. */
+const namesSet = (text: string) => [ASSIGNED, DEFAULTED, SET_COMMAND].flatMap(pattern => [...text.matchAll(pattern)].map(([, name]) => name))
+
+/** The comment a statement holding a credential becomes, on each of its lines, naming what it sets; undefined when it holds none. */
+function leftOut(text: string, rest: string): string | undefined {
+  const names = namesSet(text)
+  const credential = names.find(name => removedBecause(name, '') === 'credential')
+  const holds =
+    holdsCredential(text) || KEYED_OPTION.test(text) || (/^\s*alias\s/.test(text) && KEYED.test(text)) || (text.includes('<<') && KEYED_BODY.test(rest))
+  if (credential === undefined && !holds) return undefined
+  const name = credential ?? names[0]
+  return name === undefined ? '# hmm: a line that holds a credential, left out' : `# hmm: a line that sets ${name}, left out`
 }
 
-/** The text with each line that sets or holds a credential made a comment; undefined when no line does. */
-export function withoutCredentialLines(text: string): string | undefined {
+/**
+ * The text with each statement that sets or holds a credential made
+ * comments, a line for each of its lines (so a shell's error names about
+ * the same line); from where the file cannot be read as a whole statement
+ * (a quote or heredoc left open) every line is a comment. Undefined when
+ * no statement holds one.
+ */
+export function withoutCredentialLines(text: string, dialect: Dialect = 'sh'): string | undefined {
+  const lines = text.split('\n')
+  let changed = false
+  for (const {first, last, complete} of statements(text, dialect)) {
+    const own = lines.slice(first, last + 1).join('\n')
+    const comment = complete ? leftOut(own, own.slice(own.indexOf('\n') + 1)) : '# hmm: a line the shell would read with the next, left out'
+    if (comment === undefined || (!complete && own.trim() === '')) continue
+    changed = true
+    lines.fill(comment, first, last + 1)
+  }
+  return changed ? lines.join('\n') : undefined
+}
+
+/** How each editor's config language writes a comment, by the file's name. */
+function commentOf(name: string): string {
+  if (/\.lua$/.test(name)) return '--'
+  if (/(^|\/)\.?(vimrc|gvimrc)$|\.vim$/.test(name)) return '"'
+  if (/\.el$|(^|\/)\.emacs$/.test(name)) return ';;'
+  return '#'
+}
+
+/**
+ * An editor's config (vim's, neovim's, emacs's) with each line that holds
+ * a credential by its shape, or names a key-like setting next to a string
+ * of 8 or more characters (`vim.env.OPENAI_API_KEY = "..."`,
+ * `(setq gptel-api-key "...")`), made a comment in its language; undefined
+ * when no line does.
+ */
+export function withoutCredentialSettings(name: string, text: string): string | undefined {
+  const comment = `${commentOf(name)} hmm: a line that holds a credential, left out`
   let changed = false
   const lines = text.split('\n').map(line => {
-    const comment = leftOut(line)
-    if (comment === undefined) return line
+    if (!holdsCredential(line) && !(KEYED.test(line) && /(["'])[^"'\n]{8,}\1/.test(line))) return line
     changed = true
     return comment
   })
   return changed ? lines.join('\n') : undefined
 }
 
-/** A regular file's text, read through one descriptor (no link followed at its last step), or undefined. */
-function readSmallFile(path: string): string | undefined {
+/** A regular file's text, read through one descriptor (no link followed at its last step); null when too large to clean; or undefined. */
+function readSmallFile(path: string): string | null | undefined {
   let fd: number
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
@@ -78,7 +146,8 @@ function readSmallFile(path: string): string | undefined {
   }
   try {
     const stat = fstatSync(fd)
-    if (!stat.isFile() || stat.size > MAX_BYTES) return undefined
+    if (!stat.isFile()) return undefined
+    if (stat.size > MAX_BYTES) return null
     const buffer = Buffer.alloc(stat.size)
     const read = readSync(fd, buffer, 0, stat.size, 0)
     return buffer.toString('utf8', 0, read)
@@ -87,13 +156,26 @@ function readSmallFile(path: string): string | undefined {
   }
 }
 
-/** The files of a start-up directory, one level deep. */
-function filesOf(dir: string): string[] {
-  try {
-    return readdirSync(dir).map(name => join(dir, name))
-  } catch {
-    return []
+/** The files beneath a start-up directory (links to files too; no linked directory followed), within the bounds. */
+function filesBeneath(dir: string, wanted: RegExp = /(?:)/): string[] {
+  const files: string[] = []
+  const walk = (at: string, depth: number) => {
+    let entries
+    try {
+      entries = readdirSync(at, {withFileTypes: true})
+    } catch {
+      return
+    }
+    for (const entry of entries) {
+      if (files.length >= MAX_FILES) return
+      const path = join(at, entry.name)
+      if (entry.isDirectory()) {
+        if (depth < MAX_DEPTH) walk(path, depth + 1)
+      } else if (wanted.test(entry.name)) files.push(path)
+    }
   }
+  walk(dir, 1)
+  return files
 }
 
 /**
@@ -102,11 +184,18 @@ function filesOf(dir: string): string[] {
  * start-up files that set or hold a credential.
  */
 export function startupFileBinds(root: string, home: string): Bind[] {
-  const candidates = [...STARTUP_FILES.map(rel => join(home, rel)), ...STARTUP_DIRS.flatMap(rel => filesOf(join(home, rel)))]
+  const shells = [...STARTUP_FILES.map(rel => join(home, rel)), ...STARTUP_DIRS.flatMap(rel => filesBeneath(join(home, rel)))]
+  const editors = [...EDITOR_FILES.map(rel => join(home, rel)), ...EDITOR_DIRS.flatMap(([rel, wanted]) => filesBeneath(join(home, rel), wanted))]
+  const clean = (file: string, text: string) =>
+    shells.includes(file) ? withoutCredentialLines(text, file.endsWith('.fish') ? 'fish' : 'sh') : withoutCredentialSettings(file, text)
   const binds: Bind[] = []
-  for (const file of candidates) {
+  const done = new Set<string>()
+  for (const file of [...shells, ...editors]) {
+    if (done.has(canonical(file))) continue
+    done.add(canonical(file))
     const text = readSmallFile(canonical(file))
-    const cleaned = text === undefined ? undefined : withoutCredentialLines(text)
+    // A file too large to clean is shown empty: what it holds is not known.
+    const cleaned = text === undefined ? undefined : text === null ? '' : clean(file, text)
     if (cleaned === undefined) continue
     const dir = join(root, 'startup')
     mkdirSync(dir, {recursive: true, mode: 0o700})

@@ -12,7 +12,8 @@ import {cleanCargoConfig, cleanMavenSettings, cleanPipConf, cleanYarnrc, cleanYa
 interface ToolConfig {
   /** Where the tool reads its user config, as it finds it. */
   files: (env: NodeJS.ProcessEnv, home: string) => (string | undefined)[]
-  clean: (text: string) => string
+  /** The file without its logins; undefined when it cannot be read as its tool reads it: then it is shown empty. */
+  clean: (text: string) => string | undefined
 }
 
 const TOOL_CONFIGS: ToolConfig[] = [
@@ -61,7 +62,7 @@ export function toolConfigBinds(root: string, env: NodeJS.ProcessEnv, home: stri
       mkdirSync(dir, {recursive: true, mode: 0o700})
       const copy = join(dir, String(binds.length))
       const next = `${copy}.hmm-${process.pid}`
-      writeFileSync(next, tool.clean(text), {mode: 0o600})
+      writeFileSync(next, tool.clean(text) ?? '', {mode: 0o600})
       renameSync(next, copy)
       binds.push({source: copy, target})
     }

@@ -301,6 +301,59 @@ describe('the composed home', () => {
     expect(readFileSync(bashrc, 'utf8')).toContain('SECRETbashrc')
   })
 
+  it("holds start-up files without a statement that sets a credential, whatever its spelling, nor an editor's key", async () => {
+    world = new World('home-startup-statements')
+    world.write(
+      join(world.home, '.bashrc'),
+      'alias ll=\'ls -l\'\nexport SSH_PRIVATE_KEY="-----BEGIN OPENSSH PRIVATE KEY-----\nLEAKkeybody\n-----END OPENSSH PRIVATE KEY-----"\n' +
+        "export DB_PASSWORD='first\nLEAKsecondline'\nexport -n NPM_TOKEN=LEAKnpm\nexport EDITOR=vim OPENAI_API_KEY=LEAKsecond\n" +
+        'export AWS_SECRET_ACCESS_KEY=\\\nLEAKcontinued\ncat > /tmp/.netrc.$$ <<NETRC\nmachine api.example.com login bob password LEAKheredoc\nNETRC\n' +
+        ": ${ANTHROPIC_API_KEY:=LEAKdefault}\nalias deploy='HEROKU_API_KEY=LEAKalias heroku'\nexport GH_TOKEN+=LEAKappend\n" +
+        'declare -A tokens=([gitlab]=LEAKarray)\nexport PAGER=less\n',
+    )
+    world.write(join(world.home, '.config', 'zsh', 'conf.d', 'secrets.zsh'), 'export GITLAB_TOKEN=LEAKzsh\n')
+    world.write(join(world.home, '.oh-my-zsh', 'custom', 'plugins', 'mine', 'mine.plugin.zsh'), 'export GITLAB_TOKEN=LEAKomz\n')
+    world.write(join(world.home, '.config', 'fish', 'functions', 'gh.fish'), 'function gh\n  set -lx GITHUB_TOKEN LEAKfish\n  command gh $argv\nend\n')
+    world.write(join(world.home, '.config', 'nvim', 'init.lua'), 'vim.env.OPENAI_API_KEY = "LEAKnvim"\nvim.opt.number = true\n')
+    world.write(join(world.home, '.emacs.d', 'init.el'), '(setq gptel-api-key "LEAKemacs")\n')
+    world.write(join(world.home, '.vimrc'), 'let g:codeium_api_key = "LEAKvimrc"\nset number\n')
+    world.write(join(world.home, '.bash_logout'), 'export OPENAI_API_KEY=LEAKlogout\nclear\n')
+    const script = `grep -h -e '^alias ll' -e PAGER -e number -e clear ~/.bashrc ~/.vimrc ~/.config/nvim/init.lua ~/.bash_logout; ${grepSecret.replace('t=SECRET', 't=LEAK')}`
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', script])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe("alias ll='ls -l'\nexport PAGER=less\nset number\nvim.opt.number = true\nclear\ngrep: 1\n")
+  })
+
+  it("holds package managers' configs without a login in any spelling their formats allow", async () => {
+    world = new World('home-config-spellings')
+    world.write(
+      join(world.home, '.yarnrc.yml'),
+      'npmRegistryServer: "https://r.example"\nnpmScopes: { acme: { npmRegistryServer: "https://npm.acme.example", npmAuthToken: LEAKflowmap } }\n' +
+        'npmRegistries:\n  "https://r2.example": {npmAuthIdent: "bob:LEAKident"}\n',
+    )
+    world.write(join(world.home, '.yarnrc'), 'registry "https://r.example/"\n_auth: LEAKcolon\n"//r.example/:_password": LEAKquotedcolon\n')
+    world.write(
+      join(world.home, '.config', 'pip', 'pip.conf'),
+      '[global]\nextra-index-url = https://dl.cloudsmith.io/LEAKq7Hx2Zp9Lm4Rt8Vw/acme/py/python/simple/\ntimeout = 60\n',
+    )
+    world.write(
+      join(world.home, '.cargo', 'config.toml'),
+      '[registry]\ntoken = """\nLEAKmultibasic"""\n[registries.acme]\nindex = "sparse+https://cargo.acme.example/"\ntoken = \'\'\'\nLEAKmultiliteral\n\'\'\'\n' +
+        '[registries]\nother = { index = "sparse+https://o.example/", "token" = "LEAKquotedinline" }\n[build]\njobs = 2\n',
+    )
+    world.write(
+      join(world.home, '.m2', 'settings.xml'),
+      '<?xml version="1.0"?>\n<!DOCTYPE settings [ <!ENTITY pw "LEAKentity"> ]>\n<settings>\n  <servers>\n' +
+        '    <server><id>b</id><username>bob</username><password>&pw;</password></server>\n  </servers>\n' +
+        '  <profiles><profile><id>p</id><properties>\n    <gpg.passphrase>LEAKgpg</gpg.passphrase>\n    <sonar.login>LEAKsonar</sonar.login>\n' +
+        '    <github.token>LEAKgithub</github.token>\n  </properties></profile></profiles>\n</settings>\n',
+    )
+    const script = `grep -h -e npmRegistryServer -e registry -e timeout -e jobs ~/.yarnrc.yml ~/.yarnrc ~/.config/pip/pip.conf ~/.cargo/config.toml; ${grepSecret.replace('t=SECRET', 't=LEAK')}`
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', script])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe('npmRegistryServer: "https://r.example"\nregistry "https://r.example/"\ntimeout = 60\njobs = 2\ngrep: 1\n')
+  })
+
   it('is the whole home less the listed secrets with home = "visible"', async () => {
     world = new World('home-visible')
     const rels = plantUnlisted()
