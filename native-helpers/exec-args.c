@@ -37,7 +37,7 @@ static const char *const VALUE_FLAGS[] = {
 	"--lock",  "--report-fd", "--wait-fd", "--chdir", "--program", "--read", "--write", "--dev",
 	"--hide",  "--read-only", "--plain-only", "--isolate", "--tmp-over", "--cache", "--layers", "--mask",
 	"--cover-data", "--bind-src", "--bind-dst", "--home", "--home-keep", "--home-link",
-	"--net",   "--proxy-port", "--proxy-socket", "--net-mark",
+	"--net",   "--proxy-port", "--proxy-socket", "--net-mark", "--background",
 };
 
 int takes_value(const char *a)
