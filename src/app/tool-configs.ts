@@ -3,7 +3,7 @@
 // of each without the logins (config-cleaners.ts), bound over the user's,
 // as npm's is (npm-config.ts); without them the files policy.ts SECRETS
 // names stay hidden whole. Cargo's credentials(.toml) stays hidden whole.
-import {mkdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {canonical, unique} from '../sandbox/paths.js'
 import type {Bind} from '../sandbox/policy.js'
@@ -16,11 +16,35 @@ interface ToolConfig {
   clean: (text: string) => string | undefined
 }
 
+/** Where Python version and environment managers keep each prefix, beneath the home. */
+const PYTHON_PREFIXES = ['.pyenv/versions', '.local/share/virtualenvs', '.local/pipx/venvs', '.local/share/pipx/venvs', '.local/share/uv/python']
+
+/**
+ * pip's site config (`<sys.prefix>/pip.conf`) of every Python and
+ * environment a manager keeps in the home: shown with its toolchain, and
+ * read by pip there whichever the command runs.
+ */
+function pipSiteConfigs(home: string): string[] {
+  return PYTHON_PREFIXES.flatMap(rel => {
+    const dir = join(home, rel)
+    try {
+      return readdirSync(dir).map(prefix => join(dir, prefix, 'pip.conf'))
+    } catch {
+      return []
+    }
+  })
+}
+
 const TOOL_CONFIGS: ToolConfig[] = [
   {files: (_, home) => [join(home, '.yarnrc')], clean: cleanYarnrc},
   {files: (_, home) => [join(home, '.yarnrc.yml')], clean: cleanYarnrcYml},
   {
-    files: (env, home) => [env.PIP_CONFIG_FILE, join(env.XDG_CONFIG_HOME || join(home, '.config'), 'pip', 'pip.conf'), join(home, '.pip', 'pip.conf')],
+    files: (env, home) => [
+      env.PIP_CONFIG_FILE,
+      join(env.XDG_CONFIG_HOME || join(home, '.config'), 'pip', 'pip.conf'),
+      join(home, '.pip', 'pip.conf'),
+      ...pipSiteConfigs(home),
+    ],
     clean: cleanPipConf,
   },
   {

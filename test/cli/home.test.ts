@@ -207,6 +207,9 @@ describe('the composed home', () => {
     )
     // A file of its own named by the environment, read by pip as well.
     const named = world.write(join(world.home, 'work', 'pip.ini'), '[global]\nretries = 2\nindex-url = https://me:SECRETnamed@pypi.named.example/simple\n')
+    // A Python of pyenv's and a pipenv environment: pip reads <prefix>/pip.conf of whichever the command runs.
+    for (const prefix of ['.pyenv/versions/3.12.0', '.local/share/virtualenvs/proj-1a2b'])
+      world.write(join(world.home, prefix, 'pip.conf'), `[global]\nindex-url = https://me:SECRETsite@pypi.site.example/simple\n`)
     const env = {...world.env, PIP_CONFIG_FILE: named}
     const files = 'cat ~/.config/pip/pip.conf ~/.pip/pip.conf ~/work/pip.ini'
     const result = await world.hmm(['run', '--rm', 'sh', '-c', `${files}; ${grepSecret}`], {env})
