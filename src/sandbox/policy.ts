@@ -386,6 +386,16 @@ export const CACHES: Record<Platform, string[]> = {
 }
 
 /**
+ * Caches that are layers only with the namespaces: Go's module cache lies
+ * in ~/go, a toolchain shown read-only, and `go get` of a module the user
+ * has not got writes there. In a layer what the command fetched stays in
+ * its workspace; written in place (without the namespaces) an extracted
+ * module it changed would be built by the user's later builds, which Go
+ * does not verify again, so there it stays read-only.
+ */
+export const LAYERED_ONLY = ['go/pkg/mod']
+
+/**
  * Where the caches keep programs that run outside the sandbox later, or
  * name them: a command that wrote them would persist past its workspace
  * (rustup puts ~/.cargo/bin first on PATH, ~/.profile sources ~/.cargo/env
@@ -694,14 +704,14 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
   const own = ownable(input)
   const userTmpdir = input.tmpdir && isAbsolute(input.tmpdir) ? canonical(input.tmpdir) : undefined
   const temp = unique([...TEMP_DIRS[input.platform], ...(userTmpdir ? [userTmpdir] : [])].map(canonical)).filter(own)
-  const caches = unique(CACHES[input.platform].map(home).map(canonical)).filter(own)
+  const overlaid = input.platform === 'linux' && input.namespaces === true
+  const caches = unique([...CACHES[input.platform], ...(overlaid ? LAYERED_ONLY : [])].map(home).map(canonical)).filter(own)
   const layers = unique((input.layers ?? []).map(canonical)).filter(own)
   // The user's $TMPDIR cannot be the command's own: it gets the first that can (/tmp). macOS has no namespace to
   // give it one over the user's: it gets the workspace's own, where alone of the temp dirs its sockets may be.
   const tree = canonical(input.tree)
   const tmpdir = input.platform === 'darwin' ? ownTmpOf(tree) : userTmpdir && !own(userTmpdir) ? temp[0] : undefined
   const writable = unique([...temp, ...caches, ...extra])
-  const overlaid = input.platform === 'linux' && input.namespaces === true
   // Those the user has (whited out, each would leave its empty directory in the layer).
   const cacheSecrets = overlaid ? CACHE_SECRETS.map(home).filter(path => existsSync(path) && !(input.unhide ?? []).includes(path)) : []
   const hidden = [...hiddenPaths(input), ...cacheSecrets]

@@ -208,6 +208,27 @@ describe.skipIf(goMissing !== undefined)(`a Go project${goMissing ? ` (skipped: 
   })
 })
 
+describe.skipIf(goMissing !== undefined)(`a Go project that needs a new module${goMissing ? ` (skipped: ${goMissing})` : ''}`, () => {
+  it("fetches it into a layer of the workspace's: go get and go build work inside, the user's ~/go is unchanged", async () => {
+    world = new World('projects-go-get')
+    world.file('go.mod', 'module example.com/proj\n\ngo 1.19\n')
+    world.file('main.go', 'package main\n\nfunc main() {}\n')
+    await world.git(['init', '-q'])
+    const goDir = join(world.home, 'go')
+    world.write(join(goDir, 'pkg', 'mod', 'cache', 'download', 'kept'), 'the user fetched before\n')
+    const before = snapshot(goDir)
+    // A proxy of files (no network): the module is fetched inside, as with --net and the real proxy.
+    const env = {...world.env, GOPROXY: goProxy(join(world.root, 'proxy')), GOSUMDB: 'off'}
+    const script = 'go get example.com/quote@v1.0.0 && go build ./... && ls "$(go env GOMODCACHE)/example.com"'
+    const result = await world.hmm(['run', '-n', 'g', '--net', 'none', 'sh', '-c', script], {env})
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0)
+    expect(result.stdout).toBe('quote@v1.0.0\n')
+    // The next command in the workspace has it; the user's ~/go is as it was.
+    expect((await world.hmm(['exec', 'g', 'go', 'build', './...'], {env})).exitCode).toBe(0)
+    expect(snapshot(goDir)).toEqual(before)
+  })
+})
+
 describe('git in the workspace', () => {
   it('commits, branches, logs and tells the status as in a copy of the repository outside', async () => {
     world = new World('projects-git')
