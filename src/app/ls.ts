@@ -33,6 +33,8 @@ export function listing(options: ListOptions): string {
   const works = workspaces.map(({row}, index) =>
     states[index] === 'running' ? {commits: null, files: null, taken: null} : {commits: row.workCommits, files: row.workFiles, taken: row.workTaken},
   )
+  // How the command that ended last ended: not while one runs.
+  const ends = workspaces.map(({row}, index) => (states[index] === 'running' ? {exit: null, signal: null} : {exit: row.exitCode, signal: row.exitSignal}))
   if (options.json) {
     const objects = workspaces.map((ws, index) => ({
       id: ws.id,
@@ -42,6 +44,7 @@ export function listing(options: ListOptions): string {
       origin: ws.row.origin,
       tree: ws.tree,
       ...works[index],
+      ...ends[index],
     }))
     return printableJson(objects, 2) + '\n'
   }
@@ -79,6 +82,9 @@ export function listing(options: ListOptions): string {
           ],
         ]
       : []),
+    ...(options.long
+      ? [['EXIT', 'right', (_: Workspace, index: number) => formatEnd(ends[index])] as [string, Align, (ws: Workspace, index: number) => string]]
+      : []),
     // A directory's name may hold anything, a bidirectional override too: shown, not acted on.
     ['ORIGIN', 'left', ws => printable(tildify(ws.row.origin)) + (gone(ws.row.origin) ? ' (gone)' : '')],
   ]
@@ -88,6 +94,12 @@ export function listing(options: ListOptions): string {
     columns.map(([, align]) => align),
     (cell, _, column) => (['STATE', 'WORK'].includes(columns[column][0]) ? (painted.get(cell)?.(cell) ?? cell) : cell),
   )
+}
+
+/** EXIT in `hmm ls -l`: the exit status, `signal N`, or `-` (running, or not known). */
+function formatEnd(end: {exit: number | null; signal: number | null}): string {
+  if (end.signal !== null) return `signal ${end.signal}`
+  return end.exit === null ? '-' : String(end.exit)
 }
 
 /**

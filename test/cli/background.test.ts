@@ -33,6 +33,8 @@ interface Row {
   name: string | null
   state: string
   files: number | null
+  exit: number | null
+  signal: number | null
 }
 
 async function row(name: string): Promise<Row> {
@@ -73,12 +75,30 @@ describe('hmm run -d', () => {
     expect((await world.hmm(['peek', '-n', '1', 'bg1'])).stdout).toBe('finished\n')
   })
 
+  it('records the exit status of the command: hmm ls --json and -l show it once done', async () => {
+    const started = await world.hmm(['run', '-d', '-n', 'ex3', 'sh', '-c', 'while [ ! -e go ]; do sleep 0.05; done; exit 3'])
+    expect(started.exitCode, started.stderr).toBe(0)
+    const {id, tree} = workspaceLine(started.stderr)
+    const running = await row('ex3')
+    expect([running.state, running.exit, running.signal]).toEqual(['running', null, null])
+    expect((await world.hmm(['ls', '-l'])).stdout).toMatch(new RegExp(`^${id} +ex3 +running .* - +~`, 'm'))
+    writeFileSync(join(tree, 'go'), '')
+    const ended = await until('ex3', now => now.state === 'done' && now.files !== null)
+    expect([ended.exit, ended.signal]).toEqual([3, null])
+    const long = (await world.hmm(['ls', '-l'])).stdout.split('\n')
+    expect(long[0]).toMatch(/^ID +NAME +STATE +AGE +WORK +SIZE +EXIT +ORIGIN$/)
+    expect(long.find(line => line.startsWith(id))).toMatch(/ 3 +~/)
+    expect((await world.hmm(['ls'])).stdout).not.toContain('EXIT')
+  })
+
   it('hmm stop ends a background run', async () => {
     const started = await world.hmm(['run', '-d', '-n', 'bg2', 'sleep', '600'])
     expect(started.exitCode, started.stderr).toBe(0)
     const stopped = await world.hmm(['stop', 'bg2'])
     expect(stopped.stderr).toMatch(/^hmm: stopped workspace \w+ \(bg2\)\n$/)
-    await until('bg2', now => now.state === 'done')
+    const ended = await until('bg2', now => now.state === 'done' && now.files !== null)
+    expect([ended.exit, ended.signal]).toEqual([null, 15])
+    expect((await world.hmm(['ls', '-l'])).stdout).toMatch(/ bg2 .* signal 15 +~/)
   })
 
   it('peek of a workspace not run in the background: one line', async () => {
