@@ -91,6 +91,32 @@ describe('hmm run -d', () => {
     expect((await world.hmm(['ls'])).stdout).not.toContain('EXIT')
   })
 
+  it('runs three at once, each in its own workspace with its own output', async () => {
+    const names = ['m1', 'm2', 'm3']
+    const trees: string[] = []
+    for (const name of names) {
+      const started = await world.hmm([
+        'run',
+        '-d',
+        '-n',
+        name,
+        'sh',
+        '-c',
+        `echo "I am ${name}"; while [ ! -e go ]; do sleep 0.05; done; echo ${name} > made.txt; echo "${name} ends"`,
+      ])
+      expect(started.exitCode, started.stderr).toBe(0)
+      trees.push(workspaceLine(started.stderr).tree)
+    }
+    expect(new Set(trees).size).toBe(3)
+    for (const name of names) expect((await row(name)).state).toBe('running')
+    for (const tree of trees) writeFileSync(join(tree, 'go'), '')
+    for (const name of names) {
+      const ended = await until(name, now => now.state === 'done' && now.files !== null)
+      expect([ended.files, ended.exit]).toEqual([2, 0])
+      expect((await world.hmm(['peek', name])).stdout).toBe(`I am ${name}\n${name} ends\n`)
+    }
+  })
+
   it('hmm stop ends a background run', async () => {
     const started = await world.hmm(['run', '-d', '-n', 'bg2', 'sleep', '600'])
     expect(started.exitCode, started.stderr).toBe(0)
@@ -150,6 +176,25 @@ describe('hmm attach', () => {
     const result = await attached
     expect(result.failed, result.transcript).toBeNull()
     expect(result.transcript).toMatch(/hmm: workspace \w+ \(sh2\): the command ended \(signal 15\)\r\n$/)
+  })
+
+  it('hmm rm -f gives an attached terminal back with one line and removes the workspace', async () => {
+    const started = await world.hmm(['run', '-d', '-n', 'sh4', 'sh', '-c', 'read x; echo "got:$x"; sleep 600'])
+    expect(started.exitCode, started.stderr).toBe(0)
+    const {id, tree} = workspaceLine(started.stderr)
+    const attached = onPty([{expect: 'detaches'}, {send: 'in\r'}, {expect: 'got:in'}, {expect: 'the command ended \\(signal'}], ['attach', 'sh4'])
+    for (let waited = 0; !(await world.hmm(['peek', 'sh4'])).stdout.includes('got:in'); waited += 100) {
+      if (waited > 30_000) throw new Error('the attach never relayed')
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    const removed = await world.hmm(['rm', '-f', 'sh4'])
+    expect(removed.exitCode, removed.stderr).toBe(0)
+    const result = await attached
+    expect(result.failed, result.transcript).toBeNull()
+    expect(result.status).toBe(0)
+    expect(result.transcript).toMatch(/\r\nhmm: workspace \w+ \(sh4\): the command ended \(signal 15\)\r\n$/)
+    expect(existsSync(tree)).toBe(false)
+    expect((await world.hmm(['ls', '--json'])).stdout).not.toContain(id)
   })
 
   it('a second attach while one is attached is refused with one line', async () => {
