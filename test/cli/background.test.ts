@@ -136,6 +136,32 @@ describe('hmm run -d', () => {
   })
 })
 
+describe('STATE waiting', () => {
+  // HMM_WAITING_AFTER_MS (read by hmm ls, for tests only): the silence after which a running background run waits; a minute otherwise.
+  const soon = async () => JSON.parse((await world.hmm(['ls', '--json'], {env: {...world.env, HMM_WAITING_AFTER_MS: '1000'}})).stdout) as Row[]
+
+  it('shows waiting for a background run that has written nothing for a while, and running again once it writes', async () => {
+    const started = await world.hmm(['run', '-d', '-n', 'w1', 'sh', '-c', 'echo "a question?"; read x; while [ ! -e go ]; do echo busy; sleep 0.05; done'])
+    expect(started.exitCode, started.stderr).toBe(0)
+    const {id} = workspaceLine(started.stderr)
+    // A minute by default.
+    expect((await row('w1')).state).toBe('running')
+    for (let waited = 0; (await soon()).find(entry => entry.name === 'w1')!.state !== 'waiting'; waited += 100) {
+      if (waited > 30_000) throw new Error('never waiting')
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    const waiting = (await soon()).find(entry => entry.name === 'w1')!
+    expect([waiting.files, waiting.exit]).toEqual([null, null])
+    const listed = await world.hmm(['ls'], {env: {...world.env, HMM_WAITING_AFTER_MS: '1000'}})
+    expect(listed.stdout).toMatch(new RegExp(`^${id} +w1 +waiting +\\d+s +\\? +~`, 'm'))
+    // Answered: it writes without pause from then on.
+    const answered = await onPty([{expect: 'detaches'}, {send: 'yes\r'}, {expect: 'busy'}, {send: '\x1d'}, {expect: 'detached'}], ['attach', 'w1'])
+    expect(answered.failed, answered.transcript).toBeNull()
+    expect((await soon()).find(entry => entry.name === 'w1')!.state).toBe('running')
+    expect((await world.hmm(['stop', 'w1'])).exitCode).toBe(0)
+  })
+})
+
 describe('hmm attach', () => {
   it('relays input and output on a terminal; Ctrl-] detaches and the command runs on; its end ends an attach', async () => {
     const started = await world.hmm(['run', '-d', '-n', 'sh1', 'sh', '-c', 'echo ready; while read line; do echo "got:$line"; done; echo leaving'])
