@@ -100,8 +100,8 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     }
     sayAgentProfile(settings, platform)
     say(workspaceLine(workspace))
-    const exitStatus = await waitForCommand(running, command, starting)
-    await commandEnded(context, workspace)
+    const {status: exitStatus, end} = await waitForCommand(running, command, starting)
+    await commandEnded(context, workspace, end)
     return exitStatus
   } finally {
     context.close()

@@ -5,7 +5,7 @@ import {formatAge, formatSize, formatTable, formatWork, printable, printableJson
 import {colours} from '../ui/colour.js'
 import {dataDir} from '../platform/index.js'
 import {workingDirectory, workingOrigin} from '../workspaces/context.js'
-import {statuses} from '../workspaces/status.js'
+import {statuses, waitsForInput} from '../workspaces/status.js'
 import {settleMerge} from '../workspaces/merging.js'
 import {hiddenRegistry, registryPath, Store} from '../workspaces/store.js'
 import {canonical, isWithin} from '../sandbox/paths.js'
@@ -28,11 +28,17 @@ export function listing(options: ListOptions): string {
   const rows = store ? store.list(options.all ? undefined : workingOrigin()).map(row => settleMerge(store, row)) : []
   store?.close()
   const workspaces = rows.map(row => new Workspace(row, data))
-  const states = statuses(workspaces)
+  const now = Date.now()
+  const found = statuses(workspaces)
+  const running = found.map(state => state === 'running')
+  // `waiting`: a running background run silent for a minute (one stat of a small file per running workspace).
+  const states = found.map((state, index) => (running[index] && waitsForInput(workspaces[index], now) ? 'waiting' : state))
   // As recorded when a command last exited (workspaces/work.ts): listing never reads a tree. Not known while running.
   const works = workspaces.map(({row}, index) =>
-    states[index] === 'running' ? {commits: null, files: null, taken: null} : {commits: row.workCommits, files: row.workFiles, taken: row.workTaken},
+    running[index] ? {commits: null, files: null, taken: null} : {commits: row.workCommits, files: row.workFiles, taken: row.workTaken},
   )
+  // How the command that ended last ended: not while one runs.
+  const ends = workspaces.map(({row}, index) => (running[index] ? {exit: null, signal: null} : {exit: row.exitCode, signal: row.exitSignal}))
   if (options.json) {
     const objects = workspaces.map((ws, index) => ({
       id: ws.id,
@@ -42,11 +48,11 @@ export function listing(options: ListOptions): string {
       origin: ws.row.origin,
       tree: ws.tree,
       ...works[index],
+      ...ends[index],
     }))
     return printableJson(objects, 2) + '\n'
   }
   if (workspaces.length === 0) return ''
-  const now = Date.now()
   // Measured, so only when asked for: what the commands wrote to their /tmp and caches counts.
   const sizes = options.long ? diskSpace(workspaces) : []
   // One look per origin (not per workspace): a tree is never read.
@@ -59,6 +65,7 @@ export function listing(options: ListOptions): string {
   // running green, broken red; work taken back dim.
   const painted = new Map<string, (cell: string) => string>([
     ['running', chalk.green],
+    ['waiting', chalk.yellow],
     ['broken', chalk.red],
     ['merged', chalk.dim],
     ['applied', chalk.dim],
@@ -79,6 +86,9 @@ export function listing(options: ListOptions): string {
           ],
         ]
       : []),
+    ...(options.long
+      ? [['EXIT', 'right', (_: Workspace, index: number) => formatEnd(ends[index])] as [string, Align, (ws: Workspace, index: number) => string]]
+      : []),
     // A directory's name may hold anything, a bidirectional override too: shown, not acted on.
     ['ORIGIN', 'left', ws => printable(tildify(ws.row.origin)) + (gone(ws.row.origin) ? ' (gone)' : '')],
   ]
@@ -88,6 +98,12 @@ export function listing(options: ListOptions): string {
     columns.map(([, align]) => align),
     (cell, _, column) => (['STATE', 'WORK'].includes(columns[column][0]) ? (painted.get(cell)?.(cell) ?? cell) : cell),
   )
+}
+
+/** EXIT in `hmm ls -l`: the exit status, `signal N`, or `-` (running, or not known). */
+function formatEnd(end: {exit: number | null; signal: number | null}): string {
+  if (end.signal !== null) return `signal ${end.signal}`
+  return end.exit === null ? '-' : String(end.exit)
 }
 
 /**

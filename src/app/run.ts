@@ -241,14 +241,14 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   sayAgentProfile(settings, platform)
   say(workspaceLine(workspace))
   if (background) saidStarted()
-  const status = await waitForCommand(running, command, starting)
+  const {status, end} = await waitForCommand(running, command, starting)
 
   if (request.removeAfter) {
     // What the command left running goes first: nothing of the workspace may race its removal.
     if (stopLocked([workspace.lock])[0] === 'still-running') say(`workspace ${workspace.label} could not be stopped, so it is not removed`)
     else await removeSaying(context, workspace)
   } else {
-    await commandEnded(context, workspace)
+    await commandEnded(context, workspace, end)
   }
   return status
 }

@@ -359,8 +359,19 @@ export function sayInterrupted(signal: NodeJS.Signals, what = ''): number {
   return 128 + signalNumber(signal)
 }
 
-/** Lets the command go, passes signals on until it ends, and returns hmm's exit status for it. */
-export async function waitForCommand(running: Launch, command: string[], starting: Starting): Promise<number> {
+/** How a command ended, as the registry keeps it (`hmm ls -l`, `--json`): neither when it never started. */
+export interface CommandEnd {
+  exitCode: number | null
+  exitSignal: number | null
+}
+
+function endOf(outcome: Outcome): CommandEnd {
+  if (outcome.kind === 'signalled') return {exitCode: null, exitSignal: signalNumber(outcome.signal)}
+  return {exitCode: outcome.kind === 'setup-failed' ? null : outcome.status, exitSignal: null}
+}
+
+/** Lets the command go, passes signals on until it ends, and returns hmm's exit status for it and how it ended. */
+export async function waitForCommand(running: Launch, command: string[], starting: Starting): Promise<{status: number; end: CommandEnd}> {
   const onSignal = (signal: NodeJS.Signals) => {
     if (FROM_TERMINAL.has(signal) && process.stdin.isTTY) return
     running.child.kill(signal)
@@ -369,21 +380,22 @@ export async function waitForCommand(running: Launch, command: string[], startin
   starting.stop()
   try {
     running.go()
-    return statusOf(await running.outcome, command)
+    const outcome = await running.outcome
+    return {status: statusOf(outcome, command), end: endOf(outcome)}
   } finally {
     for (const signal of FORWARDED) process.off(signal, onSignal)
   }
 }
 
 /**
- * Records that a command hmm waited for has ended (something it left running
- * may still hold the lock) and what the workspace now holds, and says the
+ * Records that a command hmm waited for has ended, how (something it left
+ * running may still hold the lock), and what the workspace now holds, and says the
  * workspace's line again, ending with that (as WORK shows it).
  */
-export async function commandEnded(context: Context, workspace: Workspace): Promise<void> {
+export async function commandEnded(context: Context, workspace: Workspace, end: CommandEnd): Promise<void> {
   // The sandbox of the git that reads the files is set up while hmm records the end.
   readFilesSoon(workspace)
-  context.store.commandEnded(workspace.id, lockedFiles([workspace.lock])[0])
+  context.store.commandEnded(workspace.id, lockedFiles([workspace.lock])[0], end)
   const work = await recordWork(context.store, workspace, context.data)
   say(`${workspaceLine(workspace)} (${formatWork(work)})`)
 }

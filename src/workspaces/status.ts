@@ -3,6 +3,8 @@
 // native-helpers/isolate.c) is the truth for "running": it outlives a killed
 // hmm and goes with the workspace's last process, so a crash never leaves a
 // workspace stuck as running.
+import {statSync} from 'node:fs'
+import {join} from 'node:path'
 import {lockedFiles} from '../native/helper.js'
 import type {Workspace} from './workspace.js'
 
@@ -22,4 +24,27 @@ export function statuses(workspaces: Workspace[]): Status[] {
 
 export function status(workspace: Workspace): Status {
   return statuses([workspace])[0]
+}
+
+/**
+ * How long a background run (`hmm run -d`) writes nothing before `hmm ls`
+ * calls it `waiting` (SPEC "Background runs": an agent waiting for you).
+ * HMM_WAITING_AFTER_MS is for tests only.
+ */
+function silenceBeforeWaiting(): number {
+  const given = Number(process.env.HMM_WAITING_AFTER_MS)
+  return Number.isFinite(given) && given > 0 ? given : 60_000
+}
+
+/**
+ * Whether a running workspace's background run has written nothing for
+ * that long: the keeper appends all the command writes to bg/output
+ * (native-helpers/background.c), so its mtime is the time of the last
+ * output, and one stat tells. Silence is the sign, not a look at what the
+ * command's processes block on: an agent that asks waits silently, and
+ * anything else silent that long (a build saying nothing) is worth a look too.
+ */
+export function waitsForInput(workspace: Workspace, now: number): boolean {
+  const output = statSync(join(workspace.background, 'output'), {throwIfNoEntry: false})
+  return output !== undefined && now - output.mtimeMs > silenceBeforeWaiting()
 }

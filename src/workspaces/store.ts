@@ -62,6 +62,9 @@ export interface WorkspaceRow {
    * (app/session.ts).
    */
   onlyAgent: string | null
+  /** How the command that ended last ended: its exit status, or the signal that ended it (null: neither known). */
+  exitCode: number | null
+  exitSignal: number | null
 }
 
 /**
@@ -119,6 +122,8 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE workspaces ADD COLUMN only_agent TEXT;`,
   `ALTER TABLE workspaces ADD COLUMN shown_tip TEXT;`,
   `ALTER TABLE workspaces ADD COLUMN stat_tree TEXT;`,
+  `ALTER TABLE workspaces ADD COLUMN exit_code INTEGER;
+   ALTER TABLE workspaces ADD COLUMN exit_signal INTEGER;`,
 ]
 
 const ADDON = 'better-sqlite3/build/Release/better_sqlite3.node'
@@ -226,6 +231,8 @@ const COLUMNS: Record<keyof WorkspaceRow, string> = {
   shownTip: 'shown_tip',
   statTree: 'stat_tree',
   onlyAgent: 'only_agent',
+  exitCode: 'exit_code',
+  exitSignal: 'exit_signal',
 }
 
 const SELECT = `SELECT ${Object.entries(COLUMNS)
@@ -391,10 +398,12 @@ export class Store {
    * A command hmm waited for has ended. The count keeps the workspace probed
    * while another hmm's command may still be starting; `lockHeld` (something
    * still holds the lock: a command left running in the background) keeps it
-   * probed until a later look finds the lock free.
+   * probed until a later look finds the lock free. `end`: how it ended, if
+   * it started (`hmm ls -l`, `--json`).
    */
-  commandEnded(id: string, lockHeld: boolean): void {
+  commandEnded(id: string, lockHeld: boolean, end?: {exitCode: number | null; exitSignal: number | null}): void {
     this.db.prepare('UPDATE workspaces SET active = MAX(active - 1, ?) WHERE id = ?').run(lockHeld ? 1 : 0, id)
+    if (end) this.update(id, end)
   }
 
   delete(id: string): void {

@@ -33,6 +33,8 @@ interface Row {
   name: string | null
   state: string
   files: number | null
+  exit: number | null
+  signal: number | null
 }
 
 async function row(name: string): Promise<Row> {
@@ -73,12 +75,56 @@ describe('hmm run -d', () => {
     expect((await world.hmm(['peek', '-n', '1', 'bg1'])).stdout).toBe('finished\n')
   })
 
+  it('records the exit status of the command: hmm ls --json and -l show it once done', async () => {
+    const started = await world.hmm(['run', '-d', '-n', 'ex3', 'sh', '-c', 'while [ ! -e go ]; do sleep 0.05; done; exit 3'])
+    expect(started.exitCode, started.stderr).toBe(0)
+    const {id, tree} = workspaceLine(started.stderr)
+    const running = await row('ex3')
+    expect([running.state, running.exit, running.signal]).toEqual(['running', null, null])
+    expect((await world.hmm(['ls', '-l'])).stdout).toMatch(new RegExp(`^${id} +ex3 +running .* - +~`, 'm'))
+    writeFileSync(join(tree, 'go'), '')
+    const ended = await until('ex3', now => now.state === 'done' && now.files !== null)
+    expect([ended.exit, ended.signal]).toEqual([3, null])
+    const long = (await world.hmm(['ls', '-l'])).stdout.split('\n')
+    expect(long[0]).toMatch(/^ID +NAME +STATE +AGE +WORK +SIZE +EXIT +ORIGIN$/)
+    expect(long.find(line => line.startsWith(id))).toMatch(/ 3 +~/)
+    expect((await world.hmm(['ls'])).stdout).not.toContain('EXIT')
+  })
+
+  it('runs three at once, each in its own workspace with its own output', async () => {
+    const names = ['m1', 'm2', 'm3']
+    const trees: string[] = []
+    for (const name of names) {
+      const started = await world.hmm([
+        'run',
+        '-d',
+        '-n',
+        name,
+        'sh',
+        '-c',
+        `echo "I am ${name}"; while [ ! -e go ]; do sleep 0.05; done; echo ${name} > made.txt; echo "${name} ends"`,
+      ])
+      expect(started.exitCode, started.stderr).toBe(0)
+      trees.push(workspaceLine(started.stderr).tree)
+    }
+    expect(new Set(trees).size).toBe(3)
+    for (const name of names) expect((await row(name)).state).toBe('running')
+    for (const tree of trees) writeFileSync(join(tree, 'go'), '')
+    for (const name of names) {
+      const ended = await until(name, now => now.state === 'done' && now.files !== null)
+      expect([ended.files, ended.exit]).toEqual([2, 0])
+      expect((await world.hmm(['peek', name])).stdout).toBe(`I am ${name}\n${name} ends\n`)
+    }
+  })
+
   it('hmm stop ends a background run', async () => {
     const started = await world.hmm(['run', '-d', '-n', 'bg2', 'sleep', '600'])
     expect(started.exitCode, started.stderr).toBe(0)
     const stopped = await world.hmm(['stop', 'bg2'])
     expect(stopped.stderr).toMatch(/^hmm: stopped workspace \w+ \(bg2\)\n$/)
-    await until('bg2', now => now.state === 'done')
+    const ended = await until('bg2', now => now.state === 'done' && now.files !== null)
+    expect([ended.exit, ended.signal]).toEqual([null, 15])
+    expect((await world.hmm(['ls', '-l'])).stdout).toMatch(/ bg2 .* signal 15 +~/)
   })
 
   it('peek of a workspace not run in the background: one line', async () => {
@@ -87,6 +133,32 @@ describe('hmm run -d', () => {
     const peeked = await world.hmm(['peek', 'fg'])
     expect(peeked.stderr).toMatch(/^hmm: workspace \w+ \(fg\) was not run in the background \(hmm run -d\)\n$/)
     expect(peeked.exitCode).toBe(1)
+  })
+})
+
+describe('STATE waiting', () => {
+  // HMM_WAITING_AFTER_MS (read by hmm ls, for tests only): the silence after which a running background run waits; a minute otherwise.
+  const soon = async () => JSON.parse((await world.hmm(['ls', '--json'], {env: {...world.env, HMM_WAITING_AFTER_MS: '1000'}})).stdout) as Row[]
+
+  it('shows waiting for a background run that has written nothing for a while, and running again once it writes', async () => {
+    const started = await world.hmm(['run', '-d', '-n', 'w1', 'sh', '-c', 'echo "a question?"; read x; while [ ! -e go ]; do echo busy; sleep 0.05; done'])
+    expect(started.exitCode, started.stderr).toBe(0)
+    const {id} = workspaceLine(started.stderr)
+    // A minute by default.
+    expect((await row('w1')).state).toBe('running')
+    for (let waited = 0; (await soon()).find(entry => entry.name === 'w1')!.state !== 'waiting'; waited += 100) {
+      if (waited > 30_000) throw new Error('never waiting')
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    const waiting = (await soon()).find(entry => entry.name === 'w1')!
+    expect([waiting.files, waiting.exit]).toEqual([null, null])
+    const listed = await world.hmm(['ls'], {env: {...world.env, HMM_WAITING_AFTER_MS: '1000'}})
+    expect(listed.stdout).toMatch(new RegExp(`^${id} +w1 +waiting +\\d+s +\\? +~`, 'm'))
+    // Answered: it writes without pause from then on.
+    const answered = await onPty([{expect: 'detaches'}, {send: 'yes\r'}, {expect: 'busy'}, {send: '\x1d'}, {expect: 'detached'}], ['attach', 'w1'])
+    expect(answered.failed, answered.transcript).toBeNull()
+    expect((await soon()).find(entry => entry.name === 'w1')!.state).toBe('running')
+    expect((await world.hmm(['stop', 'w1'])).exitCode).toBe(0)
   })
 })
 
@@ -130,6 +202,25 @@ describe('hmm attach', () => {
     const result = await attached
     expect(result.failed, result.transcript).toBeNull()
     expect(result.transcript).toMatch(/hmm: workspace \w+ \(sh2\): the command ended \(signal 15\)\r\n$/)
+  })
+
+  it('hmm rm -f gives an attached terminal back with one line and removes the workspace', async () => {
+    const started = await world.hmm(['run', '-d', '-n', 'sh4', 'sh', '-c', 'read x; echo "got:$x"; sleep 600'])
+    expect(started.exitCode, started.stderr).toBe(0)
+    const {id, tree} = workspaceLine(started.stderr)
+    const attached = onPty([{expect: 'detaches'}, {send: 'in\r'}, {expect: 'got:in'}, {expect: 'the command ended \\(signal'}], ['attach', 'sh4'])
+    for (let waited = 0; !(await world.hmm(['peek', 'sh4'])).stdout.includes('got:in'); waited += 100) {
+      if (waited > 30_000) throw new Error('the attach never relayed')
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    const removed = await world.hmm(['rm', '-f', 'sh4'])
+    expect(removed.exitCode, removed.stderr).toBe(0)
+    const result = await attached
+    expect(result.failed, result.transcript).toBeNull()
+    expect(result.status).toBe(0)
+    expect(result.transcript).toMatch(/\r\nhmm: workspace \w+ \(sh4\): the command ended \(signal 15\)\r\n$/)
+    expect(existsSync(tree)).toBe(false)
+    expect((await world.hmm(['ls', '--json'])).stdout).not.toContain(id)
   })
 
   it('a second attach while one is attached is refused with one line', async () => {

@@ -145,6 +145,12 @@ describe('completion', () => {
     expect(await bashCompletes(env, ['diff', ws.id.slice(0, 2)])).toEqual([ws.id])
     expect(await bashCompletes(env, ['help', 'ex'])).toEqual(['exec'])
     expect(await bashCompletes(env, ['completion', ''])).toEqual(['bash', 'fish', 'zsh'])
+    // Background runs (hmm run -d).
+    expect(await bashCompletes(env, ['at'])).toEqual(['attach'])
+    expect(await bashCompletes(env, ['pe'])).toEqual(['peek'])
+    expect(await bashCompletes(env, ['attach', 'pa'])).toEqual(['parser'])
+    expect(await bashCompletes(env, ['peek', '-n', '3', 'pa'])).toEqual(['parser'])
+    expect(await bashCompletes(env, ['run', '--det'])).toEqual(['--detach'])
   })
 
   it('completes a workspace name at the press of Tab in an interactive bash (a real terminal)', async () => {

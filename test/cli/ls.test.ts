@@ -63,6 +63,8 @@ describe('hmm ls', () => {
       commits: 0,
       files: 0,
       taken: null,
+      exit: 0,
+      signal: null,
     })
   })
 

@@ -36,7 +36,7 @@ async function sizeOf(id: string): Promise<number> {
   const header = lines[0]
   const cell = lines
     .find(line => line.startsWith(id))!
-    .slice(header.indexOf('WORK'), header.indexOf('ORIGIN'))
+    .slice(header.indexOf('WORK'), header.indexOf('EXIT'))
     .trim()
     .split(/ +/)
     .at(-1)!
@@ -193,7 +193,7 @@ describe('WORK', () => {
     world.file('big.bin', Buffer.alloc(300 * 1024, 1))
     const ws = workspaceLine((await world.hmm(['run', 'true'])).stderr)
     const long = (await world.hmm(['ls', '-l'])).stdout.split('\n')
-    expect(long[0]).toMatch(/^ID +NAME +STATE +AGE +WORK +SIZE +ORIGIN$/)
+    expect(long[0]).toMatch(/^ID +NAME +STATE +AGE +WORK +SIZE +EXIT +ORIGIN$/)
     expect(await workCell(ws.id, ['ls', '-l'])).toBe('-')
     expect((await world.hmm(['ls'])).stdout).not.toContain('SIZE')
     // A full copy (300K, the repository, what hmm keeps beside it) where the file system cannot share blocks; where it
