@@ -23,7 +23,7 @@
 import {lstatSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {HmmError, Refusal, say} from '../ui/errors.js'
-import {listPaths, printable} from '../ui/format.js'
+import {count, listPaths, printable} from '../ui/format.js'
 import {Context} from '../workspaces/context.js'
 import {appliedTree, recordApplied, recordWork} from '../workspaces/work.js'
 import {treeDiff, treeNow} from '../git/changes.js'
@@ -199,7 +199,7 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
       const outcome = await applyThreeWay(workspace, origin, {base, now: target, patch})
       if ('conflicted' in outcome) {
         // Not recorded as applied: hmm cannot tell the user's resolution from the conflict thrown away.
-        say(`workspace ${workspace.label} applied to ${origin} with conflicts in ${outcome.conflicted.length} files`)
+        say(`workspace ${workspace.label} applied to ${origin} with conflicts in ${count(outcome.conflicted.length, 'file')}`)
         return 1
       }
       return refuse(outcome.reasons)

@@ -100,7 +100,8 @@ export function formatTable(header: string[], rows: string[][], align: Align[], 
     .join('')
 }
 
-function count(n: number, what: string): string {
+/** `1 file`, `2 files`. */
+export function count(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? '' : 's'}`
 }
 

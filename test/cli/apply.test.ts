@@ -83,7 +83,7 @@ describe('hmm apply', () => {
     expect(result).toEqual({
       exitCode: 1,
       stdout: '',
-      stderr: `hmm: workspace ${ws.label} applied to ${world.origin} with conflicts in 1 files\n`,
+      stderr: `hmm: workspace ${ws.label} applied to ${world.origin} with conflicts in 1 file\n`,
     })
     expect(readFileSync(join(world.origin, 'new.txt'), 'utf8')).toBe('new\n')
     const readme = readFileSync(join(world.origin, 'README.md'), 'utf8')
