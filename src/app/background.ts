@@ -45,9 +45,10 @@ export async function runDetached(): Promise<number> {
   report.on('data', (chunk: Buffer) => (started += chunk.toString()))
   const reported = new Promise<void>(resolve => report.on('close', () => resolve()))
   await Promise.race([Promise.all([said, reported]), spawnFailed])
+  if (started !== 'started') return Promise.race([exited, spawnFailed])
+  // Let go of it only now: unreferenced before its exit came, a failed start would end this hmm with status 0.
   child.unref()
-  if (started === 'started') return 0
-  return Promise.race([exited, spawnFailed])
+  return 0
 }
 
 /**

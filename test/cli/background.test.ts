@@ -134,6 +134,14 @@ describe('hmm run -d', () => {
     expect(peeked.stderr).toMatch(/^hmm: workspace \w+ \(fg\) was not run in the background \(hmm run -d\)\n$/)
     expect(peeked.exitCode).toBe(1)
   })
+
+  it('exits 1, as hmm run does, when the background hmm fails before the command starts', async () => {
+    const missing = join(world.root, 'no-such-place')
+    for (let round = 0; round < 3; round++) {
+      const result = await world.hmm(['run', '-d', '-w', missing, 'true'])
+      expect(result, `round ${round}`).toMatchObject({exitCode: 1, stderr: `hmm: ${missing} does not exist\n`})
+    }
+  })
 })
 
 describe('STATE waiting', () => {
