@@ -23,7 +23,7 @@ describe('the registry', () => {
     Store.open(data).close()
     const db = new Database(registryPath(data), {readonly: true})
     expect(db.pragma('journal_mode', {simple: true})).toBe('wal')
-    expect(db.pragma('user_version', {simple: true})).toBe(8)
+    expect(db.pragma('user_version', {simple: true})).toBe(9)
     db.close()
   })
 
