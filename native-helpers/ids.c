@@ -493,7 +493,14 @@ void ids_join(void)
 	userns = -1;
 	if (remapped && setgroups(0, NULL) < 0)
 		setup_fail("ids: cannot clear the groups: %s", strerror(errno));
+	/* Taking other ids clears the parent-death signal (commit_creds): an
+	 * init that is the command itself (hmm's readers) would outlive a
+	 * killed waiter, blocked on a FIFO for ever. So it is set again. */
+	int pdeath = 0;
+	prctl(PR_GET_PDEATHSIG, &pdeath);
 	if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
 		setup_fail("ids: cannot take the command's ids: %s", strerror(errno));
+	if (pdeath)
+		prctl(PR_SET_PDEATHSIG, pdeath);
 }
 #endif

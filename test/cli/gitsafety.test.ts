@@ -238,6 +238,14 @@ describe('taking work back safely', () => {
       expect(snapshot(world.origin)).toEqual(before)
       // And they can still be removed.
       expect((await hmm(world, ['rm', '-f', ws.id, blob.id])).exitCode).toBe(0)
+      // No git hmm gave up on is left waiting (as root, its ids taken, it once outlived its helper).
+      let left = ''
+      for (let waited = 0; waited < 5000; waited += 100) {
+        left = (await execa('pgrep', ['-af', world.root], {reject: false})).stdout
+        if (!left) break
+        await new Promise(resolve => setTimeout(resolve, 100))
+      }
+      expect(left).toBe('')
     },
   )
 
