@@ -5,19 +5,13 @@
 // other users', and what they include) as the command sees them (a copy
 // bound over each, as an agent's state file is). Without the namespaces
 // (macOS, landlock-only) those are read as they are (MANUAL says so).
-import {lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
+import {lstatSync, mkdirSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {includedFiles, namedFiles, withoutCredentials} from '../git/credentials.js'
 import {gitDirsOf, readable} from '../git/top.js'
 import {canonical} from '../sandbox/paths.js'
 import {otherHomes, type Bind} from '../sandbox/policy.js'
-
-/** Writes `text` to `path` by a rename, so a link there is replaced, never followed. */
-function replaceFile(path: string, text: string, mode: number): void {
-  const next = `${path}.hmm-${process.pid}`
-  writeFileSync(next, text, {mode})
-  renameSync(next, path)
-}
+import {replaceFile} from './cleaned-copy.js'
 
 const isFile = (path: string) => lstatSync(path, {throwIfNoEntry: false})?.isFile() === true
 

@@ -4,10 +4,11 @@
 // the logins, bound over the user's, as git's config files are
 // (git-credentials.ts); without them the file stays hidden whole
 // (policy.ts SECRETS).
-import {mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
+import {readdirSync, readFileSync, statSync} from 'node:fs'
 import {isAbsolute, join} from 'node:path'
 import {canonical, isWithin, unique} from '../sandbox/paths.js'
 import type {Bind} from '../sandbox/policy.js'
+import {cleanedCopy} from './cleaned-copy.js'
 
 /** The user's npm config file, as npm finds it. */
 export function npmUserConfig(env: NodeJS.ProcessEnv, home: string): string {
@@ -100,12 +101,7 @@ export function npmConfigBinds(root: string, env: NodeJS.ProcessEnv, home: strin
     const text = readFileSync(file, 'utf8')
     const cleaned = withoutNpmCredentials(text)
     if (cleaned === text && !user.some(path => canonical(path) === file)) continue
-    const copy = join(root, binds.length === 0 ? 'npmrc' : `npmrc.${binds.length}`)
-    mkdirSync(root, {recursive: true, mode: 0o700})
-    const next = `${copy}.hmm-${process.pid}`
-    writeFileSync(next, cleaned, {mode: 0o600})
-    renameSync(next, copy)
-    binds.push({source: copy, target: file})
+    binds.push(cleanedCopy(root, binds.length === 0 ? 'npmrc' : `npmrc.${binds.length}`, cleaned, file))
   }
   return binds
 }

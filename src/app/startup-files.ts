@@ -8,11 +8,12 @@
 // outside.
 // Without the namespaces nothing is bound and the files read as they are
 // (SECURITY.md says so).
-import {closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, writeFileSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readdirSync, readSync} from 'node:fs'
 import {join} from 'node:path'
 import {removedBecause} from '../sandbox/env.js'
 import {canonical} from '../sandbox/paths.js'
 import type {Bind} from '../sandbox/policy.js'
+import {cleanedCopy} from './cleaned-copy.js'
 import {holdsCredential} from '../sandbox/secret-values.js'
 import {type Dialect, statements} from './shell-statements.js'
 
@@ -197,13 +198,7 @@ export function startupFileBinds(root: string, home: string): Bind[] {
     // A file too large to clean is shown empty: what it holds is not known.
     const cleaned = text === undefined ? undefined : text === null ? '' : clean(file, text)
     if (cleaned === undefined) continue
-    const dir = join(root, 'startup')
-    mkdirSync(dir, {recursive: true, mode: 0o700})
-    const copy = join(dir, String(binds.length))
-    const next = `${copy}.hmm-${process.pid}`
-    writeFileSync(next, cleaned, {mode: 0o600})
-    renameSync(next, copy)
-    binds.push({source: copy, target: canonical(file)})
+    binds.push(cleanedCopy(join(root, 'startup'), String(binds.length), cleaned, canonical(file)))
   }
   return binds
 }

@@ -3,10 +3,11 @@
 // of each without the logins (config-cleaners.ts), bound over the user's,
 // as npm's is (npm-config.ts); without them the files policy.ts SECRETS
 // names stay hidden whole. Cargo's credentials(.toml) stays hidden whole.
-import {mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
+import {readdirSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {canonical, unique} from '../sandbox/paths.js'
 import type {Bind} from '../sandbox/policy.js'
+import {cleanedCopy} from './cleaned-copy.js'
 import {cleanCargoConfig, cleanMavenSettings, cleanPipConf, cleanYarnrc, cleanYarnrcYml} from './config-cleaners.js'
 
 interface ToolConfig {
@@ -82,13 +83,7 @@ export function toolConfigBinds(root: string, env: NodeJS.ProcessEnv, home: stri
       const target = canonical(file)
       done.add(target)
       const text = statSync(target).size > MAX_BYTES ? '' : readFileSync(target, 'utf8')
-      const dir = join(root, 'configs')
-      mkdirSync(dir, {recursive: true, mode: 0o700})
-      const copy = join(dir, String(binds.length))
-      const next = `${copy}.hmm-${process.pid}`
-      writeFileSync(next, tool.clean(text) ?? '', {mode: 0o600})
-      renameSync(next, copy)
-      binds.push({source: copy, target})
+      binds.push(cleanedCopy(join(root, 'configs'), String(binds.length), tool.clean(text) ?? '', target))
     }
   }
   return binds
