@@ -11,6 +11,7 @@
 import {closeSync, constants, fstatSync, openSync, readdirSync, readSync} from 'node:fs'
 import {join} from 'node:path'
 import {removedBecause} from '../sandbox/env.js'
+import {SHELL_STARTUP} from '../sandbox/home.js'
 import {canonical} from '../sandbox/paths.js'
 import type {Bind} from '../sandbox/policy.js'
 import {cleanedCopy} from './cleaned-copy.js'
@@ -18,25 +19,10 @@ import {holdsCredential} from '../sandbox/secret-values.js'
 import {type Dialect, statements} from './shell-statements.js'
 
 /**
- * The start-up files people put settings (and keys) in, beneath the home,
- * of sandbox/home.ts STARTUP: the shells' own, each read as its shell
- * reads it, and the directories read at start (zsh's ZDOTDIR, oh-my-zsh's
- * custom, fish's conf.d and functions), every file beneath them.
+ * Besides the shells' own files (sandbox/home.ts SHELL_STARTUP), each read
+ * as its shell reads it: the directories read at start (zsh's ZDOTDIR,
+ * oh-my-zsh's custom, fish's conf.d and functions), every file beneath them.
  */
-const STARTUP_FILES = [
-  '.profile',
-  '.bashrc',
-  '.bash_profile',
-  '.bash_login',
-  '.bash_logout',
-  '.bash_aliases',
-  '.zshrc',
-  '.zshenv',
-  '.zprofile',
-  '.zlogin',
-  '.zlogout',
-  '.config/fish/config.fish',
-]
 const STARTUP_DIRS = ['.config/zsh', '.oh-my-zsh/custom', '.config/fish/conf.d', '.config/fish/functions']
 
 /** The editors' configs STARTUP shows, where AI plugins keep their keys: files, and directories whose files of these kinds are read. */
@@ -185,7 +171,7 @@ function filesBeneath(dir: string, wanted: RegExp = /(?:)/): string[] {
  * start-up files that set or hold a credential.
  */
 export function startupFileBinds(root: string, home: string): Bind[] {
-  const shells = [...STARTUP_FILES.map(rel => join(home, rel)), ...STARTUP_DIRS.flatMap(rel => filesBeneath(join(home, rel)))]
+  const shells = [...SHELL_STARTUP.map(rel => join(home, rel)), ...STARTUP_DIRS.flatMap(rel => filesBeneath(join(home, rel)))]
   const editors = [...EDITOR_FILES.map(rel => join(home, rel)), ...EDITOR_DIRS.flatMap(([rel, wanted]) => filesBeneath(join(home, rel), wanted))]
   const clean = (file: string, text: string) =>
     shells.includes(file) ? withoutCredentialLines(text, file.endsWith('.fish') ? 'fish' : 'sh') : withoutCredentialSettings(file, text)

@@ -71,7 +71,7 @@ export const TOOLCHAINS = [
  * are elsewhere (policy.ts SECRETS); git's credentials are taken out of
  * the copies the command sees (app/git-credentials.ts).
  */
-export const STARTUP = [
+export const SHELL_STARTUP = [
   '.profile',
   '.bashrc',
   '.bash_profile',
@@ -83,9 +83,14 @@ export const STARTUP = [
   '.zprofile',
   '.zlogin',
   '.zlogout',
+  '.config/fish/config.fish',
+]
+
+/** All of them: the shells' files above, then their directories, the editors', the terminal tools' and git's. */
+export const STARTUP = [
+  ...SHELL_STARTUP,
   '.config/zsh',
   '.oh-my-zsh',
-  '.config/fish/config.fish',
   '.config/fish/conf.d',
   '.config/fish/functions',
   '.inputrc',
