@@ -5,13 +5,6 @@
  */
 #include "hmm-helper.h"
 
-#define EXEC_USAGE                                                                       \
-	"usage: hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] [--program FILE] " \
-	"[--read PATH]... [--write PATH]... " \
-	"[--dev PATH]... [--hide PATH]... [--read-only PATH]... [--plain-only PATH]... [--isolate DIR [--tmp-over PATH]... " \
-	"[--cache PATH]... [--layers NAME] [--mask PATH]... [--cover-data DIR] [--bind-src PATH --bind-dst PATH]... [--home DIR [--home-keep PATH]... [--home-link PATH]...] [--net none|proxy [--proxy-port N --proxy-socket NAME [--net-mark N] [--proxy-debug]]] [--end-with-command] [--background DIR]] " \
-	"-- CMD [ARG...]"
-
 /* Paths must come absolute and canonical (the TS side resolves them), because
  * hidden paths are compared with grant paths as byte strings: "/a/./b" or a
  * trailing slash would silently fail to hide. So anything else is refused. */
@@ -90,7 +83,7 @@ void parse_exec(int argc, char **argv, struct exec_opts *o)
 			continue;
 		}
 		if (i + 1 >= argc)
-			setup_fail("%s", EXEC_USAGE);
+			setup_fail("usage: %s", EXEC_SYNOPSIS);
 		const char *v = argv[++i];
 		size_t l = 0;
 		while (l < nlists && strcmp(a, lists[l].flag) != 0)
@@ -143,14 +136,14 @@ void parse_exec(int argc, char **argv, struct exec_opts *o)
 			/* net.c took it */
 #endif
 		} else {
-			setup_fail("%s", EXEC_USAGE);
+			setup_fail("usage: %s", EXEC_SYNOPSIS);
 		}
 	}
 	if (i >= argc || i + 1 >= argc || o->lock == NULL || o->lock[0] == '\0' ||
 	    ((o->end_with_command || o->background || o->cover_data || o->nbind_src || o->layers || o->home) && !o->isolate) ||
 	    ((o->nhome_keep || o->nhome_links) && !o->home) ||
 	    o->nbind_src != o->nbind_dst)
-		setup_fail("%s", EXEC_USAGE);
+		setup_fail("usage: %s", EXEC_SYNOPSIS);
 	o->cmd = &argv[i + 1];
 }
 

@@ -160,6 +160,15 @@ size_t helpers_of_lock(const char *lock, pid_t *out, size_t max);
 int flock_retry(int fd, int how);
 int cmd_locked(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
+/* exec's arguments, for its usage errors and usage() (main.c). */
+#define EXEC_SYNOPSIS                                                                                        \
+	"hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] [--program FILE] "          \
+	"[--read PATH]... [--write PATH]... [--dev PATH]... [--hide PATH]... [--read-only PATH]... "         \
+	"[--plain-only PATH]... [--isolate DIR [--tmp-over PATH]... [--cache PATH]... [--layers NAME] "      \
+	"[--mask PATH]... [--cover-data DIR] [--bind-src PATH --bind-dst PATH]... "                          \
+	"[--home DIR [--home-keep PATH]... [--home-link PATH]...] "                                          \
+	"[--net none|proxy [--proxy-port N --proxy-socket NAME [--net-mark N] [--proxy-debug]]] "            \
+	"[--end-with-command] [--background DIR]] -- CMD [ARG...]"
 /* exec-args.c: exec's arguments read into o (a usage error fails the set-up), whether a flag takes a value, and the
  * arguments blanked in the helper's own command line. */
 void parse_exec(int argc, char **argv, struct exec_opts *o);

@@ -1,28 +1,9 @@
 /*
  * hmm-helper: the small native part of hmm, for what Node cannot do itself.
  *
- *   hmm-helper abi
- *   hmm-helper layers [PLACE...]
- *   hmm-helper locked FILE...
- *   hmm-helper marked LOCK [HOSTS]
- *   hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]
- *                   [--read PATH]... [--write PATH]... [--dev PATH]...
- *                   [--hide PATH]... [--read-only PATH]... [--plain-only PATH]... [--isolate DIR [--tmp-over PATH]...
- *                   [--cache PATH]... [--mask PATH]... [--cover-data DIR]
- *                   [--bind-src PATH --bind-dst PATH]...
- *                   [--home DIR [--home-keep PATH]... [--home-link PATH]...] [--end-with-command]
- *                   [--program FILE] [--layers DIR] [--background DIR]
- *                   [--net none|proxy [--proxy-port N --proxy-socket NAME [--net-mark N] [--proxy-debug]]]]
- *                   -- CMD [ARG...]
- *   hmm-helper stop LOCK...
- *   hmm-helper attach DIR
- *   hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs]
- *                    [--exclude-from FILE --excluded-to FILE] SRC DST
- *   hmm-helper excluded FILE < NUL-separated relative paths
- *   hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated relative paths
- *   hmm-helper larger-than LIMIT TOTAL < NUL-separated relative paths
- *   hmm-helper remove DIR
- *   hmm-helper disk-usage DIR...
+ *   hmm-helper MODE [ARG...]
+ *
+ * The modes and their arguments are usage()'s, below.
  *
  * The module map, top down: each file calls only files listed after it,
  * never one above (no circle of files).
@@ -85,23 +66,17 @@
 static void usage(void)
 {
 	fputs("usage: hmm-helper abi\n"
-	      "       hmm-helper layers\n"
+	      "       hmm-helper layers [PLACE...]\n"
 	      "       hmm-helper locked FILE...\n"
-	      "       hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR]\n"
-	      "                       [--read PATH]... [--write PATH]... [--dev PATH]...\n"
-	      "                       [--hide PATH]... [--read-only PATH]... [--plain-only PATH]...\n                       [--isolate DIR [--tmp-over PATH]...\n"
-	      "                       [--cache PATH]... [--mask PATH]... [--cover-data DIR]\n"
-	      "                       [--bind-src PATH --bind-dst PATH]... [--end-with-command]\n"
-	      "                       [--net none|proxy [--proxy-port N --proxy-socket NAME [--net-mark N] [--proxy-debug]]]]\n"
-	      "                       -- CMD [ARG...]\n"
 	      "       hmm-helper marked LOCK [HOSTS]\n"
+	      "       " EXEC_SYNOPSIS "\n"
 	      "       hmm-helper stop LOCK...\n"
 	      "       hmm-helper attach DIR\n"
 	      "       hmm-helper clone [--threads N] [--progress-fd N] [--stat-pairs]\n"
 	      "                        [--exclude-from FILE --excluded-to FILE] SRC DST\n"
-	      "       hmm-helper excluded FILE < NUL-separated paths\n"
-	      "       hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated paths\n"
-	      "       hmm-helper larger-than LIMIT TOTAL < NUL-separated paths\n"
+	      "       hmm-helper excluded FILE < NUL-separated relative paths\n"
+	      "       hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated relative paths\n"
+	      "       hmm-helper larger-than LIMIT TOTAL < NUL-separated relative paths\n"
 	      "       hmm-helper remove DIR\n"
 	      "       hmm-helper disk-usage DIR...\n",
 	      stderr);
