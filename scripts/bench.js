@@ -11,6 +11,7 @@
 //   files100k  100,000 files of 0-4 KB in 1,000 directories, committed to git
 //              (packed, as a real repository's objects are), so that a diff
 //              has a `git status` to be compared with;
+//   files20k   the same with 20,000 files in 200 directories;
 //   tiny       a one-file directory of which 20 workspaces are listed.
 //
 // and measures, on ext4 (where /var/tmp is) and on a loop-mounted XFS with
@@ -20,8 +21,10 @@
 //     a workspace costs against the plain copy the original hmm made;
 //   - the helper's clone alone vs `cp -a --reflink=auto`;
 //   - the first `hmm diff --stat` of a fresh workspace in which one file was
-//     changed vs `git status` in the origin (warm cache): the diff must not
-//     re-read the tree;
+//     changed vs `node -e 0; git status` in the origin (warm cache), on 20k
+//     and 100k files: the diff must not re-read the tree;
+//   - `hmm run true` and `hmm exec WS true` vs `node -e 0` (tiny tree): the
+//     fixed cost; `hmm run -d true` vs `hmm run true`;
 //   - `hmm run true` with the composed home vs `home = "visible"` (tiny tree):
 //     what building the home costs, as a difference (as the next);
 //   - `hmm run true` with the namespaces vs with `isolation = "landlock-only"`
@@ -41,9 +44,11 @@
 // process.hrtime.bigint(), so hmm's figures include Node's own start-up (which
 // is the point). Outputs are removed and `sync` run between runs, untimed.
 // Machines and their load differ, so the figures that mean something are
-// ratios of medians measured in the same run, subject and baseline
-// interleaved (alternating which goes first), after one untimed warm-up of
-// each: the issue's targets are such ratios.
+// ratios of the p50s (and of the p95s) measured in the same run, subject
+// and baseline interleaved (alternating which goes first), after one
+// untimed warm-up of each: the issue's targets are such ratios. Each row
+// shows the highest load average seen while it ran, and says it is not
+// comparable above 1.5. Two benches never share a --dir (bench.pid in it).
 //
 // Usage: node scripts/bench.js [--runs N] [--dir D] [--fresh] [--only TEXT] [--no-xfs]
 import {spawn, spawnSync} from 'node:child_process'
@@ -64,7 +69,7 @@ const GIT_ID = ['-c', 'user.name=hmm bench', '-c', 'user.email=bench@hmm.invalid
 
 function usage(status) {
   const text = `usage: node scripts/bench.js [--runs N] [--dir D] [--fresh] [--only TEXT] [--no-xfs]
-  --runs N     timed runs per measure, median reported (default 5; listing: at least 11, namespaces: 21)
+  --runs N     timed runs of each side per measure, alternated (default 15; the differences: at least 21)
   --dir D      work directory, outside /tmp (default /var/tmp/hmm-bench)
   --fresh      rebuild the corpus (and the XFS image) instead of reusing it
   --only TEXT  run only the measures whose name contains TEXT (e.g. xfs, diff, "hmm ls")
@@ -75,7 +80,7 @@ function usage(status) {
 }
 
 function parseOptions(argv) {
-  const options = {runs: 5, dir: '/var/tmp/hmm-bench', fresh: false, only: undefined, xfs: true}
+  const options = {runs: 15, dir: '/var/tmp/hmm-bench', fresh: false, only: undefined, xfs: true}
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const value = () => argv[++i] ?? usage(2)
@@ -277,11 +282,11 @@ function buildRepo(repo) {
   run('cp', ['-a', join(PROJECT, 'node_modules'), join(repo, 'node_modules')])
 }
 
-/** 100,000 files of 0-4 KB in 10 x 100 directories, committed and packed. */
-function buildFiles(root) {
+/** 100 files of 0-4 KB in each of tops x 100 directories (10: 100,000 files), committed and packed. */
+function buildFiles(root, tops = 10) {
   const rand = random(2)
   const pool = randomBytes(1 << 20).toString('base64') // text, like most files in a tree
-  for (let top = 0; top < 10; top++) {
+  for (let top = 0; top < tops; top++) {
     for (let sub = 0; sub < 100; sub++) {
       const dir = join(root, `d${top}`, `s${String(sub).padStart(2, '0')}`)
       mkdirSync(dir, {recursive: true})
@@ -299,7 +304,7 @@ function buildFiles(root) {
   const git = args => run('git', [...GIT_ID, ...args], {cwd: root})
   git(['init', '-q', '-b', 'main'])
   git(['add', '-A'])
-  git(['commit', '-q', '-m', '100,000 files'])
+  git(['commit', '-q', '-m', `${tops * 10000} files`])
   git(['gc', '-q'])
   git(['status', '--porcelain']) // a fresh index: stat data matches
 }
@@ -433,6 +438,18 @@ function median(values) {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
+/** The nearest-rank percentile: of 15 runs, p95 is the slowest. */
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
+}
+
+/** The one-minute load average now. */
+const loadAverage = () => os.loadavg()[0]
+
+/** Above this load a row's figures are not comparable with a quiet machine's (2 cores: one busy core is 1). */
+const QUIET_LOAD = 1.5
+
 /**
  * One side of a comparison: `prepare` (untimed) returns a context, `command`
  * gives what to time, `check` looks at its result, `after` removes its output
@@ -450,20 +467,34 @@ function timeSide(side) {
   return side.seconds ? side.seconds(result) : seconds
 }
 
-/** Medians of subject and baseline over `runs` interleaved runs, after one untimed warm-up of each. */
+/**
+ * p50 and p95 of subject and baseline over `runs` interleaved runs, after
+ * one untimed warm-up of each, and the highest load average seen while
+ * they ran.
+ */
 function compare({subject, baseline, runs}) {
   timeSide(subject)
   timeSide(baseline)
   const times = {subject: [], baseline: []}
+  let load = loadAverage()
   for (let i = 0; i < runs; i++) {
     const order = i % 2 === 0 ? ['subject', 'baseline'] : ['baseline', 'subject']
     for (const which of order) times[which].push(timeSide(which === 'subject' ? subject : baseline))
+    load = Math.max(load, loadAverage())
   }
   const spread = list => `${fmtSeconds(Math.min(...list)).trim()}..${fmtSeconds(Math.max(...list)).trim()}`
   log(`  subject ${spread(times.subject)}, baseline ${spread(times.baseline)}`)
   // Each run's pair was timed back to back: their differences do not carry the load's drift over the whole measure.
   const differences = times.subject.map((time, i) => time - times.baseline[i])
-  return {subject: median(times.subject), baseline: median(times.baseline), difference: median(differences), quartiles: quartiles(differences)}
+  return {
+    subject: median(times.subject),
+    baseline: median(times.baseline),
+    subject95: percentile(times.subject, 95),
+    baseline95: percentile(times.baseline, 95),
+    difference: median(differences),
+    quartiles: quartiles(differences),
+    load,
+  }
 }
 
 /** The first and third quartiles (the middle half of the values lies between them). */
@@ -531,20 +562,34 @@ const helperSide = (place, origin) => copySide(place, origin, HELPER, ['clone'])
 function firstDiffSide(place, origin) {
   return {
     prepare: () => {
-      const made = run(...hmmArgs('run', 'sh', '-c', 'echo changed >> d3/s42/f17.txt'), {cwd: origin, env: place.env})
+      const made = run(...hmmArgs('run', 'sh', '-c', 'echo changed >> d1/s42/f17.txt'), {cwd: origin, env: place.env})
       return {id: workspaceId(made)}
     },
     command: ({id}) => [...hmmArgs('diff', '--stat', id), {cwd: origin, env: place.env}],
     check: result => {
-      if (!/d3\/s42\/f17\.txt/.test(result.stdout) || !/1 file changed/.test(result.stdout))
+      if (!/d1\/s42\/f17\.txt/.test(result.stdout) || !/1 file changed/.test(result.stdout))
         throw new Error(`unexpected hmm diff --stat output: ${result.stdout.trim().slice(0, 300)}`)
     },
     after: (_, {id}) => removeWorkspace(place, origin, id),
   }
 }
 
-function gitStatusSide(place, origin) {
-  return {command: () => ['git', ['status'], {cwd: origin, env: place.env}]}
+/** The floor a first diff is held to: Node's start-up, then `git status` of the origin. */
+function floorSide(place, origin) {
+  return {command: () => ['sh', ['-c', `"$0" -e 0 && git status`, process.execPath], {cwd: origin, env: place.env}]}
+}
+
+/** `hmm exec WS true` in one workspace made (untimed) before the first run; remove() takes it away. */
+function execSide(place, origin) {
+  let id
+  return {
+    prepare: () => {
+      id ??= workspaceId(run(...hmmArgs('run', 'true'), {cwd: origin, env: place.env}))
+      return {id}
+    },
+    command: context => [...hmmArgs('exec', context.id, 'true'), {cwd: origin, env: place.env}],
+    remove: () => id && removeWorkspace(place, origin, id),
+  }
 }
 
 function listSide(place, origin, args, expected) {
@@ -688,6 +733,7 @@ function measuresFor(place, runs) {
     {
       name: `hmm run true vs cp -a, repo, ${fs}`,
       needs: ['repo'],
+      target: 1.2,
       run: () => compare({runs, subject: hmmRunSide(place, c.repo), baseline: cpSide(place, c.repo)}),
     },
     {
@@ -701,14 +747,47 @@ function measuresFor(place, runs) {
       needs: ['repo'],
       run: () => compare({runs, subject: helperSide(place, c.repo), baseline: cpSide(place, c.repo)}),
     },
-    {
-      name: `1st hmm diff --stat vs git status, 100k, ${fs}`,
-      needs: ['files'],
-      target: 3,
-      run: () => compare({runs, subject: firstDiffSide(place, c.files), baseline: gitStatusSide(place, c.files)}),
-    },
+    ...[
+      ['20k', 'files20k'],
+      ['100k', 'files'],
+    ].map(([label, corpus]) => ({
+      name: `1st hmm diff --stat vs node -e 0; git status, ${label}, ${fs}`,
+      needs: [corpus],
+      target: 1.5,
+      target95: 2,
+      run: () => compare({runs, subject: firstDiffSide(place, c[corpus]), baseline: floorSide(place, c[corpus])}),
+    })),
   ]
   if (fs !== 'xfs') {
+    list.push({
+      name: 'hmm run true vs node -e 0, tiny',
+      needs: ['tiny'],
+      target: 2.5,
+      run: () => compare({runs, subject: hmmRunSide(place, c.tiny), baseline: nodeSide(place)}),
+    })
+    list.push({
+      name: 'hmm exec WS true vs node -e 0, tiny',
+      needs: ['tiny'],
+      target: 2,
+      run: () => {
+        const subject = execSide(place, c.tiny)
+        try {
+          return compare({runs, subject, baseline: nodeSide(place)})
+        } finally {
+          subject.remove()
+        }
+      },
+    })
+    list.push({
+      name: 'hmm run -d true vs hmm run true, tiny',
+      needs: ['tiny'],
+      run: () =>
+        compare({
+          runs,
+          subject: {...hmmRunSide(place, c.tiny), command: () => [...hmmArgs('run', '-d', 'true'), {cwd: c.tiny, env: place.env}]},
+          baseline: hmmRunSide(place, c.tiny),
+        }),
+    })
     list.push({
       name: `hmm run true, namespaces vs landlock-only, tiny`,
       needs: ['tiny'],
@@ -727,7 +806,6 @@ function measuresFor(place, runs) {
       targetText: '+10 ms',
       run: () => compare({runs: Math.max(runs, 21), subject: hmmRunSide(place, c.tiny), baseline: hmmRunSide(visibleHome(place), c.tiny)}),
     })
-    const listRuns = Math.max(runs, 11)
     const listing = {...place, hmmHome: join(place.root, 'hmm-ls'), env: cleanEnv(place.home, join(place.root, 'hmm-ls'))}
     for (const [label, args] of [
       ['hmm ls', ['ls']],
@@ -740,7 +818,7 @@ function measuresFor(place, runs) {
         run: () => {
           if (!listedMade) makeListedWorkspaces(listing, c.tiny, 20)
           listedMade = true
-          return compare({runs: listRuns, subject: listSide(listing, c.tiny, args, 20), baseline: nodeSide(listing)})
+          return compare({runs, subject: listSide(listing, c.tiny, args, 20), baseline: nodeSide(listing)})
         },
       })
     }
@@ -799,6 +877,7 @@ function placeAt(fs, root, home, corpusSource) {
     corpus: {
       repo: join(root, 'corpus', 'repo'),
       files: join(root, 'corpus', 'files100k'),
+      files20k: join(root, 'corpus', 'files20k'),
       tiny: join(root, 'corpus', 'tiny'),
       mb100plain: join(root, 'corpus', 'mb100-dir'),
       mb100git: join(root, 'corpus', 'mb100-git'),
@@ -807,18 +886,22 @@ function placeAt(fs, root, home, corpusSource) {
   }
 }
 
+/** The corpus parts an XFS place copies from ext4's rather than builds again. */
+const COPIED = ['repo', 'files', 'files20k']
+
 function prepareCorpus(place, needs, fresh) {
   const source = place.corpusSource?.corpus
   const builders = {
     repo: ['the realistic repository', buildRepo],
     files: ['the 100,000-file tree', buildFiles],
+    files20k: ['the 20,000-file tree', path => buildFiles(path, 2)],
     tiny: ['the tiny directory', buildTiny],
     mb100plain: ['the 100 MB directory', path => buildHundredMegabytes(path, false)],
     mb100git: ['the 100 MB git repository', path => buildHundredMegabytes(path, true)],
   }
   for (const need of needs) {
     const [label, build] = builders[need]
-    const copyFrom = source && (need === 'repo' || need === 'files') ? source[need] : undefined
+    const copyFrom = source && COPIED.includes(need) ? source[need] : undefined
     ensureCorpus(place.corpus[need], `${label} (${place.fs})`, build, {fresh, copyFrom})
   }
   // Nothing left over from an interrupted run: workspaces, their refs in the origins, copies.
@@ -848,7 +931,24 @@ function fmtBytes(bytes) {
 const WIDTH = 52
 
 function header() {
-  return `${'measure'.padEnd(WIDTH)}${'subject'.padStart(10)} ${'baseline'.padStart(10)} ${'ratio'.padStart(6)}  ${'target'.padEnd(8)} met`
+  const cols = ['subject', 'p95', 'baseline', 'p95'].map(text => text.padStart(10)).join('')
+  return `${'measure'.padEnd(WIDTH)}${cols} ${'ratio'.padStart(6)} ${'p95'.padStart(6)}  ${'target'.padEnd(16)} met   load`
+}
+
+/** What the measure aims at, and whether the result meets it. */
+function judge(measure, result, ratio, ratio95) {
+  if (measure.unit === 'bytes') return [measure.targetText, result.subject < measure.target ? 'yes' : 'NO']
+  if (measure.extra !== undefined) {
+    const [low, high] = result.quartiles.map(seconds => `${(seconds * 1000).toFixed(0)}`)
+    const met = result.difference <= measure.extra ? 'yes' : 'NO'
+    return [measure.targetText, `${met} (pairs: median ${(result.difference * 1000).toFixed(0)} ms, middle half ${low}..${high} ms)`]
+  }
+  const aims = [
+    ...(measure.target !== undefined ? [[`<= ${measure.target}`, ratio <= measure.target]] : []),
+    ...(measure.target95 !== undefined ? [[`p95 <= ${measure.target95}`, ratio95 <= measure.target95]] : []),
+  ]
+  if (aims.length === 0) return ['-', '-']
+  return [aims.map(([text]) => text).join(', '), aims.every(([, met]) => met) ? 'yes' : 'NO']
 }
 
 function row(measure, result) {
@@ -856,23 +956,44 @@ function row(measure, result) {
   if (result.error) return `${name}failed: ${result.error}`
   const fmt = measure.unit === 'bytes' ? fmtBytes : fmtSeconds
   const ratio = result.subject / result.baseline
-  let targetText = '-'
-  let met = '-'
-  if (measure.unit === 'bytes') {
-    targetText = measure.targetText
-    met = result.subject < measure.target ? 'yes' : 'NO'
-  } else if (measure.extra !== undefined) {
-    targetText = measure.targetText
-    const [low, high] = result.quartiles.map(seconds => `${(seconds * 1000).toFixed(0)}`)
-    met = `${result.difference <= measure.extra ? 'yes' : 'NO'} (pairs: median ${(result.difference * 1000).toFixed(0)} ms, middle half ${low}..${high} ms)`
-  } else if (measure.target !== undefined) {
-    targetText = `<= ${measure.target}`
-    met = ratio <= measure.target ? 'yes' : 'NO'
-  }
-  return `${name}${fmt(result.subject)} ${fmt(result.baseline)} ${ratio.toFixed(measure.unit === 'bytes' ? 3 : 2).padStart(6)}  ${targetText.padEnd(8)} ${met}`
+  const ratio95 = result.subject95 / result.baseline95
+  const [targetText, met] = judge(measure, result, ratio, ratio95)
+  const p95 = value => (value === undefined ? '-'.padStart(10) : fmt(value))
+  const digits = measure.unit === 'bytes' ? 3 : 2
+  const ratios = `${ratio.toFixed(digits).padStart(6)} ${(Number.isNaN(ratio95) ? '-' : ratio95.toFixed(2)).padStart(6)}`
+  const load =
+    result.load === undefined ? '' : `   ${result.load.toFixed(2)}${result.load > QUIET_LOAD ? ' (not comparable: load above ' + QUIET_LOAD + ')' : ''}`
+  return `${name}${fmt(result.subject)}${p95(result.subject95)}${fmt(result.baseline)}${p95(result.baseline95)} ${ratios}  ${targetText.padEnd(16)} ${met.padEnd(3)}${load}`
 }
 
 // ---------------------------------------------------------------- main
+
+/** The work directory is this bench's alone while it runs: another one's corpus or data would skew both. */
+function holdWorkDirectory(dir) {
+  mkdirSync(dir, {recursive: true})
+  const pidFile = join(dir, 'bench.pid')
+  try {
+    writeFileSync(pidFile, `${process.pid}\n`, {flag: 'wx'})
+  } catch (error) {
+    if (error.code !== 'EEXIST') throw error
+    const pid = Number(readFileSync(pidFile, 'utf8'))
+    if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
+      log(`${dir} is in use by another bench (pid ${pid}); give this one another --dir`)
+      process.exit(2)
+    }
+    writeFileSync(pidFile, `${process.pid}\n`)
+  }
+  cleanups.push(() => rmSync(pidFile, {force: true}))
+}
+
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return error.code === 'EPERM'
+  }
+}
 
 function main() {
   const options = parseOptions(process.argv.slice(2))
@@ -884,6 +1005,7 @@ function main() {
     log('build hmm first (npm run build; the helper: node native-helpers/build.js)')
     process.exit(2)
   }
+  holdWorkDirectory(options.dir)
   const home = join(options.dir, 'home')
   mkdirSync(home, {recursive: true})
   const ext4Root = join(options.dir, 'ext4')
@@ -906,7 +1028,7 @@ function main() {
     if (place.corpusSource)
       prepareCorpus(
         place.corpusSource,
-        [...needs].filter(n => n === 'repo' || n === 'files'),
+        [...needs].filter(n => COPIED.includes(n)),
         options.fresh,
       )
     prepareCorpus(place, [...needs], options.fresh)
@@ -928,7 +1050,7 @@ function main() {
 
   console.log('')
   console.log(
-    `medians of ${options.runs} runs per measure (listing: ${Math.max(options.runs, 11)}, namespaces: ${Math.max(options.runs, 21)}); blocks: the largest of ${Math.min(options.runs, 3)}`,
+    `p50 and p95 of ${options.runs} runs of each side, alternated (the differences: ${Math.max(options.runs, 21)} pairs); ratio: of the p50s, and of the p95s; load: the highest one-minute load average during the row; blocks: the largest of ${Math.min(options.runs, 3)}`,
   )
   console.log(header())
   for (const line of rows) console.log(line)
