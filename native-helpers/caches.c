@@ -51,6 +51,20 @@ static int down(int dir, const char *name)
 	return dir == -1 ? -1 : openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
+/* Whether the directory name in dir is opaque in its overlay: one the
+ * command made over a whiteout (the kernel marks it so, userxattr), of
+ * which nothing of the lower layers shows. */
+static int opaque(int dir, const char *name)
+{
+	int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char value[2];
+	ssize_t n = fgetxattr(fd, "user.overlay.opaque", value, sizeof value);
+	close(fd);
+	return n == 1 && value[0] == 'y';
+}
+
 /* A hidden path beneath a cache (~/.cargo/credentials.toml) whited out in
  * the cache's layer (a character device 0/0, which the kernel lets a user
  * make): the overlay then shows nothing there, whatever the user's cache
@@ -62,8 +76,8 @@ static int down(int dir, const char *name)
  * none yet). Returns 0 where the layer cannot be vouched for, and Landlock
  * then grants around the hidden path as before: a part of the way that is
  * not a directory in the user's cache (the layer's directory would cover
- * it), or a directory in the layer at the hidden path (it may let the
- * user's show through). Relative to directories opened without following
+ * it), or a directory in the layer at the hidden path that is not opaque
+ * (it may let the user's show through). Relative to directories opened without following
  * links: another command of the workspace may be changing the layer. */
 static int white_out(const char *cache, const char *upper, const char *hidden)
 {
@@ -81,8 +95,10 @@ static int white_out(const char *cache, const char *upper, const char *hidden)
 				ok = 1; /* a file of the layer's (or a whiteout): nothing beneath shows */
 				break;
 			}
-			if (!slash)
+			if (!slash) {
+				ok = opaque(dir, part);
 				break;
+			}
 		} else if (errno != ENOENT) {
 			break;
 		} else if (!slash) {

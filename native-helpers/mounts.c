@@ -93,6 +93,17 @@ static int vanished(const char *m)
 	return gone;
 }
 
+/* Whether path lies in a cache whose layer whites out every hidden path
+ * (caches.c seal): what is there now is the command's own, made over the
+ * whiteout, not the user's. */
+static int in_sealed_cache(const struct exec_opts *o, const char *path)
+{
+	for (size_t i = 0; i < o->ncaches; i++)
+		if (strictly_beneath(path, o->caches[i]) && isolate_sealed(o->caches[i]))
+			return 1;
+	return 0;
+}
+
 /* The user's sockets and session directories, the hidden paths: an empty
  * read-only tmpfs over a directory, an empty file over anything else. */
 static void mask(const struct exec_opts *o)
@@ -111,6 +122,8 @@ static void mask(const struct exec_opts *o)
 		 * path in a cache's layer is reached through none the command
 		 * left there. */
 		const char *m = o->masks[i];
+		if (in_sealed_cache(o, m))
+			continue;
 		int at = open_no_links(m, O_PATH);
 		struct stat st;
 		if (at < 0)

@@ -113,6 +113,25 @@ export interface Bind {
  */
 export const CACHE_SECRETS = ['.cache/huggingface/token', '.cache/huggingface/stored_tokens']
 
+/**
+ * The entries of the user's ~/.cache a command sees, where that cache is a
+ * layer of its workspace (the namespaces, a composed home): what tools
+ * fetch from registries and build, worth keeping warm. Every other entry
+ * the user has is whited out in the layer (mounts.c seal), as no list of
+ * what to hide could be complete: browsers' caches of the pages visited,
+ * thumbnails of the user's pictures, editors' indexes of other projects,
+ * a tool's login kept beside its cache. A tool not named here starts with
+ * an empty cache in the workspace, as on a new machine.
+ */
+export const SHARED_CACHES = [
+  // Python: pip, its managers and tools; Hugging Face's models (its token whited out: CACHE_SECRETS), torch's hub.
+  ...['pip', 'pypoetry', 'pipenv', 'uv', 'pdm', 'hatch', 'pre-commit', 'black', 'ruff', 'matplotlib', 'huggingface', 'torch'],
+  // JavaScript: node-gyp's headers, yarn, pnpm, corepack's package managers, TypeScript's typings, browsers for tests.
+  ...['node-gyp', 'yarn', 'pnpm', 'node', 'typescript', 'ms-playwright', 'puppeteer', 'Cypress', 'electron', 'electron-builder', 'prisma', 'deno'],
+  // Go's build cache, C and C++ compiler caches, Bazel, Zig, the JVM's Coursier, PHP's Composer, Erlang's rebar3, Nix.
+  ...['go-build', 'golangci-lint', 'ccache', 'sccache', 'bazel', 'zig', 'coursier', 'composer', 'rebar3', 'nix', 'fontconfig'],
+]
+
 export const SECRETS = [
   // Keys and tokens of ssh, clouds, forges, registries and package managers.
   '.ssh',
@@ -698,6 +717,27 @@ function isolationFor(input: PolicyInput, tree: string, temp: string[], caches: 
   }
 }
 
+/**
+ * The entries of the user's ~/.cache that SHARED_CACHES does not name, to
+ * be whited out in its layer: only where it is one and the home is composed
+ * (home = "visible" shows it whole), never one holding or inside a place
+ * asked for by name (-w, an agent's layer, `show`, `unhide`).
+ */
+function unsharedCaches(input: PolicyInput, caches: string[], asked: string[]): string[] {
+  const cache = canonical(join(input.home, '.cache'))
+  if (input.platform !== 'linux' || !input.namespaces || !input.compose || !caches.includes(cache)) return []
+  let names: string[]
+  try {
+    names = readdirSync(cache)
+  } catch {
+    return []
+  }
+  return names
+    .filter(name => !SHARED_CACHES.includes(name))
+    .map(name => join(cache, name))
+    .filter(path => !asked.some(place => isWithin(place, path) || isWithin(path, place)))
+}
+
 export function buildPolicy(input: PolicyInput): SandboxPolicy {
   const home = (rel: string) => join(input.home, rel)
   const extra = input.extraWritable.map(canonical)
@@ -713,8 +753,9 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
   const tmpdir = input.platform === 'darwin' ? ownTmpOf(tree) : userTmpdir && !own(userTmpdir) ? temp[0] : undefined
   const writable = unique([...temp, ...caches, ...extra])
   // Those the user has (whited out, each would leave its empty directory in the layer).
-  const cacheSecrets = overlaid ? CACHE_SECRETS.map(home).filter(path => existsSync(path) && !(input.unhide ?? []).includes(path)) : []
-  const hidden = [...hiddenPaths(input), ...cacheSecrets]
+  const given = [...(input.unhide ?? []), ...(input.compose?.show ?? [])]
+  const cacheSecrets = overlaid ? CACHE_SECRETS.map(home).filter(path => existsSync(path) && !given.includes(path)) : []
+  const hidden = [...hiddenPaths(input), ...cacheSecrets, ...unsharedCaches(input, caches, [...extra, ...layers, ...given])]
   // Written in place, the caches' program parts and rendezvous, but those a -w path names or lies inside: asked for by
   // name. Under the namespaces every writable cache is an overlay, and they are written there as the rest.
   const inPlace = (rels: string[]) => unique((overlaid ? [] : rels.map(home)).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path)))

@@ -397,6 +397,27 @@ describe('the cache layers', () => {
     expect(result.stdout, result.stderr).toBe('weights\nnew\ngrep: 1\n')
   })
 
+  it("show the caches of known tools in the user's ~/.cache, and nothing else of it", async () => {
+    world = new World('home-cache-known')
+    world.write(join(world.home, '.cache', 'pip', 'http', 'entry'), 'wheel\n')
+    const unknown = ['mozilla/firefox/cache2/entry', 'thumbnails/large/a.png', 'some-cli/token.json', 'loose-file']
+    for (const rel of unknown) world.write(join(world.home, '.cache', rel), `SECRET of ${rel}\n`)
+    const script = [
+      'cat ~/.cache/pip/http/entry',
+      'ls -A ~/.cache',
+      grepSecret,
+      'mkdir ~/.cache/thumbnails && echo mine > ~/.cache/thumbnails/a && ls ~/.cache/thumbnails',
+    ].join('; ')
+    const result = await world.hmm(['run', '-n', 'c', 'sh', '-c', script])
+    expect(result.stdout, result.stderr).toBe('wheel\npip\ngrep: 1\na\n')
+    // The next command sees the workspace's own; the user's cache is as it was.
+    expect((await world.hmm(['exec', 'c', 'sh', '-c', 'ls -A ~/.cache ~/.cache/thumbnails'])).stdout).toBe(
+      `${world.home}/.cache:\npip\nthumbnails\n\n${world.home}/.cache/thumbnails:\na\n`,
+    )
+    for (const rel of unknown) expect(readFileSync(join(world.home, '.cache', rel), 'utf8')).toBe(`SECRET of ${rel}\n`)
+    expect(readdirSync(join(world.home, '.cache', 'thumbnails', 'large'))).toEqual(['a.png'])
+  })
+
   it("of caches the user has not got are the workspace's alone: nothing is made in the user's home", async () => {
     world = new World('home-cache-absent')
     const before = readdirSync(world.home).sort()
@@ -417,14 +438,14 @@ describe('the cache layers', () => {
     world = new World('home-cache-layers')
     world.write(join(world.home, '.npm', '_cacache', 'index-v5', 'ab', 'entry'), 'cached\n')
     world.write(join(world.home, '.npm', '_logs', 'old.log'), 'log\n')
-    world.write(join(world.home, '.cache', 'tool', 'data'), 'old\n')
+    world.write(join(world.home, '.cache', 'pip', 'data'), 'old\n')
     const script = [
       'rm -rf ~/.npm/_cacache',
       'mv ~/.npm/_logs ~/.npm/logs-moved',
-      'echo new > ~/.cache/tool/data',
-      'rm -r ~/.cache/tool && mkdir ~/.cache/tool && echo again > ~/.cache/tool/data',
+      'echo new > ~/.cache/pip/data',
+      'rm -r ~/.cache/pip && mkdir ~/.cache/pip && echo again > ~/.cache/pip/data',
       'ls -A ~/.npm',
-      'cat ~/.cache/tool/data',
+      'cat ~/.cache/pip/data',
       'npm cache clean --force && echo cleaned',
     ].join(' && ')
     const result = await world.hmm(['run', '-n', 'c', 'sh', '-c', script])
@@ -437,11 +458,11 @@ describe('the cache layers', () => {
       'c',
       'sh',
       '-c',
-      'test -e ~/.npm/_cacache || echo no-cacache; test -d ~/.npm/logs-moved && echo moved; cat ~/.cache/tool/data',
+      'test -e ~/.npm/_cacache || echo no-cacache; test -d ~/.npm/logs-moved && echo moved; cat ~/.cache/pip/data',
     ])
     expect(again.stdout).toBe('no-cacache\nmoved\nagain\n')
     expect(readFileSync(join(world.home, '.npm', '_cacache', 'index-v5', 'ab', 'entry'), 'utf8')).toBe('cached\n')
     expect(readFileSync(join(world.home, '.npm', '_logs', 'old.log'), 'utf8')).toBe('log\n')
-    expect(readFileSync(join(world.home, '.cache', 'tool', 'data'), 'utf8')).toBe('old\n')
+    expect(readFileSync(join(world.home, '.cache', 'pip', 'data'), 'utf8')).toBe('old\n')
   })
 })

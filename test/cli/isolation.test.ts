@@ -270,13 +270,13 @@ print('add', said(libc.syscall(ADD_KEY, b'user', b'mine', b'x', 1, -3)))
 
   it('reads the warm tool caches, but what it writes there stays in its workspace', async () => {
     world = new World('caches')
-    world.write(join(world.home, '.cache', 'warm.txt'), 'warm\n')
+    world.write(join(world.home, '.cache', 'pip', 'warm.txt'), 'warm\n')
     mkdirSync(join(world.home, '.cargo', 'bin'), {recursive: true})
     mkdirSync(join(world.home, '.npm', '_npx', 'abc'), {recursive: true})
     const script = [
-      'cat ~/.cache/warm.txt',
+      'cat ~/.cache/pip/warm.txt',
       '(echo "#!/bin/sh" > ~/.cargo/bin/git; echo evil >> ~/.cargo/env; echo "console.log(1)" > ~/.npm/_npx/abc/index.js) 2>/dev/null',
-      'echo changed > ~/.cache/warm.txt && cat ~/.cache/warm.txt',
+      'echo changed > ~/.cache/pip/warm.txt && cat ~/.cache/pip/warm.txt',
     ].join('; ')
     const result = await world.hmm(['run', 'sh', '-c', script])
     expect(result.exitCode, result.stderr).toBe(0)
@@ -284,7 +284,7 @@ print('add', said(libc.syscall(ADD_KEY, b'user', b'mine', b'x', 1, -3)))
     expect(existsSync(join(world.home, '.cargo', 'bin', 'git'))).toBe(false)
     expect(existsSync(join(world.home, '.cargo', 'env'))).toBe(false)
     expect(existsSync(join(world.home, '.npm', '_npx', 'abc', 'index.js'))).toBe(false)
-    expect(readFileSync(join(world.home, '.cache', 'warm.txt'), 'utf8')).toBe('warm\n')
+    expect(readFileSync(join(world.home, '.cache', 'pip', 'warm.txt'), 'utf8')).toBe('warm\n')
     // Gone with the workspace.
     const {id} = workspaceLine(result.stderr)
     expect((await world.hmm(['rm', '-f', id])).exitCode).toBe(0)
@@ -349,12 +349,12 @@ print('add', said(libc.syscall(ADD_KEY, b'user', b'mine', b'x', 1, -3)))
 
   it('makes new entries in a cache that holds a path the config file hides deeper down, which it cannot read', async () => {
     world = new World('cache-hide-deep')
-    world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'hide = ["~/.cache/hf/token", "~/.cache/gone/key"]\n')
-    world.write(join(world.home, '.cache', 'hf', 'token'), 'hf token\n')
-    const script = 'mkdir ~/.cache/pip && echo x > ~/.cache/hf/other && cat ~/.cache/hf/other; cat ~/.cache/hf/token 2>/dev/null || echo no token'
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'hide = ["~/.cache/uv/token", "~/.cache/gone/key"]\n')
+    world.write(join(world.home, '.cache', 'uv', 'token'), 'hf token\n')
+    const script = 'mkdir ~/.cache/pip && echo x > ~/.cache/uv/other && cat ~/.cache/uv/other; cat ~/.cache/uv/token 2>/dev/null || echo no token'
     expect(await inSandbox(script)).toMatchObject({exitCode: 0, stdout: 'x\nno token\n'})
-    expect(readdirSync(join(world.home, '.cache')).sort()).toEqual(['hf'])
-    expect(readdirSync(join(world.home, '.cache', 'hf'))).toEqual(['token'])
+    expect(readdirSync(join(world.home, '.cache')).sort()).toEqual(['uv'])
+    expect(readdirSync(join(world.home, '.cache', 'uv'))).toEqual(['token'])
   })
 
   it("may write the caches' program parts (~/.npm/_npx, ~/.cargo/bin, ~/.cargo/env, ~/.rustup/toolchains), which are overlays too: nothing reaches the user's home", async () => {
