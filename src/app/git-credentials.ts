@@ -4,7 +4,8 @@
 // (the user's global ones, the system's, the origin's repository's, as root
 // other users', and what they include) as the command sees them (a copy
 // bound over each, as an agent's state file is). Without the namespaces
-// (macOS, landlock-only) those are read as they are (MANUAL says so).
+// (macOS, landlock-only) git is pointed at the copies by its variables
+// (unmounted-copies.ts).
 import {lstatSync, mkdirSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {includedFiles, namedFiles, withoutCredentials} from '../git/credentials.js'
@@ -51,15 +52,15 @@ export async function removeTreeCredentials(tree: string, root: string): Promise
   }
 }
 
-/** The user's global git config files, as git finds them (git-config(1), FILES). */
-function globalConfigs(env: NodeJS.ProcessEnv, home: string): string[] {
+/** The user's global git config files, as git finds them (git-config(1), FILES), in the order git reads them (the XDG one first). */
+export function globalConfigs(env: NodeJS.ProcessEnv, home: string): string[] {
   if (env.GIT_CONFIG_GLOBAL) return [env.GIT_CONFIG_GLOBAL]
   const xdg = env.XDG_CONFIG_HOME || join(home, '.config')
-  return [join(home, '.gitconfig'), join(xdg, 'git', 'config')]
+  return [join(xdg, 'git', 'config'), join(home, '.gitconfig')]
 }
 
 /** The system's git config file (git's default place), unless git is told to read none. */
-function systemConfigs(env: NodeJS.ProcessEnv): string[] {
+export function systemConfigs(env: NodeJS.ProcessEnv): string[] {
   if (env.GIT_CONFIG_NOSYSTEM) return []
   return [env.GIT_CONFIG_SYSTEM || '/etc/gitconfig']
 }

@@ -3,7 +3,8 @@
 // registry logins. With the namespaces the command reads a copy without
 // the logins, bound over the user's, as git's config files are
 // (git-credentials.ts); without them the file stays hidden whole
-// (policy.ts SECRETS).
+// (policy.ts SECRETS) and NPM_CONFIG_USERCONFIG names the copy
+// (unmounted-copies.ts).
 import {readdirSync, readFileSync, statSync} from 'node:fs'
 import {isAbsolute, join} from 'node:path'
 import {canonical, isWithin, unique} from '../sandbox/paths.js'

@@ -21,6 +21,7 @@ import {INSIDE_PORT} from './network.js'
 import {checkNoLinkOnTheWay, checkNotDataDirectory, checkNotInOwnTemp} from './grants.js'
 import {cleanedConfigs, composeInput, describeProfile, withNetFlag} from './session.js'
 import {describeHome} from '../sandbox/home.js'
+import {COPY_VARIABLES} from './unmounted-copies.js'
 import {tildify} from '../ui/format.js'
 
 /** Shell-style quoting, only for display: the real argv is passed without a shell. */
@@ -103,15 +104,28 @@ function networkLine(platform: Platform, network: Network | undefined, isolation
   return `network: only HTTP and HTTPS through hmm's proxy, to ${rules.join(', ') || 'no host'}; everything else fails, name lookups too`
 }
 
-/** What may be read besides: everything but the hidden paths, and of the home, when composed, only what it holds. */
-function homeLines(policy: SandboxPolicy): string[] {
-  const home = policy.isolation?.home
+/**
+ * What may be read besides: everything but the hidden paths, and of the
+ * home, when composed, only what it holds; without the namespaces by
+ * rules, and how that differs.
+ */
+function homeLines(policy: SandboxPolicy, platform: Platform): string[] {
+  const home = policy.isolation?.home ?? policy.home
   if (!home) return ['may read: everything else']
+  const rules =
+    platform === 'darwin'
+      ? 'Seatbelt rules: the rest of ~ is there but unreadable'
+      : 'Landlock rules: the rest of ~ is there but unreadable, EACCES, its names listable'
   return [
     `may read: everything else outside ${tildify(home.dir)}`,
-    'home (composed: nothing else of ~ is there; home = "visible" in the config file shows the rest):',
+    `home (composed${policy.isolation?.home ? ': nothing else of ~ is there' : ` by ${rules}`}; home = "visible" in the config file shows the rest):`,
     ...describeHome(home).map(line => `  ${line}`),
-    "  and, once the workspace is made, its tree, and git's and npm's settings as copies without their credentials",
+    ...(policy.isolation?.home
+      ? ["  and, once the workspace is made, its tree, and git's and npm's settings as copies without their credentials"]
+      : [
+          '  and, once the workspace is made, its tree',
+          `  unlike with the namespaces: the rest of ~ is unreadable rather than absent; the caches are written in place; a file with a credential in it (a config, a start-up file) is unreadable, and git, npm and pip read copies without them through ${COPY_VARIABLES.join(', ')}`,
+        ]),
   ]
 }
 
@@ -139,7 +153,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     namespaces,
     ...places,
     writable: asked,
-    ...(platform === 'linux' && namespaces && settings.home === 'composed' ? {compose: composeInput(settings, options.command)} : {}),
+    ...(settings.home === 'composed' ? {compose: composeInput(settings, options.command)} : {}),
   })
   checkNoLinkOnTheWay(policy, namespaces, {write: asked, tmpdir: userTmpdir()})
   if (namespaces)
@@ -157,7 +171,7 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
     ...[policy.tree, ...policy.writable, ...policy.devices].map(path => `  ${path}`),
     'may not read:',
     ...policy.hidden.map(path => `  ${path}`),
-    ...homeLines(policy),
+    ...homeLines(policy, platform),
     `environment: removes ${removedVariables(process.env, settings.env).join(' ') || 'nothing set now'} (credentials, sockets of this session, the config file's env.remove)`,
     ...(policy.readOnly.length > 0 ? ['may not write (inside the writable paths):', ...policy.readOnly.map(path => `  ${path}`)] : []),
     ...(policy.plainOnly.length > 0

@@ -16,6 +16,7 @@ import {gitConfigBinds, gitSettingFiles} from './git-credentials.js'
 import {cleansNpmConfig, npmConfigBinds, npmUserConfig} from './npm-config.js'
 import {startupFileBinds} from './startup-files.js'
 import {cleanedToolConfigs, toolConfigBinds} from './tool-configs.js'
+import {unmountedCopies} from './unmounted-copies.js'
 import {checkNoLinkOnTheWay, checkNotDataDirectory, checkNotInOwnTemp, checkReadsOutOfReach} from './grants.js'
 import {lookupBinds, startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
@@ -127,7 +128,7 @@ export async function commandPolicy(
     ...places,
     writable,
     agent: settings.agent?.name,
-    ...(namespaces && settings.home === 'composed'
+    ...(settings.home === 'composed'
       ? {compose: composeInput(settings, command, [...(await borrowedObjects(origin)), ...(await gitSettingFiles(process.env, homedir()))])}
       : {}),
   })
@@ -196,11 +197,21 @@ export async function startInWorkspace(
           ...startupFileBinds(isolated, homedir()),
           ...lookupBinds(isolated, network),
         ]
+  // Without the namespaces the composed home is rules, and the cleaned copies are reached through variables.
+  const copies =
+    isolated === undefined && options.policy.home
+      ? await unmountedCopies(workspace.root, process.env, homedir(), {
+          origin: workspace.row.origin,
+          configs: cleanedConfigs(settings),
+          writable: options.policy.writable,
+        })
+      : undefined
   // Its proxy lives as long as the command: closed, and its refusals said, when the helper has exited.
   const net = await startNetwork(options.platform, network, workspace.id)
+  const placed = withBinds(placedAt(options.platform, options.policy, workspace.tree), binds)
   const confinement = {
     platform: options.platform,
-    policy: withBinds(placedAt(options.platform, options.policy, workspace.tree), binds),
+    policy: copies ? {...placed, readable: [...placed.readable, ...copies.readable], hidden: [...placed.hidden, ...copies.hidden]} : placed,
     workspace: isolated,
     lock: workspace.lock,
     cwd: options.cwd,
@@ -214,6 +225,7 @@ export async function startInWorkspace(
     HMM_WORKSPACE: workspace.id,
     ...(workspace.row.name === null ? {} : {HMM_WORKSPACE_NAME: workspace.row.name}),
     ...(confinement.policy.tmpdir ? {TMPDIR: confinement.policy.tmpdir} : {}),
+    ...copies?.env,
     ...net.env,
   })
   const unsigned = unsignedGit(own)

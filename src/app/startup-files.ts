@@ -6,8 +6,8 @@
 // variable's name or by what its value holds, sandbox/env.ts) is comments
 // saying so, line for line, bound over the user's; the rest reads as
 // outside.
-// Without the namespaces nothing is bound and the files read as they are
-// (SECURITY.md says so).
+// Without the namespaces nothing can be bound: such a file is unreadable
+// instead (unmounted-copies.ts).
 import {closeSync, constants, fstatSync, openSync, readdirSync, readSync} from 'node:fs'
 import {join} from 'node:path'
 import {removedBecause} from '../sandbox/env.js'

@@ -1,8 +1,9 @@
 // Package managers' user config files that mix settings and logins: yarn's,
 // pip's, cargo's and Maven's. With the namespaces the command reads a copy
 // of each without the logins (config-cleaners.ts), bound over the user's,
-// as npm's is (npm-config.ts); without them the files policy.ts SECRETS
-// names stay hidden whole. Cargo's credentials(.toml) stays hidden whole.
+// as npm's is (npm-config.ts); without them the files stay unreadable,
+// pip's read through PIP_CONFIG_FILE (unmounted-copies.ts). Cargo's
+// credentials(.toml) stays hidden whole.
 import {readdirSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {canonical, unique} from '../sandbox/paths.js'
@@ -36,18 +37,16 @@ function pipSiteConfigs(home: string): string[] {
   })
 }
 
+/** pip's own config files of the user's: the one the environment names, the XDG one, the legacy one. */
+export function pipUserConfigs(env: NodeJS.ProcessEnv, home: string): string[] {
+  const named = env.PIP_CONFIG_FILE ? [env.PIP_CONFIG_FILE] : []
+  return [...named, join(env.XDG_CONFIG_HOME || join(home, '.config'), 'pip', 'pip.conf'), join(home, '.pip', 'pip.conf')]
+}
+
 const TOOL_CONFIGS: ToolConfig[] = [
   {files: (_, home) => [join(home, '.yarnrc')], clean: cleanYarnrc},
   {files: (_, home) => [join(home, '.yarnrc.yml')], clean: cleanYarnrcYml},
-  {
-    files: (env, home) => [
-      env.PIP_CONFIG_FILE,
-      join(env.XDG_CONFIG_HOME || join(home, '.config'), 'pip', 'pip.conf'),
-      join(home, '.pip', 'pip.conf'),
-      ...pipSiteConfigs(home),
-    ],
-    clean: cleanPipConf,
-  },
+  {files: (env, home) => [...pipUserConfigs(env, home), ...pipSiteConfigs(home)], clean: cleanPipConf},
   {
     files: (env, home) => [join(env.CARGO_HOME || join(home, '.cargo'), 'config.toml'), join(env.CARGO_HOME || join(home, '.cargo'), 'config')],
     clean: cleanCargoConfig,

@@ -73,6 +73,9 @@ export function darwinPolicy(policy: SandboxPolicy): SandboxPolicy {
     plainOnly: [],
     devices: map(policy.devices),
     hidden: map(policy.hidden),
+    ...(policy.home
+      ? {home: {...policy.home, dir: darwinPath(policy.home.dir), keep: policy.home.keep.map(entry => ({...entry, path: darwinPath(entry.path)}))}}
+      : {}),
     ...(policy.network ? {network: policy.network} : {}),
     ...(policy.tmpdir ? {tmpdir: darwinPath(policy.tmpdir)} : {}),
   }
@@ -99,7 +102,11 @@ export interface SeatbeltShape {
   /** Whether this macOS knows `(ioctl-command TIOCSTI)` (13 and later). */
   tiocsti: boolean
   devices: number
+  /** Whether the home is composed (policy.ts SandboxPolicy.home), and how many places of it are kept. */
+  home?: {kept: number}
   hidden: number
+  /** Read though a hidden path holds them (policy.ts SandboxPolicy.readable, but `/`): the cleaned copies. */
+  readable?: number
   /** Directories above hidden paths: they may not be renamed. */
   hiddenAncestors: number
   /** Directories between a hidden path and the tree inside it: they may be stat'ed. */
@@ -206,6 +213,20 @@ export function seatbeltProfile(shape: SeatbeltShape): string {
       filters('subpath', 'READ_ONLY', shape.readOnly),
     ),
     rule(['Devices: terminals and /dev/null are written by almost every program.'], 'allow file-write*', filters('subpath', 'DEVICE', shape.devices)),
+    shape.home
+      ? [
+          '; The composed home: nothing of it is read (listed, run) but the places',
+          '; work needs (toolchains, start-up files, caches, `show`). Its names',
+          '; and metadata stay, as paths are looked up through it.',
+          '(deny file-read-data file-read-xattr process-exec',
+          '  (subpath (param "COMPOSED_HOME")))',
+        ]
+      : [],
+    rule(
+      ['...but its kept places; the secrets inside them are denied below.'],
+      'allow file-read-data file-read-xattr process-exec',
+      filters('subpath', 'HOME_KEPT', shape.home?.kept ?? 0),
+    ),
     rule(
       [
         "Secrets (~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh) and hmm's data directory",
@@ -221,6 +242,11 @@ export function seatbeltProfile(shape: SeatbeltShape): string {
       ['Renaming a directory above a hidden path would move what it hides to a', 'path no rule names: those directories cannot be renamed or removed.'],
       'deny file-write-unlink',
       filters('literal', 'HIDDEN_ANCESTOR', shape.hiddenAncestors),
+    ),
+    rule(
+      ["Files read though a hidden path holds them: copies of the user's config", 'files without their credentials, which variables name to their tools.'],
+      'allow file-read*',
+      filters('subpath', 'READABLE', shape.readable ?? 0),
     ),
     rule(
       [
@@ -304,8 +330,9 @@ export function seatbelt(policy: SandboxPolicy, options: {tiocsti?: boolean; pro
   // The profile lets everything be read but the hidden paths; a policy that
   // limited reading would need a rule this rendering does not have.
   if (!darwin.readable.includes('/')) throw new Error(`the Seatbelt profile cannot limit reading to ${darwin.readable.join(', ')}`)
+  const readable = darwin.readable.filter(path => path !== '/')
   const hiddenAncestors = unique(darwin.hidden.flatMap(ancestors))
-  const treeAncestors = unique([darwin.tree, ...(darwin.tmpdir ? [darwin.tmpdir] : [])].flatMap(ancestors)).filter(dir =>
+  const treeAncestors = unique([darwin.tree, ...(darwin.tmpdir ? [darwin.tmpdir] : []), ...readable].flatMap(ancestors)).filter(dir =>
     darwin.hidden.some(hidden => isWithin(dir, hidden)),
   )
   const named = (prefix: string, values: string[]) => values.map((value, index) => ({name: `${prefix}_${index}`, value}))
@@ -316,7 +343,17 @@ export function seatbelt(policy: SandboxPolicy, options: {tiocsti?: boolean; pro
     ...named('WRITABLE', darwin.writable),
     ...named('READ_ONLY', darwin.readOnly),
     ...named('DEVICE', darwin.devices),
+    ...(darwin.home
+      ? [
+          {name: 'COMPOSED_HOME', value: darwin.home.dir},
+          ...named(
+            'HOME_KEPT',
+            darwin.home.keep.map(entry => entry.path),
+          ),
+        ]
+      : []),
     ...named('HIDDEN', darwin.hidden),
+    ...named('READABLE', readable),
     ...named('HIDDEN_ANCESTOR', hiddenAncestors),
     ...named('TREE_ANCESTOR', treeAncestors),
     ...named('SYSTEM_SOCKET', systemSockets),
@@ -328,7 +365,9 @@ export function seatbelt(policy: SandboxPolicy, options: {tiocsti?: boolean; pro
     systemSockets: systemSockets.length,
     tiocsti,
     devices: darwin.devices.length,
+    ...(darwin.home ? {home: {kept: darwin.home.keep.length}} : {}),
     hidden: darwin.hidden.length,
+    readable: readable.length,
     hiddenAncestors: hiddenAncestors.length,
     treeAncestors: treeAncestors.length,
     ...(policy.network ? {network: policy.network.kind === 'none' ? {kind: 'none'} : {kind: 'proxy', port: options.proxyPort}} : {}),

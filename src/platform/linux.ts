@@ -28,9 +28,24 @@ export interface HelperControl {
   background?: string
 }
 
+/**
+ * The composed home as Landlock rules (policy.ts SandboxPolicy.home): the
+ * home hidden, each kept place granted back (grants are a union; the
+ * hidden paths inside one are walked around, native-helpers/landlock.c).
+ * Not a kept place that is hidden itself or lies in one (a secret, a file a
+ * cleaned copy stands for): a grant on the path itself would win over it.
+ */
+function homeRules(policy: SandboxPolicy): string[] {
+  const home = policy.home
+  if (!home) return []
+  const kept = home.keep.map(entry => entry.path).filter(path => !policy.hidden.some(hidden => isWithin(path, hidden)))
+  return ['--hide', home.dir, ...kept.flatMap(path => ['--read', path])]
+}
+
 export function landlockArgs(policy: SandboxPolicy): string[] {
   return [
     ...policy.readable.flatMap(path => ['--read', path]),
+    ...homeRules(policy),
     ...[...policy.writable, policy.tree].flatMap(path => ['--write', path]),
     ...policy.devices.flatMap(path => ['--dev', path]),
     ...policy.hidden.flatMap(path => ['--hide', path]),

@@ -16,7 +16,7 @@ export type Platform = 'linux' | 'darwin'
 export interface SandboxPolicy {
   /** The workspace tree: read, write, create, delete, rename — everything. */
   tree: string
-  /** Roots of what may be read (minus `hidden`). */
+  /** Roots of what may be read (minus `hidden`); besides `/`, files or directories read though a hidden path holds them (the cleaned copies: app/unmounted-copies.ts). */
   readable: string[]
   /** Paths that may also be written (minus `hidden`): temp dirs, caches, -w paths. */
   writable: string[]
@@ -34,6 +34,14 @@ export interface SandboxPolicy {
   hidden: string[]
   /** Linux: what the helper's namespaces give the command of its own (SPEC "Sandbox"). */
   isolation?: Isolation
+  /**
+   * Without the namespaces (landlock-only, macOS): the composed home
+   * (sandbox/home.ts) as rules, there being no mount namespace to build
+   * it in: nothing of the home may be read but its kept places, less the
+   * hidden paths (Landlock: the home hidden, each place granted back;
+   * Seatbelt: denied, then allowed).
+   */
+  home?: ComposedHome
   /** The command's network (SPEC "Network"); absent: the user's. */
   network?: Network
   /**
@@ -493,7 +501,7 @@ export interface PolicyInput {
   layers?: string[]
   /** The command's agent profile, if it has one (Isolation.agent). */
   agent?: string
-  /** With the namespaces: compose the home (sandbox/home.ts) of these, and what the command may write. */
+  /** Compose the home (sandbox/home.ts) of these and what the command may write: built by the helper with the namespaces, else as rules (SandboxPolicy.home). */
   compose?: {show: string[]; path: string[]; programs: string[]}
 }
 
@@ -694,7 +702,15 @@ function ownable(input: PolicyInput): (path: string) => boolean {
  * directory) or a path it may write; never a socket in the tree, its
  * temporary directories or a path the user lets it write: those it may use.
  */
-function isolationFor(input: PolicyInput, tree: string, temp: string[], caches: string[], writable: string[], hidden: string[]): Isolation {
+function isolationFor(
+  input: PolicyInput,
+  tree: string,
+  temp: string[],
+  caches: string[],
+  writable: string[],
+  hidden: string[],
+  home: ComposedHome | undefined,
+): Isolation {
   const data = canonical(input.dataDir)
   const session = unique(sessionSockets(input.home).map(canonical))
   const secrets = hidden
@@ -706,7 +722,6 @@ function isolationFor(input: PolicyInput, tree: string, temp: string[], caches: 
   const found = socketsWithin([...SOCKET_ROOTS, input.home], [data, ...session, ...hidden, ...caches]).filter(
     socket => !granted.some(place => isWithin(socket, place)),
   )
-  const home = input.compose && composeHome({home: input.home, layered: caches, writable: writable.filter(path => !caches.includes(path)), ...input.compose})
   return {
     temp,
     caches,
@@ -760,6 +775,11 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
   // name. Under the namespaces every writable cache is an overlay, and they are written there as the rest.
   const inPlace = (rels: string[]) => unique((overlaid ? [] : rels.map(home)).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path)))
   const darwin = input.platform === 'darwin'
+  const layered = [...caches, ...layers]
+  // Without the namespaces the caches are written in place.
+  const inLayers = overlaid ? layered : []
+  const composed =
+    input.compose && composeHome({home: input.home, layered: inLayers, writable: writable.filter(path => !inLayers.includes(path)), ...input.compose})
   return {
     tree,
     readable: ['/'],
@@ -768,7 +788,8 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
     plainOnly: darwin ? [] : inPlace(CACHE_RENDEZVOUS),
     devices: DEVICES[input.platform],
     hidden: unreadable(input, hidden),
-    ...(input.platform === 'linux' ? {isolation: isolationFor(input, tree, temp, [...caches, ...layers], writable, hidden)} : {}),
+    ...(input.platform === 'linux' ? {isolation: isolationFor(input, tree, temp, layered, writable, hidden, overlaid ? composed : undefined)} : {}),
+    ...(composed && !overlaid ? {home: composed} : {}),
     ...(input.network ? {network: input.network} : {}),
     ...(tmpdir ? {tmpdir} : {}),
   }

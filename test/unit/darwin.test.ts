@@ -113,6 +113,34 @@ describe('the Seatbelt profile', () => {
     ])
   })
 
+  it('with a composed home, denies reading it before its kept places are allowed, the secrets denied after, and the copies allowed after those', () => {
+    const policy: SandboxPolicy = {
+      ...MAC,
+      readable: ['/', `${DATA}/k3xq9a/git-config/global`],
+      home: {
+        dir: HOME,
+        keep: [
+          {path: `${HOME}/.nvm`, why: 'toolchain, read-only'},
+          {path: `${HOME}/.cache`, why: 'written in place'},
+        ],
+        links: [],
+      },
+    }
+    const summaries = rules(seatbelt(policy).profile).map(summary)
+    const at = (prefix: string) => summaries.findIndex(line => line.startsWith(prefix))
+    expect(summaries).toContain('deny file-read-data file-read-xattr process-exec: COMPOSED_HOME')
+    expect(summaries).toContain('allow file-read-data file-read-xattr process-exec: HOME_KEPT_0 HOME_KEPT_1')
+    expect(summaries).toContain('allow file-read*: READABLE_0')
+    expect(at('deny file-read-data')).toBeLessThan(at('allow file-read-data'))
+    expect(at('allow file-read-data')).toBeLessThan(at('deny file-read* file-write*'))
+    expect(at('deny file-read* file-write*')).toBeLessThan(at('allow file-read*: READABLE_0'))
+    expect(definitions(policy)).toEqual(
+      expect.arrayContaining([`COMPOSED_HOME=${HOME}`, `HOME_KEPT_0=${HOME}/.nvm`, `READABLE_0=${DATA}/k3xq9a/git-config/global`]),
+    )
+    // The copy's directories inside the hidden data directory may be looked at on the way to it.
+    expect(definitions(policy)).toContain(`TREE_ANCESTOR_3=${DATA}/k3xq9a/git-config`)
+  })
+
   it('is balanced s-expressions whose only strings are parameter names', () => {
     const profile = seatbelt(MAC).profile
     const forms = parse(profile)
