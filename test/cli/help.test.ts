@@ -151,6 +151,7 @@ describe('completion', () => {
     expect(await bashCompletes(env, ['attach', 'pa'])).toEqual(['parser'])
     expect(await bashCompletes(env, ['peek', '-n', '3', 'pa'])).toEqual(['parser'])
     expect(await bashCompletes(env, ['run', '--det'])).toEqual(['--detach'])
+    expect(await bashCompletes(env, ['exec', '--det'])).toEqual(['--detach'])
   })
 
   it('completes a workspace name at the press of Tab in an interactive bash (a real terminal)', async () => {
