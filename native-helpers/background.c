@@ -72,9 +72,10 @@ void background_prepare(const char *path)
 		setup_fail("background: %s: %s", path, strerror(errno));
 	/* Held (not closed) for the waiter's life; the init's copy goes with it. */
 	int held = openat(dir, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (held < 0 || flock_retry(held, LOCK_EX | LOCK_NB) < 0)
-		setup_fail("background: %s", held >= 0 && errno == EWOULDBLOCK ? "the workspace runs a command in the background already"
-									       : strerror(errno));
+	if (held < 0 || flock_retry(held, LOCK_EX | LOCK_NB) < 0) {
+		const char *why = held >= 0 && errno == EWOULDBLOCK ? "another command runs in the background" : strerror(errno);
+		setup_fail("background: %s", why);
+	}
 	pids = openat(dir, "pids", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (pids < 0)
 		setup_fail("background: pids: %s", strerror(errno));
