@@ -5,18 +5,24 @@
  * The waiter (pty.c) of a background run relays to nobody: it keeps the
  * pty's master and appends what the command writes, unfiltered, to DIR/output
  * (`hmm peek` reads it: the last of it, made printable, never interpreted),
- * trimmed to its last SCROLLBACK bytes. DIR is the workspace's, in hmm's
+ * trimmed to its last SCROLLBACK bytes as it grows, by the waiter or,
+ * while attached, the attach. It holds DIR/lock while it lives (one
+ * background run per workspace: attach and peek take a workspace), and
+ * names itself and the init in DIR/pids (`hmm ls` looks at what the
+ * command's processes wait for). DIR is the workspace's, in hmm's
  * data directory, which the command cannot reach. There the waiter listens
  * on DIR/socket (a unix socket, 0600) for `hmm-helper attach DIR`, which
  * proves it may by sending DIR/key (random, 0600: a socket's path is not
  * guarded by Landlock, reading a file of the data directory is), and is
- * then handed the master and the scrollback: it relays between them and
- * the user's terminal exactly as a foreground run's waiter does (the same
- * relay, the same terminal filter, the modes put back, the fence), while
- * the waiter stops reading the master until that connection closes. One
- * attach at a time: another is refused. The detach key (Ctrl-]) ends the
- * attach and leaves the command running; the command's end ends it, the
- * waiter saying so with the command's status.
+ * then handed the master and the scrollback: it shows the scrollback's
+ * last lines, then relays between them and the user's terminal as a
+ * foreground run's waiter does (the same terminal filter, the modes put
+ * back, the fence), while the waiter stops reading the master until that
+ * connection closes. One attach at a time: another is refused. The detach
+ * key (Ctrl-]) ends the attach and leaves the command running, also when
+ * the command reads nothing (the user's input is always read, what the
+ * command does not take held up to TYPED_AHEAD, then dropped); the
+ * command's end ends it, the waiter saying so with the command's status.
  *
  * Everything of DIR is opened before the namespaces are made: the
  * namespace's mounts cover the data directory, also for the waiter, which
@@ -36,11 +42,15 @@
 
 /* What of the command's output is kept: trimmed to this when twice as much. */
 #define SCROLLBACK (1 << 20)
+/* The most of the scrollback an attach shows first (a screen's redraw fits). */
+#define REPLAYED RELAYED
+/* What the user typed that the command has not taken yet, held at most. */
+#define TYPED_AHEAD (1 << 20)
 #define KEY_LEN 32
 /* The byte that detaches: Ctrl-]. */
 #define DETACH_KEY 0x1d
 
-static int dir = -1, listener = -1, output = -1;
+static int dir = -1, listener = -1, output = -1, pids = -1;
 static char key[KEY_LEN];
 
 static void socket_path(struct sockaddr_un *a, int dirfd)
@@ -60,6 +70,15 @@ void background_prepare(const char *path)
 	dir = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dir < 0)
 		setup_fail("background: %s: %s", path, strerror(errno));
+	/* Held (not closed) for the waiter's life; the init's copy goes with it. */
+	int held = openat(dir, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (held < 0 || flock_retry(held, LOCK_EX | LOCK_NB) < 0) {
+		const char *why = held >= 0 && errno == EWOULDBLOCK ? "another command runs in the background" : strerror(errno);
+		setup_fail("background: %s", why);
+	}
+	pids = openat(dir, "pids", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (pids < 0)
+		setup_fail("background: pids: %s", strerror(errno));
 	static const char hex[] = "0123456789abcdef";
 	unsigned char raw[KEY_LEN];
 	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
@@ -84,32 +103,56 @@ void background_prepare(const char *path)
 		setup_fail("background: socket: %s", strerror(errno));
 }
 
-/* Keeps the last SCROLLBACK bytes once there are twice as many. */
-static void trim(void)
+/* Keeps the last SCROLLBACK bytes of the scrollback open on *fd once there
+ * are twice as many: a fresh file takes its place, *fd then open on it
+ * (the other of waiter and attach opens it again when it takes over). */
+static void trim(int *fd)
 {
 	struct stat st;
-	if (fstat(output, &st) < 0 || st.st_size <= 2 * SCROLLBACK)
+	if (fstat(*fd, &st) < 0 || st.st_size <= 2 * SCROLLBACK)
 		return;
 	static char kept[SCROLLBACK];
-	ssize_t n = pread(output, kept, SCROLLBACK, st.st_size - SCROLLBACK);
+	ssize_t n = pread(*fd, kept, SCROLLBACK, st.st_size - SCROLLBACK);
 	int fresh = openat(dir, "output.new", O_RDWR | O_APPEND | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (n <= 0 || fresh < 0 || write_all(fresh, kept, (size_t)n) < 0 || renameat(dir, "output.new", dir, "output") < 0) {
 		if (fresh >= 0)
 			close(fresh);
 		return;
 	}
-	close(output);
-	output = fresh;
+	close(*fd);
+	*fd = fresh;
 }
 
-static void keep_output(struct relay *r)
+/* Keeps what the command wrote, at most SCROLLBACK bytes a call, then back
+ * to poll (a writer faster than the waiter does not hold it here); 1 if
+ * there may be more. */
+static int keep_output(struct relay *r)
 {
 	char buf[RELAYED];
 	ssize_t n;
-	while ((n = read(r->master, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-		if (n > 0)
-			write_all(output, buf, (size_t)n);
-	trim();
+	size_t kept = 0;
+	while (kept < SCROLLBACK) {
+		n = read(r->master, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		write_all(output, buf, (size_t)n);
+		kept += (size_t)n;
+		trim(&output);
+	}
+	return 1;
+}
+
+/* An attach has gone: it may have trimmed the scrollback, so the file now
+ * in its place is the one to append to. */
+static void client_gone(int *client)
+{
+	close(*client);
+	*client = -1;
+	if (output >= 0)
+		close(output);
+	output = open_output();
 }
 
 /* One byte of meaning, with up to two descriptors. */
@@ -173,6 +216,8 @@ void background_waiter(int status_fd, pid_t init)
 	int sigs = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sigs < 0)
 		setup_fail("background: signalfd: %s", strerror(errno));
+	dprintf(pids, "%d %d\n", (int)getpid(), (int)init);
+	close(pids);
 	for (;;) {
 		struct pollfd p[6] = {
 			{sigs, POLLIN, 0},
@@ -204,10 +249,8 @@ void background_waiter(int status_fd, pid_t init)
 			/* The attach sends nothing more: this is its end. */
 			char c;
 			ssize_t n = recv(client, &c, 1, MSG_DONTWAIT);
-			if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-				close(client);
-				client = -1;
-			}
+			if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+				client_gone(&client);
 		}
 		if (p[1].revents) {
 			int status;
@@ -229,9 +272,11 @@ void background_waiter(int status_fd, pid_t init)
 				send(client, end, sizeof end, MSG_NOSIGNAL);
 				struct pollfd c = {client, POLLIN, 0};
 				poll(&c, 1, 5000);
+				client_gone(&client);
 			}
 			if (r.master >= 0)
-				keep_output(&r);
+				while (keep_output(&r))
+					;
 			end_as(got == sizeof status ? status : -1, init);
 		}
 	}
@@ -248,6 +293,77 @@ static int report(const char *what)
 /* Detached, or the command ended (then `status` holds its wait status), or the waiter went. */
 enum attach_end { DETACHED, ENDED, GONE };
 
+static char typed[TYPED_AHEAD];
+static size_t typed_len, typed_off;
+
+/* Gives the command what it takes now of what the user typed. */
+static void to_command(struct relay *r)
+{
+	while (typed_off < typed_len) {
+		ssize_t n = write(r->master, typed + typed_off, typed_len - typed_off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0)
+			break; /* the pty takes nothing more: dropped */
+		typed_off += (size_t)n;
+	}
+	typed_len = typed_off = 0;
+}
+
+/* Reads what the user typed, always (Ctrl-] must be seen even when the
+ * command reads nothing), and holds it for the command up to TYPED_AHEAD;
+ * more is dropped. -1: the user's terminal has gone; 1: the detach key
+ * came (what came before it is held). */
+static int from_user(struct relay *r)
+{
+	char buf[4096];
+	ssize_t n = read(r->in, buf, sizeof buf);
+	if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+		return -1;
+	if (n < 0)
+		return 0;
+	const char *at = memchr(buf, DETACH_KEY, (size_t)n);
+	size_t take = at ? (size_t)(at - buf) : (size_t)n;
+	if (typed_off > 0) {
+		memmove(typed, typed + typed_off, typed_len - typed_off);
+		typed_len -= typed_off;
+		typed_off = 0;
+	}
+	if (take > TYPED_AHEAD - typed_len)
+		take = TYPED_AHEAD - typed_len;
+	memcpy(typed + typed_len, buf, take);
+	typed_len += take;
+	return at != NULL;
+}
+
+/* The last of the scrollback, so the screen shows what the command last
+ * showed: through the filter from its fresh state, from the first line
+ * that starts in it (a sequence cut at its start shows nothing of itself). */
+static void replay(struct relay *r)
+{
+	struct stat st;
+	static char buf[REPLAYED];
+	if (fstat(r->record, &st) < 0 || st.st_size == 0)
+		return;
+	off_t from = st.st_size > REPLAYED ? st.st_size - REPLAYED : 0;
+	ssize_t n = pread(r->record, buf, REPLAYED, from);
+	if (n <= 0)
+		return;
+	const char *start = buf;
+	if (from > 0) {
+		const char *line = memchr(buf, '\n', (size_t)n);
+		if (!line)
+			return;
+		start = line + 1;
+	}
+	int record = r->record; /* shown, not kept again */
+	r->record = -1;
+	pty_to_user(r, start, (size_t)(buf + n - start));
+	r->record = record;
+}
+
 static enum attach_end relay_until_end(struct relay *r, int sock, int *status)
 {
 	sigset_t set;
@@ -257,13 +373,12 @@ static enum attach_end relay_until_end(struct relay *r, int sock, int *status)
 		sigaddset(&set, caught[i]);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	int sigs = signalfd(-1, &set, SFD_CLOEXEC);
-	int detach_after = 0;
 	for (;;) {
 		struct pollfd p[4] = {
 			{sigs, POLLIN, 0},
 			{sock, POLLIN, 0},
-			{r->master, (short)(POLLIN | (r->len ? POLLOUT : 0)), 0},
-			{r->len == 0 ? r->in : -1, POLLIN, 0},
+			{r->master, (short)(POLLIN | (typed_len ? POLLOUT : 0)), 0},
+			{r->in, POLLIN, 0},
 		};
 		if (poll(p, 4, -1) < 0)
 			continue;
@@ -290,32 +405,23 @@ static enum attach_end relay_until_end(struct relay *r, int sock, int *status)
 			}
 			return GONE;
 		}
-		if (p[2].revents & POLLOUT) {
-			ssize_t n = write(r->master, r->pending + r->off, r->len - r->off);
-			if (n > 0 && (r->off += (size_t)n) == r->len)
-				r->len = r->off = 0;
-			else if (n < 0 && errno != EINTR && errno != EAGAIN)
-				r->len = r->off = 0;
-			if (r->len == 0 && detach_after)
-				return DETACHED;
-		}
+		if (p[2].revents & POLLOUT)
+			to_command(r);
 		if (p[2].revents & POLLIN) {
 			char buf[RELAYED];
 			ssize_t n = read(r->master, buf, sizeof buf);
-			if (n > 0)
+			if (n > 0) {
 				pty_to_user(r, buf, (size_t)n);
+				trim(&r->record);
+			}
 		}
 		if (p[3].revents) {
-			ssize_t n = read(r->in, r->pending, sizeof r->pending);
-			if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+			int got = from_user(r);
+			if (got < 0)
 				return DETACHED; /* the user's terminal has gone */
-			if (n > 0) {
-				char *at = memchr(r->pending, DETACH_KEY, (size_t)n);
-				r->len = at ? (size_t)(at - r->pending) : (size_t)n;
-				r->off = 0;
-				if (at && r->len == 0)
-					return DETACHED;
-				detach_after = at != NULL;
+			if (got > 0) {
+				to_command(r); /* what came before the key, as much as it takes now */
+				return DETACHED;
 			}
 		}
 	}
@@ -361,6 +467,7 @@ int cmd_attach(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	pty_make_raw(&r);
 	pty_copy_size(&r);
+	replay(&r);
 	int status = 0;
 	enum attach_end end = relay_until_end(&r, sock, &status);
 	if (end == DETACHED)

@@ -14,6 +14,7 @@
 #include "hmm-helper.h"
 
 #ifdef __linux__
+#include <ctype.h>
 #include <sched.h>
 #endif
 
@@ -179,6 +180,18 @@ static int confine_and_run(const struct exec_opts *o, int lock)
 	if (n > (int)sizeof line - 1)
 		n = (int)sizeof line - 1;
 	write_all(report_fd >= 0 ? report_fd : 2, line, (size_t)n);
+#ifdef __linux__
+	/* Nobody reads hmm's stderr once a background run has started: said on
+	 * its terminal (hmm peek shows it) as `hmm run` says it. */
+	if (o->background) {
+		char reason[128];
+		snprintf(reason, sizeof reason, "%s", e == ENOENT ? "command not found" : strerror(e));
+		for (char *c = reason; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+		n = snprintf(line, sizeof line, "hmm: %.256s: %s\n", o->cmd[0], reason);
+		write_all(2, line, (size_t)(n > (int)sizeof line - 1 ? (int)sizeof line - 1 : n));
+	}
+#endif
 	return e == ENOENT ? 127 : 126;
 }
 

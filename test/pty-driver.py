@@ -9,7 +9,8 @@
 # The command is the session leader on the pty's slave (its controlling
 # terminal), 24 rows by 80 columns. STEPS_JSON is a list of:
 #   {"expect": REGEX}       wait until output after the last match matches
-#   {"send": TEXT}          type TEXT (control characters included)
+#   {"send": TEXT}          type TEXT (control characters included); what the
+#                           terminal does not take within the wait fails the step
 #   {"resize": [ROWS, COLS]} change the window size (the kernel sends SIGWINCH)
 #   {"hangup": true}        close the terminal, as a closed window or a dropped
 #                           ssh does (the last step: nothing is read after it)
@@ -68,10 +69,28 @@ def main():
             out.extend(chunk)
         return True
 
+    def send(data):
+        # A terminal that takes no more (the command reads nothing) must not hang the driver.
+        os.set_blocking(master, False)
+        deadline = time.monotonic() + WAIT
+        try:
+            while data:
+                try:
+                    data = data[os.write(master, data):]
+                except BlockingIOError:
+                    if eof or time.monotonic() >= deadline:
+                        return False
+                    read_some(min(deadline, time.monotonic() + 0.05))
+        finally:
+            os.set_blocking(master, True)
+        return True
+
     failed = None
     for step in steps:
         if 'send' in step:
-            os.write(master, step['send'].encode())
+            if not send(step['send'].encode()):
+                failed = 'the terminal taking %d bytes' % len(step['send'])
+                break
         elif 'resize' in step:
             set_size(master, *step['resize'])
         elif 'hangup' in step:

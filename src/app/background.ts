@@ -1,21 +1,24 @@
-// `hmm run -d`: the run goes on in a hmm of its own, in a session of its
-// own, that makes the workspace and starts the command exactly as `hmm run`
-// does, then waits for the command and records its end (WORK) with nobody
-// attached. The command's terminal is the helper's (native-helpers/
+// `hmm run -d` and `hmm exec -d`: the run goes on in a hmm of its own, in a
+// session of its own, that makes the workspace (run) and starts the command
+// exactly as `hmm run`/`exec` does, then waits for the command and records
+// its end (WORK) with nobody attached. The command's terminal is the helper's (native-helpers/
 // background.c). The hmm the user started relays what the background one
 // says until the command has started (its errors, the workspace line, with
 // their exit status) and returns then.
 import {spawn} from 'node:child_process'
-import {closeSync, openSync, writeSync} from 'node:fs'
+import {closeSync, mkdirSync, openSync, writeSync} from 'node:fs'
+import {join} from 'node:path'
 import type {Readable} from 'node:stream'
+import {lockedFiles} from '../native/helper.js'
 import {HmmError} from '../ui/errors.js'
+import type {Workspace} from '../workspaces/workspace.js'
 
 /** Set in the environment of the hmm that runs in the background (removed before anything reads it). */
 const MARK = 'HMM_BACKGROUND_RUN'
 /** Where that hmm says it has started the command. */
 const STARTED_FD = 3
 
-/** Whether this hmm is the background half of `hmm run -d` (and forgets the mark, so the command never sees it). */
+/** Whether this hmm is the background half of `hmm run -d` or `hmm exec -d` (and forgets the mark, so the command never sees it). */
 export function isBackgroundRun(): boolean {
   const is = process.env[MARK] === '1'
   delete process.env[MARK]
@@ -23,8 +26,22 @@ export function isBackgroundRun(): boolean {
 }
 
 /** Refuses -d where the helper keeps no pty: without the namespaces (Landlock alone) or off Linux. */
-export function checkBackgroundPossible(isolation: string, platform: string): void {
-  if (platform !== 'linux' || isolation !== 'full') throw new HmmError('hmm run -d needs the namespaces (isolation = "full", on Linux)')
+export function checkBackgroundPossible(isolation: string, platform: string, command: 'run' | 'exec'): void {
+  if (platform !== 'linux' || isolation !== 'full') throw new HmmError(`hmm ${command} -d needs the namespaces (isolation = "full", on Linux)`)
+}
+
+/**
+ * For `hmm exec -d`: makes the workspace's background directory if an
+ * earlier run did not, which one background run at a time keeps (its pty, scrollback and socket: attach and peek take a
+ * workspace, not a run). The keeper holds bg/lock while it lives
+ * (native-helpers/background.c), which also refuses a second one that
+ * got past this check at the same time.
+ */
+export function prepareBackground(workspace: Workspace): void {
+  mkdirSync(workspace.background, {recursive: true, mode: 0o700})
+  if (lockedFiles([join(workspace.background, 'lock')])[0]) {
+    throw new HmmError(`workspace ${workspace.label} already runs a command in the background (hmm attach ${workspace.row.name ?? workspace.id})`)
+  }
 }
 
 /** Starts this same hmm command in the background and relays what it says until the command has started; its exit status. */

@@ -1,7 +1,8 @@
-// `hmm exec [-w PATH]... WS [COMMAND [ARG...]]`: a command again in an
+// `hmm exec [-d] [-w PATH]... WS [COMMAND [ARG...]]`: a command again in an
 // existing workspace, to continue its work, under the sandbox `hmm run`
 // gives (session.ts): the -w paths it was given, and any given now, kept for
-// the next. Several commands may run in one workspace at once.
+// the next. Several commands may run in one workspace at once; -d in the
+// background as `hmm run -d` (background.ts), one such at a time.
 import {lstatSync} from 'node:fs'
 import {loadConfig, makeAgentPlaces, networkOf, settingsFor, type Effective} from '../sandbox/config.js'
 import {currentPlatform} from '../platform/index.js'
@@ -28,6 +29,7 @@ import {
   workspaceLine,
 } from './session.js'
 import {warnNetworkNeighbours} from './net-neighbours.js'
+import {checkBackgroundPossible, isBackgroundRun, prepareBackground, runDetached, saidStarted} from './background.js'
 
 export interface ExecRequest {
   key: string | undefined
@@ -36,6 +38,8 @@ export interface ExecRequest {
   net?: string
   /** The command and its arguments; empty: the user's shell. */
   command: string[]
+  /** -d: the command runs in the background, on a terminal hmm keeps (background.ts). */
+  detach?: boolean
 }
 
 /**
@@ -59,6 +63,8 @@ function checkNetCanHold(workspace: Workspace, state: Status, settings: Effectiv
 
 export async function execWorkspace(request: ExecRequest): Promise<number> {
   if (request.key === undefined) throw new HmmError('exec needs the workspace to run in')
+  const background = request.detach === true && isBackgroundRun()
+  if (request.detach && !background) return runDetached()
   const context = new Context()
   try {
     const platform = currentPlatform()
@@ -71,11 +77,13 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     if (workspace.row.state !== 'ready') throw new HmmError(`workspace ${workspace.label} is still being made`)
     const kept = [...new Set([...workspace.row.writable, ...given])]
     const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)
+    if (background) checkBackgroundPossible(settings.isolation, platform, 'exec')
     checkNetCanHold(workspace, state, settings)
     warnNetworkNeighbours(context, settings, workspace.id)
     const policy = await commandPolicy(context, platform, {tree: workspace.tree, origin: workspace.row.origin, command}, kept, settings)
     const program = commandProgram(context, settings, command, policy)
     makeAgentPlaces(settings)
+    if (background) prepareBackground(workspace)
     if (kept.length !== workspace.row.writable.length) context.store.update(workspace.id, {writable: kept})
 
     // Counted before the helper takes the lock, so a command ending meanwhile does not mark it idle.
@@ -87,7 +95,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     const starting = whileStarting()
     let running: Launch | undefined
     try {
-      running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd, program, alone})
+      running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd, program, alone, background})
       starting.check()
     } catch (error) {
       running?.abort()
@@ -100,6 +108,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     }
     sayAgentProfile(settings, platform)
     say(workspaceLine(workspace))
+    if (background) saidStarted()
     const {status: exitStatus, end} = await waitForCommand(running, command, starting)
     await commandEnded(context, workspace, end)
     return exitStatus

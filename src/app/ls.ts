@@ -31,7 +31,7 @@ export function listing(options: ListOptions): string {
   const now = Date.now()
   const found = statuses(workspaces)
   const running = found.map(state => state === 'running')
-  // `waiting`: a running background run silent for a minute (one stat of a small file per running workspace).
+  // `waiting`: a running background run silent for a minute (one stat per running workspace) that reads its terminal.
   const states = found.map((state, index) => (running[index] && waitsForInput(workspaces[index], now) ? 'waiting' : state))
   // As recorded when a command last exited (workspaces/work.ts): listing never reads a tree. Not known while running.
   const works = workspaces.map(({row}, index) =>

@@ -189,7 +189,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   const command = commandOrShell(request.command)
   const given = checkRequest(context, request)
   const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)
-  if (background) checkBackgroundPossible(settings.isolation, platform)
+  if (background) checkBackgroundPossible(settings.isolation, platform, 'run')
   checkNoSecretCloned(context, platform, settings)
   // Before the workspace has an ID: its tree as hmm sandbox shows it, placed when the command starts (session.ts).
   const policy = await commandPolicy(

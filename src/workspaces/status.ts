@@ -6,6 +6,7 @@
 import {statSync} from 'node:fs'
 import {join} from 'node:path'
 import {lockedFiles} from '../native/helper.js'
+import {readsItsTerminal} from '../platform/terminal-reader.js'
 import type {Workspace} from './workspace.js'
 
 export type Status = 'running' | 'done' | 'broken'
@@ -37,14 +38,16 @@ function silenceBeforeWaiting(): number {
 }
 
 /**
- * Whether a running workspace's background run has written nothing for
- * that long: the keeper appends all the command writes to bg/output
- * (native-helpers/background.c), so its mtime is the time of the last
- * output, and one stat tells. Silence is the sign, not a look at what the
- * command's processes block on: an agent that asks waits silently, and
- * anything else silent that long (a build saying nothing) is worth a look too.
+ * Whether a running workspace's background run waits for the user: it has
+ * written nothing for that long (the keeper appends all the command writes
+ * to bg/output, native-helpers/background.c, so its mtime is the time of
+ * the last output: one stat) and it is blocked reading its terminal (looked
+ * at only then: platform/terminal-reader.ts), so a build saying nothing or
+ * a `sleep` is not waiting. Where what it reads cannot be told, silence
+ * alone decides.
  */
 export function waitsForInput(workspace: Workspace, now: number): boolean {
   const output = statSync(join(workspace.background, 'output'), {throwIfNoEntry: false})
-  return output !== undefined && now - output.mtimeMs > silenceBeforeWaiting()
+  if (output === undefined || now - output.mtimeMs <= silenceBeforeWaiting()) return false
+  return readsItsTerminal(workspace.background) ?? true
 }

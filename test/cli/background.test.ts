@@ -3,7 +3,7 @@
 // `hmm attach` joins it on a real pseudo-terminal and leaves it running on
 // Ctrl-]; its end is recorded (WORK) with nobody attached.
 import {execa} from 'execa'
-import {existsSync, writeFileSync} from 'node:fs'
+import {existsSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, PROJECT, workspaceLine, World} from '../world.js'
@@ -12,7 +12,13 @@ let world: World
 beforeAll(() => {
   world = new World('background')
 })
-afterAll(() => world.dispose())
+afterAll(async () => {
+  // What a failed test left running goes first: no background run outlives the tests.
+  const rows = JSON.parse((await world.hmm(['ls', '--json'])).stdout || '[]') as Row[]
+  const running = rows.filter(entry => entry.state === 'running' || entry.state === 'waiting').map(entry => entry.id)
+  if (running.length > 0) await world.hmm(['stop', ...running])
+  world.dispose()
+})
 
 type Step = {expect: string} | {send: string}
 
@@ -48,6 +54,14 @@ async function until(name: string, done: (row: Row) => boolean): Promise<Row> {
     const now = await row(name)
     if (done(now)) return now
     if (waited > 30_000) throw new Error(`workspace ${name} stayed ${JSON.stringify(now)}`)
+    await new Promise(resolve => setTimeout(resolve, 100))
+  }
+}
+
+/** Waits (bounded) until `hmm peek` of the workspace shows `text`. */
+async function peekShows(name: string, text: string): Promise<void> {
+  for (let waited = 0; !(await world.hmm(['peek', name])).stdout.includes(text); waited += 100) {
+    if (waited > 30_000) throw new Error(`peek of ${name} never showed ${text}`)
     await new Promise(resolve => setTimeout(resolve, 100))
   }
 }
@@ -135,12 +149,94 @@ describe('hmm run -d', () => {
     expect(peeked.exitCode).toBe(1)
   })
 
+  it('a command not found: peek says so as hmm run says it', async () => {
+    const foreground = await world.hmm(['run', 'no-such-command-here'])
+    expect(foreground.stderr).toContain('hmm: no-such-command-here: command not found\n')
+    const started = await world.hmm(['run', '-d', '-n', 'nf', 'no-such-command-here'])
+    expect(started.exitCode, started.stderr).toBe(0)
+    const ended = await until('nf', now => now.state === 'done' && now.files !== null)
+    expect(ended.exit).toBe(127)
+    expect((await world.hmm(['peek', 'nf'])).stdout).toBe('hmm: no-such-command-here: command not found\n')
+  })
+
   it('exits 1, as hmm run does, when the background hmm fails before the command starts', async () => {
     const missing = join(world.root, 'no-such-place')
     for (let round = 0; round < 3; round++) {
       const result = await world.hmm(['run', '-d', '-w', missing, 'true'])
       expect(result, `round ${round}`).toMatchObject({exitCode: 1, stderr: `hmm: ${missing} does not exist\n`})
     }
+  })
+})
+
+describe('hmm exec -d', () => {
+  it('runs a command again in the background in an existing workspace; one background command there at a time', async () => {
+    const made = await world.hmm(['run', '-n', 'ex1', 'true'])
+    const {tree} = workspaceLine(made.stderr)
+    const started = await world.hmm(['exec', '-d', 'ex1', 'sh', '-c', 'echo again; while [ ! -e go ]; do sleep 0.05; done; echo work > e.txt'])
+    expect(started.exitCode, started.stderr).toBe(0)
+    expect(workspaceLine(started.stderr).tree).toBe(tree)
+    expect((await row('ex1')).state).toBe('running')
+    await peekShows('ex1', 'again')
+    const second = await world.hmm(['exec', '-d', 'ex1', 'true'])
+    expect(second.stderr).toMatch(/^hmm: workspace \w+ \(ex1\) already runs a command in the background \(hmm attach ex1\)\n$/)
+    expect(second.exitCode).toBe(1)
+    writeFileSync(join(tree, 'go'), '')
+    const ended = await until('ex1', now => now.state === 'done' && now.files === 2)
+    expect([ended.files, ended.exit]).toEqual([2, 0])
+    expect((await world.hmm(['peek', 'ex1'])).stdout).toBe('again\n')
+  })
+})
+
+describe('the scrollback (bg/output)', () => {
+  // Trimmed to its last MiB once it holds two; a read of the pty (64 KiB) and a little more of slack.
+  const BOUND = 2 * 1024 * 1024 + 128 * 1024
+  const outputOf = (tree: string) => join(tree, '..', '..', 'bg', 'output')
+
+  /** The largest size the file had, looked at as often as the loop turns until `over` says so. */
+  async function largestUntil(file: string, over: () => Promise<boolean>): Promise<number> {
+    let largest = 0
+    for (let waited = 0; ; waited++) {
+      const ends = Date.now() + 100
+      while (Date.now() < ends) largest = Math.max(largest, statSync(file, {throwIfNoEntry: false})?.size ?? 0)
+      if (await over()) return largest
+      if (waited > 600) throw new Error('the flood never ended')
+      await new Promise(resolve => setImmediate(resolve))
+    }
+  }
+
+  const FLOOD = 'yes AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
+
+  it('stays bounded under writers faster than the keeper, with nobody attached', async () => {
+    const started = await world.hmm([
+      'run',
+      '-d',
+      '-n',
+      'fl1',
+      'sh',
+      '-c',
+      `while [ ! -e go ]; do sleep 0.05; done; for w in 1 2 3; do ${FLOOD} | head -c 4000000 & done; wait; echo; echo flood-over; sleep 600`,
+    ])
+    expect(started.exitCode, started.stderr).toBe(0)
+    const {tree} = workspaceLine(started.stderr)
+    writeFileSync(join(tree, 'go'), '')
+    const largest = await largestUntil(outputOf(tree), async () => (await world.hmm(['peek', '-n', '1', 'fl1'])).stdout === 'flood-over\n')
+    expect((await world.hmm(['stop', 'fl1'])).exitCode).toBe(0)
+    expect(largest).toBeLessThan(BOUND)
+  })
+
+  it('stays bounded under a flood while a terminal is attached', async () => {
+    const started = await world.hmm(['run', '-d', '-n', 'fl2', 'sh', '-c', `read x; ${FLOOD} | head -c 8000000; echo; echo flood-over; sleep 600`])
+    expect(started.exitCode, started.stderr).toBe(0)
+    const {tree} = workspaceLine(started.stderr)
+    let attachEnded = false
+    const attached = onPty([{expect: 'detaches'}, {send: 'go\r'}, {expect: 'flood-over'}, {send: '\x1d'}, {expect: 'detached'}], ['attach', 'fl2']).finally(
+      () => (attachEnded = true),
+    )
+    const largest = await largestUntil(outputOf(tree), async () => attachEnded)
+    const result = await attached
+    expect((await world.hmm(['stop', 'fl2'])).exitCode).toBe(0)
+    expect(result.failed).toBeNull()
+    expect(largest).toBeLessThan(BOUND)
   })
 })
 
@@ -167,6 +263,31 @@ describe('STATE waiting', () => {
     expect(answered.failed, answered.transcript).toBeNull()
     expect((await soon()).find(entry => entry.name === 'w1')!.state).toBe('running')
     expect((await world.hmm(['stop', 'w1'])).exitCode).toBe(0)
+  })
+
+  it('only while it reads its terminal: programs waiting on stdin (read, epoll as node, poll, select) wait; sleep and a silent busy one do not', async () => {
+    const node = process.execPath
+    const runs: Array<[string, string[], string]> = [
+      ['rn', [node, '-e', "process.stdin.setRawMode(true); process.stdin.on('data', () => process.exit(0)); console.log('asks')"], 'waiting'],
+      ['rp', ['python3', '-c', "import select; p = select.poll(); p.register(0, select.POLLIN); print('asks', flush=True); p.poll()"], 'waiting'],
+      ['rs', ['python3', '-c', "import select; print('asks', flush=True); select.select([0], [], [])"], 'waiting'],
+      ['rr', ['sh', '-c', 'echo asks; read x'], 'waiting'],
+      ['ns', ['sh', '-c', 'echo builds; sleep 600'], 'running'],
+      ['nn', [node, '-e', "console.log('builds'); setInterval(() => {}, 1000)"], 'running'],
+    ]
+    for (const [name, command] of runs) expect((await world.hmm(['run', '-d', '-n', name, ...command])).exitCode).toBe(0)
+    for (const [name] of runs) await peekShows(name, runs.find(run => run[0] === name)![2] === 'waiting' ? 'asks' : 'builds')
+    // Those that read become waiting once silent long enough; the others were as long silent by then.
+    const readers = runs.filter(run => run[2] === 'waiting').map(run => run[0])
+    for (let waited = 0; ; waited += 100) {
+      const now = await soon()
+      if (readers.every(name => now.find(entry => entry.name === name)!.state === 'waiting')) break
+      if (waited > 30_000) throw new Error(`never all waiting: ${JSON.stringify(now.map(entry => [entry.name, entry.state]))}`)
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    const states = new Map((await soon()).map(entry => [entry.name, entry.state]))
+    expect((await world.hmm(['stop', ...runs.map(run => run[0])])).exitCode).toBe(0)
+    expect(runs.map(([name]) => [name, states.get(name)])).toEqual(runs.map(([name, , state]) => [name, state]))
   })
 })
 
@@ -195,6 +316,36 @@ describe('hmm attach', () => {
     await until('sh1', now => now.state === 'done' && now.files !== null)
     // The pty echoes what was typed, as a terminal does.
     expect((await world.hmm(['peek', 'sh1'])).stdout).toBe('ready\none\ngot:one\ntwo\ngot:two\nleaving\n')
+  })
+
+  it('replays the last of what the command wrote, a sequence cut at the start of the replay left out', async () => {
+    // A title whose start lies before the replayed tail (its rest would show as text), then a line.
+    const title = `printf '\\033]2;%s\\007\\n' "$(head -c 100000 /dev/zero | tr '\\0' T)"`
+    const started = await world.hmm(['run', '-d', '-n', 'rp1', 'sh', '-c', `${title}; echo before-attach; read x; echo "got:$x"; sleep 600`])
+    expect(started.exitCode, started.stderr).toBe(0)
+    await peekShows('rp1', 'before-attach')
+    const attached = await onPty(
+      [{expect: 'detaches'}, {expect: 'before-attach'}, {send: 'yes\r'}, {expect: 'got:yes'}, {send: '\x1d'}, {expect: 'detached'}],
+      ['attach', 'rp1'],
+    )
+    expect((await world.hmm(['stop', 'rp1'])).exitCode).toBe(0)
+    expect(attached.failed, attached.transcript).toBeNull()
+    expect(attached.transcript).not.toContain('TTTT')
+  })
+
+  it('Ctrl-] detaches from a command that never reads its terminal, after more input than it can take', async () => {
+    const started = await world.hmm(['run', '-d', '-n', 'nr', 'sh', '-c', 'stty raw -echo; echo never-reading; sleep 600'])
+    expect(started.exitCode, started.stderr).toBe(0)
+    await peekShows('nr', 'never-reading')
+    // Typed once attached (the replay shown): before, the terminal is not yet raw and drops what its line cannot hold.
+    const attached = await onPty(
+      [{expect: 'detaches'}, {expect: 'never-reading'}, {send: 'x'.repeat(65536)}, {send: '\x1d'}, {expect: 'detached from workspace'}],
+      ['attach', 'nr'],
+    )
+    const state = (await row('nr')).state
+    expect((await world.hmm(['stop', 'nr'])).exitCode).toBe(0)
+    expect(attached.failed, attached.transcript.slice(-300)).toBeNull()
+    expect(state).toBe('running')
   })
 
   it('hmm stop gives an attached terminal back with one line', async () => {

@@ -31,7 +31,7 @@ describe('help', () => {
     expect((await world.hmm(['-h'])).stdout).toBe(top.stdout)
     const exec = await world.hmm(['help', 'exec'])
     expect(exec.exitCode).toBe(0)
-    expect(exec.stdout).toContain('$ hmm exec [-w PATH]...')
+    expect(exec.stdout).toContain('$ hmm exec [-d] [-w PATH]...')
     expect(exec.stdout).toContain('$ hmm exec parser claude --continue')
     for (const command of ['exec', 'path', 'prune', 'rm', 'ls', 'completion']) {
       const short = await world.hmm([command, '-h'])
@@ -151,6 +151,7 @@ describe('completion', () => {
     expect(await bashCompletes(env, ['attach', 'pa'])).toEqual(['parser'])
     expect(await bashCompletes(env, ['peek', '-n', '3', 'pa'])).toEqual(['parser'])
     expect(await bashCompletes(env, ['run', '--det'])).toEqual(['--detach'])
+    expect(await bashCompletes(env, ['exec', '--det'])).toEqual(['--detach'])
   })
 
   it('completes a workspace name at the press of Tab in an interactive bash (a real terminal)', async () => {
