@@ -50,6 +50,8 @@
 /* The helper's own failures before the command runs, never the command's. */
 #define EXIT_SETUP 125
 
+/* ======== util: what every file uses ======== */
+
 /* ---- util.c ---- */
 
 int write_all(int fd, const char *buf, size_t len);
@@ -92,7 +94,9 @@ int receive_fd(int sock);
 extern int report_fd;
 void setup_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
-/* ---- exec.c ---- */
+/* ======== exec's options: what its layers and processes read ======== */
+
+/* ---- exec-args.c ---- */
 
 /* The command's network (net.c): the user's, none, or hmm's proxy only. */
 enum { NET_HOST, NET_NONE, NET_PROXY };
@@ -145,21 +149,6 @@ struct exec_opts {
 	char **cmd;
 };
 
-int is_locked(const char *path);
-/* Whether a workspace runs: its lock is held, or (Linux) a helper whose
- * arguments name the lock lives, should the file have been replaced. */
-int workspace_runs(const char *lock);
-#ifdef __linux__
-/* The helpers of the user's in exec mode whose arguments name the lock: the
- * init of a workspace's PID namespace, or its keeper (lock.c). */
-size_t helpers_of_lock(const char *lock, pid_t *out, size_t max);
-#endif
-/* The byte of a lock file on which probes take turns (lock.c): above every
- * byte a cache layer (mounts.c) or a network mark (marks.c) locks. */
-#define PROBE_TURN ((off_t)3 << 61)
-int flock_retry(int fd, int how);
-int cmd_locked(int argc, char **argv);
-int cmd_exec(int argc, char **argv);
 /* exec's arguments, for its usage errors and usage() (main.c). */
 #define EXEC_SYNOPSIS                                                                                        \
 	"hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] [--program FILE] "          \
@@ -169,19 +158,64 @@ int cmd_exec(int argc, char **argv);
 	"[--home DIR [--home-keep PATH]... [--home-link PATH]...] "                                          \
 	"[--net none|proxy [--proxy-port N --proxy-socket NAME [--net-mark N] [--proxy-debug]]] "            \
 	"[--end-with-command] [--background DIR]] -- CMD [ARG...]"
-/* exec-args.c: exec's arguments read into o (a usage error fails the set-up), whether a flag takes a value, and the
+/* exec's arguments read into o (a usage error fails the set-up), whether a flag takes a value, and the
  * arguments blanked in the helper's own command line. */
 void parse_exec(int argc, char **argv, struct exec_opts *o);
 int takes_value(const char *flag);
 void blank_arguments(int argc, char **argv);
 
-/* ---- marks.c ---- */
+/* ======== the rest: locks, a workspace's processes, exclude and stat-pairs ======== */
 
-/* A host list's mark as --net-mark and `marked` take it, or -1. */
-long parse_mark(const char *value);
-/* Marks the command's network on the lock's descriptor, held with the lock. */
-void mark_network(const struct exec_opts *o, int lock);
-int cmd_marked(int argc, char **argv);
+/* ---- lock.c ---- */
+
+int is_locked(const char *path);
+/* Whether a workspace runs: its lock is held, or (Linux) a helper whose
+ * arguments name the lock lives, should the file have been replaced. */
+int workspace_runs(const char *lock);
+#ifdef __linux__
+/* The helpers of the user's in exec mode whose arguments name the lock: the
+ * init of a workspace's PID namespace, or its keeper. */
+size_t helpers_of_lock(const char *lock, pid_t *out, size_t max);
+#endif
+/* The byte of a lock file on which probes take turns: above every
+ * byte a cache layer (mounts.c) or a network mark (marks.c) locks. */
+#define PROBE_TURN ((off_t)3 << 61)
+int flock_retry(int fd, int how);
+int cmd_locked(int argc, char **argv);
+
+/* ---- members.c ---- */
+
+#ifdef __linux__
+/* The processes of a workspace without a PID namespace of its own (see
+ * members.c's comment): those that descend from one of the keepers given.
+ * find_members gives a list to free. */
+int descends_from(pid_t pid, const pid_t *keepers, size_t n);
+size_t find_members(const pid_t *keepers, size_t n, pid_t **out);
+#endif
+
+/* ---- exclude.c ---- */
+
+/* The config file's `exclude` patterns, read from FILE (0, or -1 with errno). */
+int exclude_load(const char *file);
+int exclude_any(void);
+/* Whether the patterns exclude the entry at REL (from the top), a directory or not. */
+int exclude_match(const char *rel, int is_dir);
+int cmd_excluded(int argc, char **argv);
+
+/* ---- statpairs.c ---- */
+
+/* Bytes of one stat record (layout at stat-pairs in statpairs.c). */
+#define STAT_RECORD 41
+
+int cmd_stat_pairs(int argc, char **argv);
+int cmd_larger_than(int argc, char **argv);
+/* clone --stat-pairs: load the paths from stdin, note each regular file
+ * copied, write the answers on stdout at the end (0, or -1). */
+void sp_load(void);
+void sp_note(const char *rel, const char *name, int s, int t, const struct stat *st);
+int sp_write(void);
+
+/* ======== the sandbox's layers ======== */
 
 /* ---- landlock.c ---- */
 
@@ -191,11 +225,6 @@ int landlock_abi(void);
  * no_new_privs. */
 void landlock_confine(const struct exec_opts *o);
 #endif
-
-/* ---- layers.c ---- */
-
-int cmd_abi(int argc, char **argv);
-int cmd_layers(int argc, char **argv);
 
 /* ---- seccomp.c ---- */
 
@@ -237,25 +266,20 @@ void user_counts_bound(const struct user_counts *c);
 void user_processes_bound(void);
 #endif
 
-/* ---- isolate.c ---- */
+/* ---- mounts.c ---- */
 
 #ifdef __linux__
-/* Namespaces: the init (PID 1 of a new PID namespace) goes on with run,
- * keeping the lock's descriptor; the process that called it waits for the
- * command and exits as it did. */
-void isolate_namespaces(const struct exec_opts *o, int lock, void (*run)(const struct exec_opts *o, int lock))
-	__attribute__((noreturn));
-/* Whether the init becomes the command rather than start it: one that ends
- * with the command (--end-with-command), with no terminal to relay and no
- * bridge (hmm's readers). It then holds the lock only until the command
- * starts. */
-int isolate_command_is_init(const struct exec_opts *o);
-/* In the init (mounts.c): /proc, /dev (devices.c), caches, binds, tmp,
+/* In the init: /proc, /dev (devices.c), caches, binds, tmp,
  * masks, the data directory covered; none needs the workspace's tree.
  * lock: the workspace's lock file, open read-write for the namespace's
  * life (its bytes mark the caches' layers in use). */
 void isolate_mounts(const struct exec_opts *o, int lock);
-/* caches.c: in the init, each cache's overlay on its layer kept with the
+#endif
+
+/* ---- caches.c ---- */
+
+#ifdef __linux__
+/* In the init, each cache's overlay on its layer kept with the
  * workspace (lock's bytes mark the layers in use). */
 void isolate_caches(const struct exec_opts *o, int lock);
 /* Is every cache of o there, as named, in the user's view? Then
@@ -266,22 +290,56 @@ int isolate_caches_there(const struct exec_opts *o);
  * every hidden path beneath it, so that none is there (landlock.c grants
  * it whole). */
 int isolate_sealed(const char *path);
-/* A cache's layer mounted on a directory of the workspace's (caches.c), or -1. */
+/* A cache's layer mounted on a directory of the workspace's, or -1. */
 int cache_stand_in(const char *path);
-/* binds.c: each --bind-src opened before the caches are mounted over it
+#endif
+
+/* ---- binds.c ---- */
+
+#ifdef __linux__
+/* Each --bind-src opened before the caches are mounted over it
  * (-1: a login not there), then bound over its --bind-dst after. */
 int *open_bind_sources(const struct exec_opts *o);
 void bind_files(const struct exec_opts *o, int *fds);
 /* After isolate_mounts: whether bind i (--bind-src/--bind-dst) was made. */
 int isolate_bound(size_t i);
+#endif
+
+/* ---- own-run.c ---- */
+
+#ifdef __linux__
 /* In the init, before the other mounts: a /run of the command's own, with
- * only what programs need of the host's bound back (own-run.c). */
+ * only what programs need of the host's bound back. */
 void isolate_run(const struct exec_opts *o);
-/* In the command, after fork: the signals the init waits for, unblocked. */
-void isolate_unblock(void);
-/* The init's life once the command runs: holds lock, reaps, passes signals;
- * with end_with_command, ends the namespace when the command ends. */
-void isolate_init(pid_t command, int lock, int end_with_command) __attribute__((noreturn));
+#endif
+
+/* ---- cover-data.c ---- */
+
+#ifdef __linux__
+/* In the init, after the other mounts: --cover-data's directory covered but for the workspace's. */
+void cover_data(const struct exec_opts *o);
+#endif
+
+/* ---- home.c ---- */
+
+#ifdef __linux__
+/* In the init, last of the mounts: --home composed of what hmm names alone. */
+void compose_home(const struct exec_opts *o);
+#endif
+
+/* ---- readonly.c ---- */
+
+#ifdef __linux__
+/* In the init, after every other mount: every mount read-only but the
+ * places o grants write on (and what lies beneath them, as it is). */
+void read_only_but_granted(const struct exec_opts *o);
+#endif
+
+/* ---- devices.c ---- */
+
+#ifdef __linux__
+/* In the init, before the command is forked: the command's own /dev. */
+void isolate_dev(void);
 #endif
 
 /* ---- ids.c ---- */
@@ -311,48 +369,58 @@ void ids_remap_places(const struct exec_opts *o);
 void ids_join(void);
 #endif
 
-/* ---- waiter.c ---- */
+/* ---- net.c ---- */
 
 #ifdef __linux__
-/* Marks a signal the waiter passes on to the init, as opposed to one for the init. */
-#define FORWARDED 0x686d6d
-/* Whether sig is one of hmm's that the waiter passes on. */
-int passed_on(int sig);
-/* The signals the waiter and the init wait for (blocked in both). */
-void waited_signals(sigset_t *set);
-/* In the process left waiting once the one that keeps the lock is forked
- * (the init, or the keeper without namespaces): what that one took over,
- * the report, the go-ahead and the lock, closed here. */
-void close_handed_over(const struct exec_opts *o, int lock);
-/* A waiter's end, as the command's status says (-1: as its child `init`
- * ends, which ended first without saying), so hmm sees that status or signal. */
-void end_as(int status, pid_t init) __attribute__((noreturn));
+/* exec's --net, --proxy-port, --proxy-socket (and exec.c's --proxy-debug): 1 if `flag` was one of them. */
+int net_option(struct exec_opts *o, const char *flag, const char *value);
+/* Refuses a network option that cannot work as given. */
+void net_check(const struct exec_opts *o);
+/* In the waiter, before the PID namespace is made: the bridge, which
+ * waits there for the proxy's port. */
+void net_prepare(const struct exec_opts *o);
+/* In the init, before the command is forked: the namespace, the loopback,
+ * the proxy's port handed to the bridge. */
+void net_isolate(const struct exec_opts *o);
+/* In the waiter, after the init is forked. */
+void net_waiter(const struct exec_opts *o);
 #endif
 
-/* ---- pty.c ---- */
+/* ---- bridge.c ---- */
 
 #ifdef __linux__
-/* In the waiter, before the init is forked: which of stdin, stdout and
- * stderr are terminals, and the way the pty's master will come. */
-void pty_prepare(const char *background_dir);
-/* In the init, before the command is forked: a session of its own; with a
- * terminal given, the command's pty, whose master goes to the waiter.
- * Returns the slave, or -1. */
-int pty_session(void);
-/* In the command, after fork: a process group of its own, the pty's
- * foreground, the slave in place of each terminal it was given. */
-void pty_take(int slave);
-/* Does the init report the command's stops (its stdin is relayed)? */
-int pty_reports_stops(void);
-/* Was the waiter given a terminal (stdin, stdout or stderr)? */
-int pty_given(void);
-/* The waiter's life: relays, passes signals on, stops and goes on with the
- * command, and ends as it ended (or as the init did, if it ended first). */
-void pty_waiter(int status_fd, pid_t init) __attribute__((noreturn));
-/* The waiter's first step, pty_waiter's or background_waiter's: the init's
- * end of the master's way closed. */
-void pty_waiting(void);
+/* The bridge's life, in the process net_prepare forks (which
+ * holds nothing else of the waiter's); with `debug`, its debug lines go to
+ * stderr. */
+void net_bridge(int listener, const char *name, int debug) __attribute__((noreturn));
+/* The proxy's CONNECT socket is its socket's name with this after it
+ * (proxy.ts, CONNECT_SOCKET). */
+#define CONNECT_SUFFIX ".connect"
+
 #endif
+
+/* ---- verdicts.c ---- */
+
+#ifdef __linux__
+/* The bridge's kept tunnel verdicts: the longest head and
+ * verdict kept (a CONNECT's head is a line or three: a longer one is asked
+ * about each time); the kept verdict for a head, copied to `verdict` (room
+ * for KEPT_VERDICT), 1 if there is one; a verdict kept for `keep` ms. */
+#define KEPT_HEAD 1024
+#define KEPT_VERDICT 2048
+int verdict_kept(const char *head, size_t head_len, char *verdict, size_t *verdict_len, long long now);
+void verdict_keep(const char *head, size_t head_len, const char *verdict, size_t verdict_len, long keep, long long now);
+#endif
+
+/* ---- marks.c ---- */
+
+/* A host list's mark as --net-mark and `marked` take it, or -1. */
+long parse_mark(const char *value);
+/* Marks the command's network on the lock's descriptor, held with the lock. */
+void mark_network(const struct exec_opts *o, int lock);
+int cmd_marked(int argc, char **argv);
+
+/* ======== exec's processes ======== */
 
 /* ---- term-filter.c ---- */
 
@@ -400,6 +468,49 @@ void term_note_shift(struct term_filter *f, unsigned char control);
  * the user's shell, into out (TERM_PUT_BACK_ROOM bytes); returns how many,
  * and notes in asked when reports may be on their way meanwhile. */
 size_t term_filter_put_back(struct term_filter *f, unsigned char *out);
+
+/* ---- waiter.c ---- */
+
+#ifdef __linux__
+/* Marks a signal the waiter passes on to the init, as opposed to one for the init. */
+#define FORWARDED 0x686d6d
+/* Whether sig is one of hmm's that the waiter passes on. */
+int passed_on(int sig);
+/* The signals the waiter and the init wait for (blocked in both). */
+void waited_signals(sigset_t *set);
+/* In the process left waiting once the one that keeps the lock is forked
+ * (the init, or the keeper without namespaces): what that one took over,
+ * the report, the go-ahead and the lock, closed here. */
+void close_handed_over(const struct exec_opts *o, int lock);
+/* A waiter's end, as the command's status says (-1: as its child `init`
+ * ends, which ended first without saying), so hmm sees that status or signal. */
+void end_as(int status, pid_t init) __attribute__((noreturn));
+#endif
+
+/* ---- pty.c ---- */
+
+#ifdef __linux__
+/* In the waiter, before the init is forked: which of stdin, stdout and
+ * stderr are terminals, and the way the pty's master will come. */
+void pty_prepare(const char *background_dir);
+/* In the init, before the command is forked: a session of its own; with a
+ * terminal given, the command's pty, whose master goes to the waiter.
+ * Returns the slave, or -1. */
+int pty_session(void);
+/* In the command, after fork: a process group of its own, the pty's
+ * foreground, the slave in place of each terminal it was given. */
+void pty_take(int slave);
+/* Does the init report the command's stops (its stdin is relayed)? */
+int pty_reports_stops(void);
+/* Was the waiter given a terminal (stdin, stdout or stderr)? */
+int pty_given(void);
+/* The waiter's life: relays, passes signals on, stops and goes on with the
+ * command, and ends as it ended (or as the init did, if it ended first). */
+void pty_waiter(int status_fd, pid_t init) __attribute__((noreturn));
+/* The waiter's first step, pty_waiter's or background_waiter's: the init's
+ * end of the master's way closed. */
+void pty_waiting(void);
+#endif
 
 #ifdef __linux__
 #include <termios.h>
@@ -449,66 +560,24 @@ int cmd_attach(int argc, char **argv);
 
 #endif
 
-/* ---- cover-data.c ---- */
+/* ---- isolate.c ---- */
 
 #ifdef __linux__
-/* In the init, after the other mounts: --cover-data's directory covered but for the workspace's. */
-void cover_data(const struct exec_opts *o);
-#endif
-
-/* ---- home.c ---- */
-
-#ifdef __linux__
-/* In the init, last of the mounts: --home composed of what hmm names alone. */
-void compose_home(const struct exec_opts *o);
-#endif
-
-/* ---- readonly.c ---- */
-
-#ifdef __linux__
-/* In the init, after every other mount: every mount read-only but the
- * places o grants write on (and what lies beneath them, as it is). */
-void read_only_but_granted(const struct exec_opts *o);
-#endif
-
-/* ---- devices.c ---- */
-
-#ifdef __linux__
-/* In the init, before the command is forked: the command's own /dev. */
-void isolate_dev(void);
-#endif
-
-/* ---- net.c ---- */
-
-#ifdef __linux__
-/* exec's --net, --proxy-port, --proxy-socket (and exec.c's --proxy-debug): 1 if `flag` was one of them. */
-int net_option(struct exec_opts *o, const char *flag, const char *value);
-/* Refuses a network option that cannot work as given. */
-void net_check(const struct exec_opts *o);
-/* In the waiter, before the PID namespace is made: the bridge, which
- * waits there for the proxy's port. */
-void net_prepare(const struct exec_opts *o);
-/* In the init, before the command is forked: the namespace, the loopback,
- * the proxy's port handed to the bridge. */
-void net_isolate(const struct exec_opts *o);
-/* In the waiter, after the init is forked. */
-void net_waiter(const struct exec_opts *o);
-/* bridge.c: the bridge's life, in the process net_prepare forks (which
- * holds nothing else of the waiter's); with `debug`, its debug lines go to
- * stderr. */
-void net_bridge(int listener, const char *name, int debug) __attribute__((noreturn));
-/* The proxy's CONNECT socket is its socket's name with this after it
- * (proxy.ts, CONNECT_SOCKET). */
-#define CONNECT_SUFFIX ".connect"
-
-/* The bridge's kept tunnel verdicts (verdicts.c): the longest head and
- * verdict kept (a CONNECT's head is a line or three: a longer one is asked
- * about each time); the kept verdict for a head, copied to `verdict` (room
- * for KEPT_VERDICT), 1 if there is one; a verdict kept for `keep` ms. */
-#define KEPT_HEAD 1024
-#define KEPT_VERDICT 2048
-int verdict_kept(const char *head, size_t head_len, char *verdict, size_t *verdict_len, long long now);
-void verdict_keep(const char *head, size_t head_len, const char *verdict, size_t verdict_len, long keep, long long now);
+/* Namespaces: the init (PID 1 of a new PID namespace) goes on with run,
+ * keeping the lock's descriptor; the process that called it waits for the
+ * command and exits as it did. */
+void isolate_namespaces(const struct exec_opts *o, int lock, void (*run)(const struct exec_opts *o, int lock))
+	__attribute__((noreturn));
+/* Whether the init becomes the command rather than start it: one that ends
+ * with the command (--end-with-command), with no terminal to relay and no
+ * bridge (hmm's readers). It then holds the lock only until the command
+ * starts. */
+int isolate_command_is_init(const struct exec_opts *o);
+/* In the command, after fork: the signals the init waits for, unblocked. */
+void isolate_unblock(void);
+/* The init's life once the command runs: holds lock, reaps, passes signals;
+ * with end_with_command, ends the namespace when the command ends. */
+void isolate_init(pid_t command, int lock, int end_with_command) __attribute__((noreturn));
 #endif
 
 /* ---- keeper.c ---- */
@@ -526,45 +595,24 @@ void keeper_join_hmm(void);
 void keeper_run(pid_t command, int lock) __attribute__((noreturn));
 #endif
 
+/* ======== the modes ======== */
+
+/* ---- exec.c ---- */
+
+int cmd_exec(int argc, char **argv);
+
+/* ---- layers.c ---- */
+
+int cmd_abi(int argc, char **argv);
+int cmd_layers(int argc, char **argv);
+
 /* ---- stop.c ---- */
 
 int cmd_stop(int argc, char **argv);
 
-/* ---- members.c ---- */
-
-#ifdef __linux__
-/* The processes of a workspace without a PID namespace of its own (see
- * members.c): those that descend from one of the keepers given.
- * find_members gives a list to free. */
-int descends_from(pid_t pid, const pid_t *keepers, size_t n);
-size_t find_members(const pid_t *keepers, size_t n, pid_t **out);
-#endif
-
 /* ---- clone.c ---- */
 
 int cmd_clone(int argc, char **argv);
-
-/* ---- statpairs.c ---- */
-
-/* Bytes of one stat record (layout at stat-pairs in statpairs.c). */
-#define STAT_RECORD 41
-
-int cmd_stat_pairs(int argc, char **argv);
-int cmd_larger_than(int argc, char **argv);
-/* clone --stat-pairs: load the paths from stdin, note each regular file
- * copied, write the answers on stdout at the end (0, or -1). */
-void sp_load(void);
-void sp_note(const char *rel, const char *name, int s, int t, const struct stat *st);
-int sp_write(void);
-
-/* ---- exclude.c ---- */
-
-/* The config file's `exclude` patterns, read from FILE (0, or -1 with errno). */
-int exclude_load(const char *file);
-int exclude_any(void);
-/* Whether the patterns exclude the entry at REL (from the top), a directory or not. */
-int exclude_match(const char *rel, int is_dir);
-int cmd_excluded(int argc, char **argv);
 
 /* ---- remove.c ---- */
 
@@ -574,6 +622,7 @@ int cmd_excluded(int argc, char **argv);
 int cmd_remove(int argc, char **argv);
 
 /* ---- usage.c ---- */
+
 int cmd_disk_usage(int argc, char **argv);
 
 #endif

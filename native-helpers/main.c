@@ -35,7 +35,8 @@
  *                   statpairs.c `stat-pairs`, `larger-than`
  *   util.c          memory, numbers, paths, descriptors, mount steps,
  *                   descriptor passing, setup_fail
- * hmm-helper.h declares them, a section per file (clone.h: clone's own).
+ * hmm-helper.h declares them, a section per file, grouped as above from
+ * the bottom up (clone.h: clone's own parts).
  *
  * Where it stands on security: `exec` is the sandbox (exec.c, landlock.c,
  * seccomp.c; isolate.c: namespaces and the init that holds the lock;
