@@ -8,6 +8,7 @@
 //   oclif.commands, "explicit" strategy).
 import {rmSync} from 'node:fs'
 import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
 import {build} from 'esbuild'
 
 const BUNDLES = {'list.js': 'list.bundle.cjs', 'main.js': 'main.bundle.cjs'}
@@ -32,8 +33,8 @@ for (const [entry, out] of Object.entries(BUNDLES)) {
   // bin/run.js keeps V8's code cache of each bundle beside it; a new bundle starts without.
   rmSync(new URL(`../dist/${out}.cache`, import.meta.url), {force: true})
   await build({
-    entryPoints: [new URL(`../dist/${entry}`, import.meta.url).pathname],
-    outfile: new URL(`../dist/${out}`, import.meta.url).pathname,
+    entryPoints: [fileURLToPath(new URL(`../dist/${entry}`, import.meta.url))],
+    outfile: fileURLToPath(new URL(`../dist/${out}`, import.meta.url)),
     bundle: true,
     platform: 'node',
     format: 'cjs',

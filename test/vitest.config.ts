@@ -1,9 +1,11 @@
 import {availableParallelism} from 'node:os'
+import {fileURLToPath} from 'node:url'
 import {defineConfig} from 'vitest/config'
 
 export default defineConfig({
   test: {
-    root: new URL('..', import.meta.url).pathname,
+    // A path, not a URL's: a checkout under "My Projects" is no "My%20Projects".
+    root: fileURLToPath(new URL('..', import.meta.url)),
     include: ['test/**/*.test.ts'],
     // Refuses a checkout under /tmp; rebuilds the helper and bundles when a source is newer.
     globalSetup: ['test/global-setup.ts'],

@@ -2,6 +2,7 @@
 // which the sandboxed command may write), git configured by the world only,
 // GIT_*/XDG_*/HMM_* scrubbed. Kept on failure for a look, removed otherwise.
 import {execa, type Options, type Result, type ResultPromise} from 'execa'
+import {createHash} from 'node:crypto'
 import {chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -10,7 +11,6 @@ import {onTestFailed, onTestFinished} from 'vitest'
 export const PROJECT = fileURLToPath(new URL('..', import.meta.url))
 export const BIN = join(PROJECT, 'bin', 'run.js')
 export const HELPER = join(PROJECT, 'native-helpers', 'build', 'hmm-helper')
-const WORLDS = join(PROJECT, '.test-worlds')
 
 /**
  * Whether the checkout lies where macOS keeps its paths under /private
@@ -31,6 +31,19 @@ export const CLOSED_TO_OTHERS = ((): string | undefined => {
     if (dir === '/') return undefined
   }
 })()
+
+/**
+ * Where the worlds live: the checkout's .test-worlds, but for root in a
+ * checkout that other users may not reach (cloned in /root): root's
+ * command runs as ids that own no file, so worlds beneath a directory
+ * only root may search would have hmm fall back to mapping it 0 to 0 (and
+ * warn). There they live in /var/tmp (outside /tmp, which the command
+ * may write), a directory of the checkout's own.
+ */
+export const WORLDS =
+  CLOSED_TO_OTHERS && process.getuid?.() === 0
+    ? join('/var/tmp', `hmm-test-worlds-${createHash('sha256').update(PROJECT).digest('hex').slice(0, 12)}`)
+    : join(PROJECT, '.test-worlds')
 
 /** A path of this machine as `hmm sandbox --platform darwin` names it (macOS's /var is /private/var). */
 export const asOnMacOS = (path: string): string => (/^\/(var|tmp|etc)(\/|$)/.test(path) ? `/private${path}` : path)

@@ -1,7 +1,7 @@
 // What the helper's tests share: the built binary (test/global-setup.ts builds it),
 // worlds to run in, and a way to run the helper and see all it said.
 //
-// Worlds live under <repo>/.test-worlds/, not /tmp: the sandboxed command may
+// Worlds live under <repo>/.test-worlds/ (world.ts WORLDS), not /tmp: the sandboxed command may
 // write /tmp, so a test proving "cannot write X" keeps X outside it. A world
 // is removed when its test passes and kept, for a look, when it fails (its
 // directories made writable by their owner, so that rm -rf removes it).
@@ -12,7 +12,7 @@ import {mkdirSync, realpathSync} from 'node:fs'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {onTestFinished} from 'vitest'
-import {makeRemovable, removeWorld} from '../world.js'
+import {makeRemovable, removeWorld, WORLDS} from '../world.js'
 
 export const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const helper = join(repo, 'native-helpers', 'build', 'hmm-helper')
@@ -20,7 +20,7 @@ export const helper = join(repo, 'native-helpers', 'build', 'hmm-helper')
 /** A fresh directory for one test, canonical (the helper compares paths as
  * bytes), removed if the test passes. */
 export function world(name: string): string {
-  const base = join(repo, '.test-worlds')
+  const base = WORLDS
   mkdirSync(base, {recursive: true})
   const dir = join(realpathSync(base), `${name}-${randomBytes(4).toString('hex')}`)
   mkdirSync(dir)
