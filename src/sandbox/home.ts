@@ -11,7 +11,7 @@
 // it read-only but the places written (the helper's read-only pass). What
 // is not named is absent, as on a new machine.
 import {lstatSync, readdirSync, readlinkSync, statSync} from 'node:fs'
-import {isAbsolute, join, relative, sep} from 'node:path'
+import {basename, isAbsolute, join, relative, sep} from 'node:path'
 import {canonical, isWithin, linksOnTheWay, unique} from './paths.js'
 
 /**
@@ -153,19 +153,35 @@ function packageOf(program: string): string | undefined {
   return parts.slice(0, at + (parts[at + 1].startsWith('@') ? 3 : 2)).join(sep)
 }
 
-/** Where the links in the PATH directories kept lead, in the home (~/.local/bin/claude -> ../share/claude/...). */
-function linkedPrograms(dirs: string[]): string[] {
-  return dirs.flatMap(dir => {
-    let names: string[]
-    try {
-      names = readdirSync(dir)
-    } catch {
-      return []
-    }
-    const targets = names.filter(name => lstatSync(join(dir, name), {throwIfNoEntry: false})?.isSymbolicLink()).map(name => canonical(join(dir, name)))
-    return targets.filter(isFile).flatMap(programFiles)
-  })
+/**
+ * Where the links in the PATH directories kept lead, in the home
+ * (~/.local/bin/claude -> ../share/claude/...): programs, so executable
+ * files only. A link an earlier run planted with -w ~/.local/bin leading
+ * to ~/Documents/taxes.txt shows nothing; nor any link in a directory the
+ * command writes in place now.
+ */
+function linkedPrograms(dirs: string[], written: string[]): string[] {
+  return dirs
+    .filter(dir => !written.some(place => isWithin(canonical(dir), place)))
+    .flatMap(dir => {
+      let names: string[]
+      try {
+        names = readdirSync(dir)
+      } catch {
+        return []
+      }
+      const targets = names.filter(name => lstatSync(join(dir, name), {throwIfNoEntry: false})?.isSymbolicLink()).map(name => canonical(join(dir, name)))
+      return targets.filter(isProgram).flatMap(programFiles)
+    })
 }
+
+const isProgram = (path: string) => {
+  const stat = statSync(path, {throwIfNoEntry: false})
+  return stat?.isFile() === true && (stat.mode & 0o111) !== 0
+}
+
+/** A name as the start-up files and their copies in a dotfiles folder spell it: `.bashrc`, `bashrc`. */
+const bareName = (path: string) => basename(path).replace(/^\./, '')
 
 /** A program is a file: the file, and its package where it is a script in node_modules, never the folder it lies in. */
 function programFiles(program: string): string[] {
@@ -197,9 +213,16 @@ export function composeHome(input: HomeInput): ComposedHome | undefined {
   )
   const pathDirs = input.path.filter(dir => isAbsolute(dir))
   want(pathDirs, 'on PATH, read-only')
-  want(input.programs.flatMap(programFiles), 'the command, read-only')
+  // Named by the user: kept, through links too.
+  want(input.programs.flatMap(programFiles), 'the command, read-only', true)
   // Links are followed once: where a kept link leads is kept too (not for a PATH entry that is the home itself).
-  want(linkedPrograms(pathDirs.filter(dir => isWithin(canonical(dir), home) && canonical(dir) !== home)), 'a program on PATH, read-only')
+  want(
+    linkedPrograms(
+      pathDirs.filter(dir => isWithin(canonical(dir), home) && canonical(dir) !== home),
+      input.writable,
+    ),
+    'a program on PATH, read-only',
+  )
   const keep = new Map<string, string>()
   const links = new Set<string>()
   for (const {path, why, asked} of wanted) {
@@ -213,9 +236,15 @@ export function composeHome(input: HomeInput): ComposedHome | undefined {
     const linked = linksOnTheWay(path)
       .slice(0, -1)
       .filter(link => isWithin(link, home) && link !== home)
-    // A link of the home leads to a file of yours (a dotfile kept in ~/dotfiles), never a folder: a command that could
-    // once write where such a link lies (-w ~/.emacs.d) would make the next run show it ~/Documents.
-    if (!asked && linked.length > 0 && !isFile(real)) continue
+    // A link of the home leads to a file of yours of the same name (~/.bashrc to ~/dotfiles/bashrc), never a folder nor
+    // another file: a command that could once write where such a link lies (-w ~/.emacs.d) would make the next run
+    // show it ~/Documents, or ~/.kaggle/kaggle.json as init.el. None lying where the command writes in place now.
+    if (
+      !asked &&
+      linked.length > 0 &&
+      (!isFile(real) || bareName(real) !== bareName(path) || linked.some(link => input.writable.some(place => isWithin(link, place))))
+    )
+      continue
     for (const link of linked) links.add(link)
     if (!keep.has(real)) keep.set(real, why)
   }

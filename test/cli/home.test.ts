@@ -142,6 +142,28 @@ describe('the composed home', () => {
     expect(result.stdout).toMatch(/setopt x\n$/)
   })
 
+  it('follows no link an earlier run planted to a file of the home: a start-up file or a program on PATH leading to a secret shows nothing', async () => {
+    world = new World('home-planted-file-links')
+    plantUnlisted()
+    mkdirSync(join(world.home, '.emacs.d'))
+    mkdirSync(join(world.home, '.local', 'bin'), {recursive: true})
+    const plant = await world.hmm([
+      'run',
+      '--rm',
+      '-w',
+      join(world.home, '.emacs.d'),
+      '-w',
+      join(world.home, '.local', 'bin'),
+      'sh',
+      '-c',
+      'ln -s ../.kaggle/kaggle.json ~/.emacs.d/init.el && ln -s ../../Documents/taxes.txt ~/.local/bin/taxes',
+    ])
+    expect(plant.exitCode, plant.stderr).toBe(0)
+    const PATH = `${join(world.home, '.local', 'bin')}:${world.env.PATH}`
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', 'cat ~/.emacs.d/init.el ~/.local/bin/taxes 2>/dev/null; echo done'], {env: {...world.env, PATH}})
+    expect(result.stdout, result.stderr).toBe('done\n')
+  })
+
   it("shows what the config file's show names, read-only, and what -w names, writable", async () => {
     world = new World('home-show')
     plantUnlisted()
