@@ -49,7 +49,7 @@ export function checkNotInOwnTemp(policy: SandboxPolicy, writable: string[]): vo
  * is the user's); with them, the writable paths outside its own /tmp and
  * caches (native-helpers/mounts.c).
  */
-function writtenInPlace(policy: SandboxPolicy, namespaces: boolean): string[] {
+export function writtenInPlace(policy: SandboxPolicy, namespaces: boolean): string[] {
   const isolation = namespaces ? policy.isolation : undefined
   if (!isolation) return [...policy.writable, ...policy.devices]
   const own = [...isolation.temp, ...isolation.caches]

@@ -17,7 +17,7 @@ import {cleansNpmConfig, npmConfigBinds, npmUserConfig} from './npm-config.js'
 import {startupFileBinds} from './startup-files.js'
 import {cleanedToolConfigs, toolConfigBinds} from './tool-configs.js'
 import {unmountedCopies} from './unmounted-copies.js'
-import {checkNoLinkOnTheWay, checkNotDataDirectory, checkNotInOwnTemp, checkReadsOutOfReach} from './grants.js'
+import {checkNoLinkOnTheWay, checkNotDataDirectory, checkNotInOwnTemp, checkReadsOutOfReach, writtenInPlace} from './grants.js'
 import {lookupBinds, startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
 import {checkSandboxAvailable, placedAt, policyFor, userTmpdir} from '../platform/confine.js'
@@ -134,7 +134,7 @@ export async function commandPolicy(
   })
   checkNoLinkOnTheWay(policy, namespaces, {write: asked, tmpdir: userTmpdir()})
   if (namespaces) checkNotInOwnTemp(policy, writable)
-  checkProgramsOutOfReach(policy, writable)
+  checkProgramsOutOfReach(policy, {asked: writable, unasked: namespaces ? [] : writtenInPlace(policy, false)})
   await checkReadsOutOfReach(policy, namespaces, origin)
   return policy
 }

@@ -63,10 +63,20 @@ export function readerOf(workspace: {tree: string; root: string}, dataDir: strin
   const platform = currentPlatform()
   // No network: git reading files needs none (on Linux its barrier is a namespace: none where opted out of them).
   const network = settings.namespaces || platform === 'darwin' ? {kind: 'none' as const} : undefined
-  // With the namespaces its home is composed as the command's is (sandbox/home.ts), of the tree, what it writes and
-  // what else git reads there (`shown`: the objects the private repository borrows, the user's excludes file).
-  const compose = settings.namespaces ? {show: [...settings.unhide, ...shown, workspace.tree, writes], path: [], programs: []} : undefined
-  const normal = policyFor(platform, {tree: workspace.tree, dataDir, writable: [], hide: settings.hide, unhide: settings.unhide, network, compose})
+  // Its home is composed as the command's is (sandbox/home.ts: by the helper with the namespaces, else as rules), of the
+  // tree, what it writes and what else git reads there (`shown`: the objects the private repository borrows, the user's
+  // excludes file). Were it the whole home, the workspace's repository could steer it to any file of it (alternates).
+  const compose = {show: [...settings.unhide, ...shown, workspace.tree, writes], path: [], programs: []}
+  const normal = policyFor(platform, {
+    tree: workspace.tree,
+    dataDir,
+    writable: [],
+    hide: settings.hide,
+    unhide: settings.unhide,
+    network,
+    namespaces: settings.namespaces,
+    compose,
+  })
   return {
     policy: {
       tree: canonical(writes),
@@ -76,6 +86,7 @@ export function readerOf(workspace: {tree: string; root: string}, dataDir: strin
       plainOnly: [],
       devices: normal.devices,
       hidden: normal.hidden,
+      ...(normal.home ? {home: normal.home} : {}),
       ...(normal.network ? {network: normal.network} : {}),
       // Its own /tmp, none of the session's sockets; the caches are read as they are, written by nobody.
       ...(normal.isolation ? {isolation: {...normal.isolation, caches: []}} : {}),

@@ -47,23 +47,39 @@ function checkOutOfReach(what: string, path: string, policy: SandboxPolicy): voi
 }
 
 /**
+ * Where the sandboxed command writes in place: the places asked for by
+ * name (-w, the config file's `write`, an agent's files), and those every
+ * command writes without being asked where it has no namespaces (the
+ * caches, the temporary directories). Canonical.
+ */
+export interface InPlace {
+  asked: string[]
+  unasked: string[]
+}
+
+/**
  * Refuses when a directory of PATH searched before the program's (every
  * one, where it is not installed) lies in a place the sandboxed command
- * writes in place (-w, the config file's `write`, an agent's files): a
- * program of that name it left there would be found first from then on,
- * after the workspace is gone too.
+ * writes in place, but in a part of it left read-only (`readOnly`: a
+ * cache's program parts, ~/.cargo/bin): a program of that name it left
+ * there would be found first from then on, after the workspace is gone too.
  */
-function checkNotShadowed(what: string, found: string | undefined, inPlace: string[]): void {
-  if (inPlace.length === 0) return
+function checkNotShadowed(what: string, found: string | undefined, inPlace: InPlace, readOnly: string[]): void {
+  if (inPlace.asked.length + inPlace.unasked.length === 0) return
   const foundIn = found && dirname(found)
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     if (!isAbsolute(dir)) continue
     if (dir === foundIn) return
-    const writable = inPlace.find(place => isWithin(canonical(dir), place))
+    const real = canonical(dir)
+    if (readOnly.some(place => isWithin(real, place))) continue
+    const asked = inPlace.asked.find(place => isWithin(real, place))
+    const writable = asked ?? inPlace.unasked.find(place => isWithin(real, place))
     if (!writable) continue
     const before = found ? `before ${found}` : `(${what} is not installed)`
+    const why = asked ? `${writable}` : `${writable}, written in place without the namespaces`
+    const fix = asked ? `take ${dir} off PATH or do not make ${writable} writable` : `take ${dir} off PATH`
     throw new HmmError(
-      `${what} is looked for in ${dir} ${before}, which the sandboxed command could write (${writable}); a ${what} it left there would run outside: take ${dir} off PATH or do not make ${writable} writable`,
+      `${what} is looked for in ${dir} ${before}, which the sandboxed command could write (${why}); a ${what} it left there would run outside: ${fix}`,
     )
   }
 }
@@ -90,7 +106,7 @@ function found(name: Program): string | undefined {
  * -w paths of earlier runs are not known here: a run refuses a -w path
  * where a program could be left to shadow one of hmm's (checkNotShadowed).
  */
-function defaultPolicy(): {policy: SandboxPolicy; inPlace: string[]} {
+function defaultPolicy(): {policy: SandboxPolicy; inPlace: InPlace} {
   const data = dataDir()
   let write: string[] = []
   try {
@@ -98,7 +114,7 @@ function defaultPolicy(): {policy: SandboxPolicy; inPlace: string[]} {
   } catch {
     // A bad config file is reported by the commands that read it; its paths cannot be known.
   }
-  return {policy: policyFor(currentPlatform(), {tree: data, dataDir: data, writable: write}), inPlace: write}
+  return {policy: policyFor(currentPlatform(), {tree: data, dataDir: data, writable: write}), inPlace: {asked: write, unasked: []}}
 }
 
 /** defaultPolicy, built for the first program checked against it and kept for the others. */
@@ -111,7 +127,7 @@ export function programPath(name: Program): string | undefined {
     defaults ??= defaultPolicy()
     const {policy, inPlace} = defaults
     checkOutOfReach(name, path, policy)
-    checkNotShadowed(name, path, inPlace)
+    checkNotShadowed(name, path, inPlace, policy.readOnly)
     checked.add(name)
   }
   return path
@@ -121,10 +137,10 @@ export function programPath(name: Program): string | undefined {
  * Before a command starts: every program hmm runs outside, and what runs
  * hmm next time (the `hmm` and `node` on PATH, this hmm's files, this
  * node), out of the policy's reach, and not to be shadowed on PATH from
- * `inPlace`, the paths the command writes in place (canonical). The
- * programs keep the paths found now.
+ * `inPlace`, the paths the command writes in place. The programs keep the
+ * paths found now.
  */
-export function checkProgramsOutOfReach(policy: SandboxPolicy, inPlace: string[]): void {
+export function checkProgramsOutOfReach(policy: SandboxPolicy, inPlace: InPlace): void {
   // hmm's install directory as a whole (the helper, the bundles, node_modules) and the Node running it.
   checkInstalledOutOfReach('hmm', realpathSync(join(dirname(HELPER_PATH), '..', '..')), policy)
   checkInstalledOutOfReach('node', realpathSync(process.execPath), policy)
@@ -142,13 +158,13 @@ export function checkProgramsOutOfReach(policy: SandboxPolicy, inPlace: string[]
   for (const [what, path] of next) if (path) checkOutOfReach(what, path, policy)
   // Then what a program left in a writable directory would shadow.
   for (const name of programs) {
-    checkNotShadowed(name, found(name), inPlace)
+    checkNotShadowed(name, found(name), inPlace, policy.readOnly)
     checked.add(name)
   }
   // Where the user's shell finds no hmm or node, nothing of theirs is shadowed.
   for (const what of ['hmm', 'node']) {
     const path = findOnPath(what)
-    if (path) checkNotShadowed(what, path, inPlace)
+    if (path) checkNotShadowed(what, path, inPlace, policy.readOnly)
   }
 }
 

@@ -87,6 +87,29 @@ describe('a program hmm runs outside the sandbox', () => {
       expect(late.stderr).toMatch(new RegExp(`^hmm: gh is looked for in ${bin} \\(gh is not installed\\)`))
     }
   })
+
+  it('is refused under landlock-only when a cache, written in place there, comes before it on PATH; a read-only part of one is not', async () => {
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'isolation = "landlock-only"\n')
+    // rebar3's documented install puts ~/.cache/rebar3/bin on PATH.
+    const bin = join(world.home, '.cache', 'rebar3', 'bin')
+    mkdirSync(bin, {recursive: true})
+    const planted = join(bin, 'git')
+    const env = {...world.env, PATH: `${bin}:${world.env.PATH}`}
+    const script = `printf '#!/bin/sh\\nexec /usr/bin/git "$@"\\n' > '${planted}' && chmod +x '${planted}'`
+    const run = await world.hmm(['run', '--rm', 'sh', '-c', script], {env})
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^hmm: git is looked for in ${bin} before /\\S+/git, which the sandboxed command could write \\(${join(world.home, '.cache')}, written in place without the namespaces\\); a git it left there would run outside: take ${bin} off PATH\\n$`,
+      ),
+    )
+    expect(run.exitCode).toBe(1)
+    expect(existsSync(planted)).toBe(false)
+    // The command may not write ~/.cargo/bin there (policy.ts CACHE_PROGRAMS): rustup's place on PATH is no refusal.
+    const cargoBin = join(world.home, '.cargo', 'bin')
+    mkdirSync(cargoBin, {recursive: true})
+    const cargo = await world.hmm(['run', '--rm', 'true'], {env: {...world.env, PATH: `${cargoBin}:${world.env.PATH}`}})
+    expect(cargo.exitCode, cargo.stderr).toBe(0)
+  })
 })
 
 describe("oclif's user plugins", () => {
