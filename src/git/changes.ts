@@ -9,7 +9,7 @@
 // workspace was made (private-repo.ts). Patches are made with --no-ext-diff
 // --no-textconv --no-color --binary --full-index so no configuration changes
 // their bytes: what `hmm diff` shows is exactly what `hmm apply` applies.
-import {lstatSync, rmSync} from 'node:fs'
+import {lstatSync, rmSync, type BigIntStats} from 'node:fs'
 import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {debug, HmmError, stopwatch} from '../ui/errors.js'
@@ -141,6 +141,15 @@ function sizeText(bytes: number): string {
 
 type Reading = NonNullable<GitOptions['readsWorkspace']>
 
+/** A deleted entry git lists may lie beneath what is a file now (ENOTDIR), or be gone: nothing to read there. */
+function lstatOrNothing(path: string): BigIntStats | undefined {
+  try {
+    return lstatSync(path, {bigint: true})
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Refuses, before git reads any, files larger than max_file_size among
  * those git add would read, or larger than max_read_size together: the
@@ -151,7 +160,7 @@ type Reading = NonNullable<GitOptions['readsWorkspace']>
 async function refuseLargeFiles(workspace: Workspace, env: Record<string, string>, reading: Reading): Promise<void> {
   const listed = await git(['ls-files', '-z', '--modified', '--others', '--exclude-standard'], {cwd: workspace.tree, env, readsWorkspace: reading})
   const files = [...new Set(listed.stdout.split('\0').filter(Boolean))].flatMap(path => {
-    const stat = lstatSync(join(workspace.tree, path), {bigint: true, throwIfNoEntry: false})
+    const stat = lstatOrNothing(join(workspace.tree, path))
     return stat?.isFile() ? [{path, size: stat.size}] : []
   })
   const limit = sizeLimits()

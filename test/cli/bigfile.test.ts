@@ -59,6 +59,18 @@ describe('a file larger than max_file_size', () => {
     expect((await hmm(world, ['rm', '-f', ws.id])).exitCode).toBe(0)
   })
 
+  it('is named also where a tracked directory became a file (its deleted entries lie beneath a file now)', async () => {
+    world = new World('bigfile-shapes')
+    await world.gitRepo()
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), 'max_file_size = "1 KiB"\n')
+    world.file('d/a.py', 'a\n')
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'd'])
+    const ws = await made(world, 'rm -rf d && echo file > d && head -c 2048 /dev/zero > big.bin')
+    const line = `hmm: workspace ${ws.label} has a file larger than max_file_size (1 KiB), which hmm does not read: big.bin\n`
+    expect(await hmm(world, ['diff', '--stat'])).toEqual({exitCode: 1, stdout: '', stderr: line})
+  })
+
   it('is set by max_file_size in the config file (bytes, or with a unit); a bad value is one line naming the file and the key', async () => {
     world = new World('bigfile-config')
     await world.gitRepo()
