@@ -66,7 +66,8 @@ export function readerOf(workspace: {tree: string; root: string}, dataDir: strin
   // Its home is composed as the command's is (sandbox/home.ts: by the helper with the namespaces, else as rules), of the
   // tree, what it writes and what else git reads there (`shown`: the objects the private repository borrows, the user's
   // excludes file). Were it the whole home, the workspace's repository could steer it to any file of it (alternates).
-  const compose = {show: [...settings.unhide, ...shown, workspace.tree, writes], path: [], programs: []}
+  // And the helper, which git's steps run between them (git/changes.ts CHECKED_ADD): hmm cloned into ~/hmm has it there.
+  const compose = {show: [...settings.unhide, ...shown, workspace.tree, writes, helperPath()], path: [], programs: []}
   const normal = policyFor(platform, {
     tree: workspace.tree,
     dataDir,
@@ -80,7 +81,8 @@ export function readerOf(workspace: {tree: string; root: string}, dataDir: strin
   return {
     policy: {
       tree: canonical(writes),
-      readable: [...normal.readable, normal.tree],
+      // The helper too: run as root, a way to it only root may search maps the reader's ids 0 to 0 (native-helpers/ids.c).
+      readable: [...normal.readable, normal.tree, canonical(helperPath())],
       writable: [],
       readOnly: [],
       plainOnly: [],

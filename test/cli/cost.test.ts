@@ -3,10 +3,11 @@
 // subcommand, a confined start by its helper's argv). Each count is a
 // piece of work done again for nothing when it grows (issue 9's first diff
 // read the tree twice): `npm run bench` says what that costs in time.
-import {lstatSync} from 'node:fs'
+import {lstatSync, mkdirSync} from 'node:fs'
+import {execa, execaSync} from 'execa'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {workspaceLine, World} from '../world.js'
+import {PROJECT, workspaceLine, World} from '../world.js'
 
 let world: World
 afterEach(() => world?.dispose())
@@ -36,6 +37,25 @@ describe('hmm run in a repository', () => {
     expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6}: .* \(1 file\)$/m)
     const sandboxes = ended.split('\n').filter(line => line.startsWith('hmm: debug: confined:'))
     expect(sandboxes.map(line => line.endsWith(' (set up ahead)'))).toEqual([true])
+  })
+
+  it('reads the files in one sandbox also where hmm is installed in the home, which the composed home leaves out', async () => {
+    world = new World('cost-run-installed')
+    await world.gitRepo()
+    // hmm as a user clones it into ~/hmm: its helper, which the reading sandbox runs, lies in the home.
+    const installed = join(world.home, 'hmm')
+    mkdirSync(join(installed, 'native-helpers'), {recursive: true})
+    for (const part of ['bin', 'dist', 'node_modules', 'package.json', 'native-helpers/build'])
+      execaSync('cp', ['-al', join(PROJECT, part), join(installed, part)])
+    const result = await execa(process.execPath, [join(installed, 'bin', 'run.js'), 'run', 'sh', '-c', 'echo more >> README.md'], {
+      cwd: world.origin,
+      env: {...world.env, HMM_DEBUG: '1'},
+      extendEnv: false,
+      reject: false,
+    })
+    expect(result.exitCode, result.stderr).toBe(0)
+    const [, ended] = result.stderr.split(/^hmm: workspace .*\n/m)
+    expect(count(ended, 'confined:')).toBe(1)
   })
 })
 
