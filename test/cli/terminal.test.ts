@@ -414,8 +414,10 @@ describe("the user's terminal when hmm's helper is killed", () => {
     )
     await whenWritten(join(marks, 'ready'))
     // The helper hmm started (the waiter, relaying the terminal); the init and the command are its children.
-    // Found through hmm's process: the helper's own arguments are blanked once read.
-    const hmmProcess = await execa('pgrep', ['-o', '-f', `run -w ${marks} -n killed`])
+    // Found through hmm's process: the helper's own arguments are blanked once read. hmm's is
+    // matched from its program on: the pty driver's arguments hold the same words, as typed.
+    const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    const hmmProcess = await execa('pgrep', ['-o', '-f', `^${literal(process.execPath)} .*run -w ${literal(marks)} -n killed`])
     const waiter = await execa('pgrep', ['-P', hmmProcess.stdout, '-f', 'hmm-helper exec'])
     process.kill(Number(waiter.stdout), 'SIGKILL')
     const seen = await running
