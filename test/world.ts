@@ -45,6 +45,17 @@ export const WORLDS =
     ? join('/var/tmp', `hmm-test-worlds-${createHash('sha256').update(PROJECT).digest('hex').slice(0, 12)}`)
     : join(PROJECT, '.test-worlds')
 
+/**
+ * Words for a shell script, each quoted as the shell needs it: a checkout may
+ * lie under "My Projects", and a word split at its space names another file.
+ * Plain words stay as they are, as hmm prints them.
+ */
+export const shellQuote = (...words: string[]): string =>
+  words.map(word => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)).join(' ')
+
+/** The command line that runs this checkout's hmm with these arguments, for a script that runs it itself. */
+export const hmmCommand = (...args: string[]): string => shellQuote(process.execPath, BIN, ...args)
+
 /** A path of this machine as `hmm sandbox --platform darwin` names it (macOS's /var is /private/var). */
 export const asOnMacOS = (path: string): string => (/^\/(var|tmp|etc)(\/|$)/.test(path) ? `/private${path}` : path)
 

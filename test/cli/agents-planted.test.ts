@@ -83,7 +83,7 @@ describe("the tool caches of a command with an agent's profile", () => {
   it('are layers of their own: it sees nothing a command without the profile left there (a git first on PATH), nor the other way round', async () => {
     agent('claude', 'git status --short >/dev/null; ls ~/.cache; touch ~/.cache/by-agent')
     const marker = join(world.root, 'planted-git-ran')
-    const plant = `printf '#!/bin/sh\\necho ran >> ${marker}\\nexec /usr/bin/git "$@"\\n' > ~/.cargo/bin/git && chmod +x ~/.cargo/bin/git && touch ~/.cache/by-plain && echo left`
+    const plant = `printf '#!/bin/sh\\necho ran >> "${marker}"\\nexec /usr/bin/git "$@"\\n' > ~/.cargo/bin/git && chmod +x ~/.cargo/bin/git && touch ~/.cache/by-plain && echo left`
     const run = await world.hmm(['run', '-n', 'w', 'sh', '-c', plant], withCargo())
     expect(run.stdout, run.stderr).toBe('left\n')
     const first = await world.hmm(['exec', 'w', 'claude'], withCargo())
@@ -114,7 +114,7 @@ describe('Claude Code in a workspace', () => {
   it("runs no core.fsmonitor a command without its profile set in the workspace's repository, and keeps your own git settings", async () => {
     const plant = [
       'printf \'#!/bin/sh\\ntouch "$(git rev-parse --show-toplevel)/fsmonitor-ran"\\n\' > .git/mon && chmod +x .git/mon',
-      'git config core.fsmonitor "$PWD/.git/mon"',
+      `git config core.fsmonitor "'$PWD/.git/mon'"`,
       // The planted monitor works: the plain command's own git status runs it.
       'git status >/dev/null 2>&1; test -e fsmonitor-ran && echo works && rm fsmonitor-ran',
     ].join(' && ')

@@ -4,7 +4,7 @@
 import {chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
-import {World, workspaceLine} from '../world.js'
+import {shellQuote, World, workspaceLine} from '../world.js'
 
 let world: World
 let bin: string
@@ -103,7 +103,7 @@ describe('the claude profile', () => {
       ['claude', '.claude/projects'],
       ['codex', '.codex/sessions'],
     ]) {
-      const tries = kept.map(file => `(echo pwned > ${file}) 2>/dev/null && echo "wrote ${file}"`).join('; ')
+      const tries = kept.map(file => `(echo pwned > ${shellQuote(file)}) 2>/dev/null && echo "wrote ${file}"`).join('; ')
       const own = name === 'claude' ? 'echo own >> ~/.claude/history.jsonl && ' : ''
       world.write(join(agent, name), `#!/bin/sh\n${tries}; ${own}mkdir -p ~/${sessions}/p && echo session > ~/${sessions}/p/s && echo kept\n`)
       chmodSync(join(agent, name), 0o755)

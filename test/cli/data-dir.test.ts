@@ -72,7 +72,7 @@ describe('should the data directory be written all the same', () => {
     const ran = join(world.root, 'ran')
     const config = join(world.dataDir, id, 'git', 'config')
     const before = readFileSync(config, 'utf8')
-    const run = `"touch ${ran}"`
+    const run = `"touch '${ran}'"`
     // What a command with a grant of the data directory appended (the review's (a)), and the other ways in.
     for (const planted of [
       `[core]\n\talternateRefsCommand = ${run}\n`,

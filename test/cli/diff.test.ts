@@ -4,7 +4,7 @@ import {execa} from 'execa'
 import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {BIN, World} from '../world.js'
+import {hmmCommand, World} from '../world.js'
 import {hmm, made} from './taking.js'
 
 let world: World
@@ -342,7 +342,7 @@ describe('hmm diff', () => {
     const onTerminal = async (noColor: boolean) => {
       const env = {...world.env}
       if (!noColor) delete env.NO_COLOR
-      const result = await execa('script', ['-qec', `${process.execPath} ${BIN} diff`, '/dev/null'], {
+      const result = await execa('script', ['-qec', hmmCommand('diff'), '/dev/null'], {
         cwd: world.origin,
         env: {...env, TERM: 'xterm'},
         extendEnv: false,
@@ -372,7 +372,7 @@ describe('hmm diff', () => {
     const onTerminal = async (args: string[], colour: boolean) => {
       const env = {...world.env, TERM: 'xterm', GIT_PAGER: 'cat'}
       if (colour) delete (env as Record<string, string>).NO_COLOR
-      const result = await execa('script', ['-qec', `${process.execPath} ${BIN} ${args.join(' ')}`, '/dev/null'], {
+      const result = await execa('script', ['-qec', hmmCommand(...args), '/dev/null'], {
         cwd: world.origin,
         env,
         extendEnv: false,

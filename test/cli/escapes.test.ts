@@ -4,7 +4,7 @@ import {execa, execaSync} from 'execa'
 import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {HELPER, World, workspaceLine} from '../world.js'
+import {HELPER, shellQuote, World, workspaceLine} from '../world.js'
 
 let world: World
 let secrets: Record<string, string>
@@ -230,9 +230,9 @@ describe('the sandbox', () => {
   it('is shown by hmm sandbox as the helper arguments hmm run uses', async () => {
     const result = await world.hmm(['sandbox', '-w', world.home])
     expect(result.exitCode).toBe(0)
-    expect(result.stdout).toContain(`--hide ${world.home}/.ssh`)
-    expect(result.stdout).toContain(`--write ${world.home}`)
-    expect(result.stdout).toContain(`--hide ${world.dataDir}`)
+    expect(result.stdout).toContain(`--hide ${shellQuote(join(world.home, '.ssh'))}`)
+    expect(result.stdout).toContain(`--write ${shellQuote(world.home)}`)
+    expect(result.stdout).toContain(`--hide ${shellQuote(world.dataDir)}`)
     writeFileSync(join(world.home, 'unused'), '')
   })
 })

@@ -97,7 +97,8 @@ describe('hmm exec', () => {
     const cache = join(world.home, '.cache')
     const secondDone = join(world.root, 'second-done')
     // The overlay on ~/.cache as the command's own mount table shows it (the kernel's word on its upper and work dirs).
-    const overlay = `awk -v m="$HOME/.cache" '$5 == m {sub(/.* - /, ""); print "mount " $0}' /proc/self/mountinfo`
+    // mountinfo writes a space in a path as \040; ENVIRON, unlike awk -v, takes the backslash as it is.
+    const overlay = `M="$(printf %s "$HOME/.cache" | sed 's/ /\\\\040/g')" awk '$5 == ENVIRON["M"] {sub(/.* - /, ""); print "mount " $0}' /proc/self/mountinfo`
     const first = world.start([
       'run',
       '-n',

@@ -7,7 +7,7 @@
 import {mkdirSync, readFileSync, renameSync, rmSync, symlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
-import {World} from '../world.js'
+import {shellQuote, World} from '../world.js'
 
 let world: World
 beforeEach(async () => {
@@ -73,7 +73,7 @@ describe("git's credentials in its config files", () => {
     await world.sh(`git config --global include.path .gitconfig.local
 git config --global credential.https://example.com.helper '!f() { echo username=x; echo password=TOKEN-helper; }; f'
 git config --global --add credential.https://example.com.helper cache`)
-    const read = `${READ}; cat ${world.origin}/.git/config ${included} ~/.gitconfig.local ${system}; git config core.abbrev; git config core.pager; git config --get-all credential.https://example.com.helper`
+    const read = `${READ}; cat ${shellQuote(join(world.origin, '.git', 'config'), included)} ~/.gitconfig.local ${shellQuote(system)}; git config core.abbrev; git config core.pager; git config --get-all credential.https://example.com.helper`
     const result = await world.hmm(['run', '--rm', 'sh', '-c', read], {env: {...world.env, GIT_CONFIG_SYSTEM: system}})
     expect(result.exitCode, result.stderr).toBe(0)
     expect(result.stdout).not.toContain('TOKEN')

@@ -10,7 +10,7 @@ import {bundleDir, bundleReader, copyRegularFile} from '../../src/git/bundle.js'
 import {prepareConfined, runConfined} from '../../src/platform/confined.js'
 import {Store} from '../../src/workspaces/store.js'
 import {Workspace} from '../../src/workspaces/workspace.js'
-import {BIN, World} from '../world.js'
+import {hmmCommand, World} from '../world.js'
 import {hmm, made, snapshot, taking} from './taking.js'
 
 let world: World
@@ -32,6 +32,9 @@ const HOOKS = [
   'fsmonitor-watchman',
 ]
 
+/** Has the repository's git run evil.sh (by a shell, as git runs such settings) for this setting. */
+const trap = (key: string, what: string) => `git config ${key} "'$PWD/evil.sh' ${what}"`
+
 /**
  * Everything a repository's config, attributes and hooks can make git run,
  * each a script that leaves $HOME/marker-<what>: the sandboxed command
@@ -39,19 +42,19 @@ const HOOKS = [
  */
 const BOOBY_TRAPS = [
   `printf '#!/bin/sh\\ntouch "$HOME/marker-$1"\\n' > evil.sh && chmod +x evil.sh`,
-  'git config core.fsmonitor "$PWD/evil.sh fsmonitor"',
-  'git config core.pager "$PWD/evil.sh pager"',
-  'git config pager.diff "$PWD/evil.sh pager-diff"',
-  'git config diff.external "$PWD/evil.sh diff-external"',
-  'git config diff.evil.textconv "$PWD/evil.sh textconv"',
-  'git config diff.evil.command "$PWD/evil.sh diff-command"',
-  'git config filter.evil.clean "$PWD/evil.sh clean"',
-  'git config filter.evil.smudge "$PWD/evil.sh smudge"',
-  'git config filter.evil.process "$PWD/evil.sh filter-process"',
-  'git config core.sshCommand "$PWD/evil.sh ssh"',
-  'git config core.alternateRefsCommand "$PWD/evil.sh alternate-refs"',
-  'git config credential.helper "$PWD/evil.sh credential"',
-  'git config uploadpack.packObjectsHook "$PWD/evil.sh pack-objects-hook"',
+  trap('core.fsmonitor', 'fsmonitor'),
+  trap('core.pager', 'pager'),
+  trap('pager.diff', 'pager-diff'),
+  trap('diff.external', 'diff-external'),
+  trap('diff.evil.textconv', 'textconv'),
+  trap('diff.evil.command', 'diff-command'),
+  trap('filter.evil.clean', 'clean'),
+  trap('filter.evil.smudge', 'smudge'),
+  trap('filter.evil.process', 'filter-process'),
+  trap('core.sshCommand', 'ssh'),
+  trap('core.alternateRefsCommand', 'alternate-refs'),
+  trap('credential.helper', 'credential'),
+  trap('uploadpack.packObjectsHook', 'pack-objects-hook'),
   "mkdir -p .git/info && printf '* diff=evil filter=evil\\n' > .git/info/attributes",
   "printf '* diff=evil filter=evil\\n' > .gitattributes",
   `mkdir -p hooks && for h in ${HOOKS.join(' ')}; do ` +
@@ -104,7 +107,7 @@ describe('taking work back safely', () => {
     expect(diff.exitCode).toBe(0)
     expect(diff.stdout).toContain('+change\n')
     expect((await hmm(world, ['diff', '--stat'])).stdout).toContain('evil.sh')
-    const onTerminal = await execa('script', ['-qec', `${process.execPath} ${BIN} diff`, '/dev/null'], {
+    const onTerminal = await execa('script', ['-qec', hmmCommand('diff'), '/dev/null'], {
       cwd: world.origin,
       env: {...world.env, TERM: 'xterm'},
       extendEnv: false,

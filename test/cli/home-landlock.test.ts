@@ -8,7 +8,7 @@ import {chmodSync, mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {execaSync} from 'execa'
 import {afterEach, describe, expect, it} from 'vitest'
-import {asOnMacOS, MOVED_ON_MACOS, World} from '../world.js'
+import {asOnMacOS, MOVED_ON_MACOS, shellQuote, World} from '../world.js'
 
 let world: World
 afterEach(() => world?.dispose())
@@ -31,7 +31,7 @@ describe('the composed home under landlock-only', () => {
     const old = join(world.home, 'old-hmm')
     const first = await world.hmm(['run', '-n', 'old', 'sh', '-c', 'echo transcript > notes.txt'], {env: {...world.env, HMM_HOME: old}})
     expect(first.exitCode, first.stderr).toBe(0)
-    const script = `${readEach(rels)}; for f in $(find "$HOME/old-hmm" -name notes.txt); do echo found; cat "$f" 2>/dev/null || echo unreadable-old; done`
+    const script = `${readEach(rels)}; find "$HOME/old-hmm" -name notes.txt | while IFS= read -r f; do echo found; cat "$f" 2>/dev/null || echo unreadable-old; done`
     const result = await world.hmm(['run', '--rm', 'sh', '-c', script])
     expect(result.exitCode, result.stderr).toBe(0)
     expect(result.stdout).toBe([...rels.map(rel => `unreadable ${world.home}/${rel}\n`), 'found\nunreadable-old\n'].join(''))
@@ -43,10 +43,10 @@ describe('the composed home under landlock-only', () => {
     world.write(join(world.home, 'Documents', 'taxes.txt'), 'secret of taxes\n')
     const bin = join(world.home, '.local', 'bin')
     mkdirSync(bin, {recursive: true})
-    const plant = await world.hmm(['run', '--rm', '-w', bin, 'sh', '-c', `ln -s ../../Documents/taxes.txt ${join(bin, 'taxes')}`])
+    const plant = await world.hmm(['run', '--rm', '-w', bin, 'sh', '-c', `ln -s ../../Documents/taxes.txt ${shellQuote(join(bin, 'taxes'))}`])
     expect(plant.exitCode, plant.stderr).toBe(0)
     const env = {...world.env, PATH: `${bin}:${world.env.PATH}`}
-    const result = await world.hmm(['run', '--rm', 'sh', '-c', `cat ${join(bin, 'taxes')} 2>/dev/null; echo done`], {env})
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', `cat ${shellQuote(join(bin, 'taxes'))} 2>/dev/null; echo done`], {env})
     expect(result.stdout, result.stderr).toBe('done\n')
   })
 
@@ -126,8 +126,8 @@ describe('the composed home under landlock-only', () => {
     expect(shown.stdout).toContain('  ~/.nvm (toolchain, read-only)\n')
     expect(shown.stdout).toContain('  ~/.cache (written in place)\n')
     expect(shown.stdout).toMatch(/unlike with the namespaces: .*GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM, NPM_CONFIG_USERCONFIG, PIP_CONFIG_FILE/)
-    expect(shown.stdout).toContain(` --hide ${world.home} `)
-    expect(shown.stdout).toContain(` --read ${world.home}/.nvm `)
+    expect(shown.stdout).toContain(` --hide ${shellQuote(world.home)} `)
+    expect(shown.stdout).toContain(` --read ${shellQuote(join(world.home, '.nvm'))} `)
   })
 })
 
@@ -139,8 +139,9 @@ describe('the composed home on macOS (Seatbelt)', () => {
     const shown = await world.hmm(['sandbox', '--platform', 'darwin'])
     expect(shown.exitCode, shown.stderr).toBe(0)
     const home = asOnMacOS(world.home)
-    expect(shown.stdout).toContain(`  COMPOSED_HOME=${home}\n`)
-    expect(shown.stdout).toMatch(new RegExp(`  HOME_KEPT_\\d+=${home}/\\.nvm\\n`))
+    expect(shown.stdout).toContain(`  ${shellQuote(`COMPOSED_HOME=${home}`)}\n`)
+    const n = /HOME_KEPT_(\d+)=[^\n]*\/\.nvm'?\n/.exec(shown.stdout)?.[1]
+    expect(shown.stdout).toContain(`  ${shellQuote(`HOME_KEPT_${n}=${home}/.nvm`)}\n`)
     const profile = shown.stdout.slice(shown.stdout.indexOf('PROFILE:'))
     const denied = profile.indexOf('(deny file-read-data file-read-xattr process-exec\n    (subpath (param "COMPOSED_HOME")))')
     const kept = profile.indexOf('(allow file-read-data file-read-xattr process-exec\n    (subpath (param "HOME_KEPT_0"))')

@@ -8,7 +8,7 @@
 import {existsSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {World} from '../world.js'
+import {shellQuote, World} from '../world.js'
 import {hmm, made, said, type Made} from './taking.js'
 
 let world: World
@@ -24,7 +24,7 @@ async function repo(dir: string, content = `${dir} v1\n`): Promise<void> {
 }
 
 function nestedLine(ws: Made, path: string): string {
-  return `hmm: workspace ${ws.label}'s nested repository ${path} has changes that hmm does not take back: look at them with hmm exec ${ws.id} git -C ${join(ws.tree, path)} status, and copy what you want from there`
+  return `hmm: workspace ${ws.label}'s nested repository ${path} has changes that hmm does not take back: look at them with hmm exec ${ws.id} git -C ${shellQuote(join(ws.tree, path))} status, and copy what you want from there`
 }
 
 function diffLine(ws: Made, paths: string[]): string {
@@ -161,9 +161,9 @@ describe('work in nested repositories', () => {
 T=$PWD
 printf '#!/bin/sh\ntouch "$HOME/marker-$1"; [ -n "$GIT_DIR" ] && touch "$GIT_DIR/marker-$1"\ncat\n' > evil.sh && chmod +x evil.sh
 mkdir hooks && for h in pre-commit post-commit post-index-change reference-transaction fsmonitor-watchman; do printf '#!/bin/sh\ntouch "$HOME/marker-hook-%s"; [ -n "$GIT_DIR" ] && touch "$GIT_DIR/marker-hook-%s"\n' $h $h > hooks/$h; done && chmod +x hooks/*
-git -C lib config core.fsmonitor "$T/evil.sh fsmonitor"
+git -C lib config core.fsmonitor "'$T/evil.sh' fsmonitor"
 git -C lib config core.hooksPath "$T/hooks"
-git -C lib config filter.evil.clean "$T/evil.sh clean"
+git -C lib config filter.evil.clean "'$T/evil.sh' clean"
 git -C lib config core.untrackedCache true
 printf '* filter=evil\n' > lib/.gitattributes
 echo edit >> lib/main.txt

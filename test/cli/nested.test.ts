@@ -28,15 +28,15 @@ T=$PWD
 mkdir -p store .git/modules
 printf '#!/bin/sh\ntouch "$HOME/marker-$1"\ncat\n' > evil.sh && chmod +x evil.sh
 mkdir hooks && for h in ${HOOKS.join(' ')}; do printf '#!/bin/sh\ntouch "$HOME/marker-hook-%s"\n' "$h" > hooks/$h; done && chmod +x hooks/*
-repo() { mkdir -p "$1" && git -C "$1" -c init.defaultBranch=main init -q $2 && echo one > "$1/f.txt" && git -C "$1" add f.txt && git -C "$1" commit -qm one; }
+repo() { d=$1 && shift && mkdir -p "$d" && git -C "$d" -c init.defaultBranch=main init -q "$@" && echo one > "$d/f.txt" && git -C "$d" add f.txt && git -C "$d" commit -qm one; }
 arm() {
-  git -C "$1" config core.fsmonitor "$T/evil.sh fsmonitor-$2"
+  git -C "$1" config core.fsmonitor "'$T/evil.sh' fsmonitor-$2"
   git -C "$1" config core.hooksPath "$T/hooks"
-  git -C "$1" config filter.evil.clean "$T/evil.sh clean-$2"
-  git -C "$1" config filter.evil.smudge "$T/evil.sh smudge-$2"
-  git -C "$1" config filter.evil.process "$T/evil.sh process-$2"
-  git -C "$1" config diff.evil.textconv "$T/evil.sh textconv-$2"
-  git -C "$1" config core.pager "$T/evil.sh pager-$2"
+  git -C "$1" config filter.evil.clean "'$T/evil.sh' clean-$2"
+  git -C "$1" config filter.evil.smudge "'$T/evil.sh' smudge-$2"
+  git -C "$1" config filter.evil.process "'$T/evil.sh' process-$2"
+  git -C "$1" config diff.evil.textconv "'$T/evil.sh' textconv-$2"
+  git -C "$1" config core.pager "'$T/evil.sh' pager-$2"
   git -C "$1" config core.untrackedCache true
   printf '* filter=evil diff=evil\n' > "$1/.gitattributes"
   echo two >> "$1/f.txt" && echo new > "$1/new.txt"

@@ -39,7 +39,7 @@ describe('a program hmm runs outside the sandbox', () => {
     mkdirSync(cargoBin, {recursive: true})
     const marker = join(world.root, 'ran-outside')
     const env = {...world.env, PATH: `${cargoBin}:${world.env.PATH}`}
-    const script = `(printf '#!/bin/sh\\necho ran >> ${marker}\\nexec /usr/bin/git "$@"\\n' > '${cargoBin}/git' && chmod +x '${cargoBin}/git'); echo change >> README.md`
+    const script = `(printf '#!/bin/sh\\necho ran >> "${marker}"\\nexec /usr/bin/git "$@"\\n' > '${cargoBin}/git' && chmod +x '${cargoBin}/git'); echo change >> README.md`
     const run = await world.hmm(['run', 'sh', '-c', script], {env})
     expect(run.exitCode).toBe(0)
     const diff = await world.hmm(['diff'], {env})
@@ -71,7 +71,7 @@ describe('a program hmm runs outside the sandbox', () => {
     mkdirSync(bin)
     const marker = join(world.root, 'ran-outside')
     const env = {...world.env, PATH: `${bin}:${world.env.PATH}`}
-    const script = `printf '#!/bin/sh\\necho ran >> ${marker}\\nexec /usr/bin/git "$@"\\n' > '${bin}/git' && chmod +x '${bin}/git'; echo change >> README.md`
+    const script = `printf '#!/bin/sh\\necho ran >> "${marker}"\\nexec /usr/bin/git "$@"\\n' > '${bin}/git' && chmod +x '${bin}/git'; echo change >> README.md`
     const run = await world.hmm(['run', '-w', bin, 'sh', '-c', script], {env})
     await world.hmm(['diff'], {env})
     expect(existsSync(marker)).toBe(false)

@@ -4,7 +4,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {World} from '../world.js'
+import {shellQuote, World} from '../world.js'
 import {hmm, made, snapshot, taking} from './taking.js'
 
 let world: World
@@ -347,7 +347,7 @@ describe('review: what merge and pr take', () => {
     const ws = await made(
       world,
       'echo fix > fix.txt && git add fix.txt && ' +
-        `git -c user.name="$(cat ${env})" commit -q --author="Mallory <m@evil.example>" -m "Fix typo" -m "$(printf "\\n\\n\\033[2K%s" "$(cat ${env})")" && ` +
+        `git -c user.name="$(cat ${shellQuote(env)})" commit -q --author="Mallory <m@evil.example>" -m "Fix typo" -m "$(printf "\\n\\n\\033[2K%s" "$(cat ${shellQuote(env)})")" && ` +
         'echo two > two.txt && git add two.txt && git commit -qm plain && ' +
         // A header git log's formats never show, in a commit made by hand.
         'git cat-file commit HEAD | sed "s/^committer .*/&\\nx-data sk_live_456/" > c && git reset -q --soft $(git hash-object -t commit -w c) && rm c',

@@ -10,7 +10,7 @@ import {createServer, type Server} from 'node:net'
 import {randomBytes} from 'node:crypto'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {World, workspaceLine} from '../world.js'
+import {shellQuote, World, workspaceLine} from '../world.js'
 
 let world: World
 const servers: Server[] = []
@@ -145,7 +145,7 @@ const serve = path => new Promise(resolve => net.createServer(c => c.end()).list
     }
     const go = join(world.root, 'go')
     const probed = [...later, join(granted, 'db.sock')]
-    const script = `echo started; while ! [ -e '${go}' ]; do sleep 0.05; done; '${process.execPath}' '${probe()}' ${probed.join(' ')}`
+    const script = `echo started; while ! [ -e ${shellQuote(go)} ]; do sleep 0.05; done; ${shellQuote(process.execPath, probe(), ...probed)}`
     const started = world.start(['run', '--rm', '-w', granted, 'sh', '-c', script])
     await started.line('started')
     const listening = await Promise.all(probed.map(listen))
@@ -164,7 +164,7 @@ const serve = path => new Promise(resolve => net.createServer(c => c.end()).list
     cleanups.push(() => rmSync(made ? '/run/screen' : dir, {recursive: true, force: true}))
     const socket = join(dir, '4242.pts-0.host')
     const server = await listen(socket)
-    writeFileSync(join(world.root, 'ls.sh'), `ls -A /run/screen; ${process.execPath} ${probe()} ${socket}\n`)
+    writeFileSync(join(world.root, 'ls.sh'), `ls -A /run/screen; ${shellQuote(process.execPath, probe(), socket)}\n`)
     const result = await world.hmm(['run', '--rm', 'sh', join(world.root, 'ls.sh')])
     expect(result.exitCode, result.stderr).toBe(0)
     expect(result.stdout).toBe(`${socket} ENOENT\n`)

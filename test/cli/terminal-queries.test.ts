@@ -9,7 +9,7 @@ import {execa} from 'execa'
 import {mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it, onTestFinished} from 'vitest'
-import {BIN, PROJECT, whenWritten, World} from '../world.js'
+import {BIN, hmmCommand, PROJECT, shellQuote, whenWritten, World} from '../world.js'
 
 let world: World
 let results: string
@@ -49,7 +49,7 @@ termios.tcsetattr(0, termios.TCSADRAIN, saved)
 print('owed', got[:-4].hex() or '-')
 `
 const hex = (text: string) => Buffer.from(text, 'latin1').toString('hex')
-const hmm = `'${process.execPath}' '${BIN}'`
+const hmm = hmmCommand()
 
 describe("the command's output on the user's terminal (tmux)", () => {
   it("cannot read the user's clipboard or colours, or write the clipboard (OSC 52, OSC 10/11/4 ?)", async () => {
@@ -66,7 +66,7 @@ describe("the command's output on the user's terminal (tmux)", () => {
       '\x1b]4;1;?\x07',
     ].join('')
     const got = join(results, 'asked')
-    const command = `${hmm} run --rm -w ${results} python3 ask.py ${hex(queries)} ${got} 2>/dev/null`
+    const command = `${hmm} run --rm -w ${shellQuote(results)} python3 ask.py ${hex(queries)} ${shellQuote(got)} 2>/dev/null`
     await tmux(['-f', conf, 'new-session', '-d', '-x', '80', '-y', '24', '-c', world.origin, command])
     const before = await whenWritten(got)
     expect(Buffer.from(before === '-' ? '' : before, 'hex').toString('latin1')).toBe('')
@@ -156,7 +156,7 @@ describe("the user's terminal once the command has ended (attacker's review 8, F
     const status = join(results, 'end-status')
     // The line-drawing set, application cursor keys and the alternate screen left on, mouse and focus reports too.
     const left = '\\033(0\\033[?1h\\033[?1049h\\033[?1000h\\033[?1004h'
-    const command = `${hmm} run sh -c 'echo work > new; printf "done${left}"'; echo $? > ${status}; exec sleep 60`
+    const command = `${hmm} run sh -c 'echo work > new; printf "done${left}"'; echo $? > ${shellQuote(status)}; exec sleep 60`
     await tmux(['-f', '/dev/null', 'new-session', '-d', '-x', '200', '-y', '24', '-c', world.origin, command])
     expect(await whenWritten(status)).toBe('0\n')
     const flags = await tmux(['display', '-p', '#{alternate_on} #{mouse_any_flag} #{keypad_cursor_flag}'])

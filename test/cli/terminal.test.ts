@@ -7,7 +7,7 @@ import {execa} from 'execa'
 import {mkdirSync, readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it, onTestFinished} from 'vitest'
-import {BIN, PROJECT, whenWritten, World} from '../world.js'
+import {BIN, hmmCommand, PROJECT, shellQuote, whenWritten, World} from '../world.js'
 
 let world: World
 beforeAll(() => {
@@ -123,7 +123,7 @@ const type = (line: string): Step[] => [{send: `${line}\r`}]
 
 /** The shell each case types into, started by hmm run or running hmm itself. */
 const BASH = ['bash', '--norc', '--noprofile', '-i']
-const hmm = `'${process.execPath}' '${BIN}'`
+const hmm = hmmCommand()
 /** Until the shell's prompt is one no output can be taken for. */
 const START: Step[] = [{expect: '[#$] '}, ...type(`PS1='PROM''PT> '; bind 'set enable-bracketed-paste off'`), prompt]
 /** Ctrl-Z stops the foreground job, bg continues it in the background, fg gives it the terminal back, Ctrl-C ends it and not the shell. */
@@ -402,7 +402,7 @@ describe("the user's terminal when hmm's helper is killed", () => {
     const running = onPty(
       [
         ...START,
-        ...type(`${hmm} run -w '${marks}' -n killed sh -c 'touch ${marks}/ready; exec sleep 600'; echo "status-$?"`),
+        ...type(`${hmm} run -w ${shellQuote(marks)} -n killed sh -c ${shellQuote(`touch ${shellQuote(marks)}/ready; exec sleep 600`)}; echo "status-$?"`),
         {expect: 'status-137\r\n'}, // (hmm's own last line came while the terminal was still raw)
         prompt,
         ...type(`stty -a | tr ' ' '\\n' | grep -x -e '-\\?icanon' -e '-\\?echo'`),
@@ -414,8 +414,10 @@ describe("the user's terminal when hmm's helper is killed", () => {
     )
     await whenWritten(join(marks, 'ready'))
     // The helper hmm started (the waiter, relaying the terminal); the init and the command are its children.
-    // Found through hmm's process: the helper's own arguments are blanked once read.
-    const hmmProcess = await execa('pgrep', ['-o', '-f', `run -w ${marks} -n killed`])
+    // Found through hmm's process: the helper's own arguments are blanked once read. hmm's is
+    // matched from its program on: the pty driver's arguments hold the same words, as typed.
+    const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    const hmmProcess = await execa('pgrep', ['-o', '-f', `^${literal(process.execPath)} .*run -w ${literal(marks)} -n killed`])
     const waiter = await execa('pgrep', ['-P', hmmProcess.stdout, '-f', 'hmm-helper exec'])
     process.kill(Number(waiter.stdout), 'SIGKILL')
     const seen = await running

@@ -7,15 +7,12 @@ import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSyn
 import {createServer} from 'node:net'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {compile} from '../compile.js'
-import {collect, execArgs, helper, isLocked, run, world} from './support.js'
+import {compile, preloading} from '../compile.js'
+import {shellQuote} from '../world.js'
+import {collect, execArgs, helper, isLocked, run, until, world} from './support.js'
 
 const policy = (w: string) => ['--read', '/', '--write', w, '--dev', '/dev']
 const isRoot = process.getuid?.() === 0
-
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise(resolve => setTimeout(resolve, 20))
-}
 
 describe('hmm-helper exec --isolate', () => {
   it('keeps what a command wrote in a cache for the next command of the same workspace, never in the cache', async () => {
@@ -26,7 +23,9 @@ describe('hmm-helper exec --isolate', () => {
     const ws = join(w, 'ws')
     mkdirSync(ws)
     const isolated = ['--isolate', ws, '--cache', cache, '--write', cache]
-    const first = await run(execArgs(join(ws, 'lock'), [...policy(ws), ...isolated], ['sh', '-c', `cat ${cache}/warm; echo made > ${cache}/new`]))
+    const first = await run(
+      execArgs(join(ws, 'lock'), [...policy(ws), ...isolated], ['sh', '-c', `cat ${shellQuote(cache)}/warm; echo made > ${shellQuote(cache)}/new`]),
+    )
     expect(first).toMatchObject({code: 0, stdout: 'warm\n', report: ''})
     const second = await run(execArgs(join(ws, 'lock'), [...policy(ws), ...isolated], ['cat', join(cache, 'new')]))
     expect(second).toMatchObject({code: 0, stdout: 'made\n', report: ''})
@@ -40,7 +39,7 @@ describe('hmm-helper exec --isolate', () => {
     const ws = join(w, 'ws')
     mkdirSync(ws)
     const isolated = (...layers: string[]) => [...policy(ws), '--isolate', ws, '--cache', cache, '--write', cache, ...layers]
-    const list = ['sh', '-c', `ls ${cache}; touch ${cache}/by-$0`]
+    const list = ['sh', '-c', `ls ${shellQuote(cache)}; touch ${shellQuote(cache)}/by-$0`]
     const plain = await run(execArgs(join(ws, 'lock'), isolated(), [...list, 'plain']))
     expect(plain).toMatchObject({code: 0, stdout: '', report: ''})
     const agent = await run(execArgs(join(ws, 'lock'), isolated('--layers', 'caches-a'), [...list, 'agent']))
@@ -66,7 +65,9 @@ describe('hmm-helper exec --isolate', () => {
       const ws = join(w, 'ws')
       mkdirSync(ws)
       const isolated = ['--isolate', ws, '--mask', session, '--mask', socket]
-      const r = await run(execArgs(join(ws, 'lock'), [...policy(ws), ...isolated], ['sh', '-c', `ls -A ${session}; test -S ${socket} || echo no-socket`]))
+      const r = await run(
+        execArgs(join(ws, 'lock'), [...policy(ws), ...isolated], ['sh', '-c', `ls -A ${shellQuote(session)}; test -S ${shellQuote(socket)} || echo no-socket`]),
+      )
       expect(r).toMatchObject({code: 0, stdout: 'no-socket\n', report: ''})
     } finally {
       server.close()
@@ -85,9 +86,10 @@ describe('hmm-helper exec --isolate', () => {
     mkdirSync(ws)
     const shim = compile('vanish-at-mount.c', join(w, 'vanish-at-mount.so'), ['-shared', '-fPIC', '-ldl'])
     const masks = [...vanishing, kept].flatMap(path => ['--mask', path])
-    const r = await run(execArgs(join(ws, 'lock'), [...policy(ws), '--isolate', ws, ...masks], ['sh', '-c', `ls -A ${kept}; echo ran`]), {
-      env: {...process.env, LD_PRELOAD: shim},
-    })
+    const r = await run(
+      execArgs(join(ws, 'lock'), [...policy(ws), '--isolate', ws, ...masks], ['sh', '-c', `ls -A ${shellQuote(kept)}; echo ran`]),
+      preloading(shim),
+    )
     expect(r).toMatchObject({code: 0, stdout: 'ran\n', report: ''})
     for (const path of vanishing) expect(existsSync(path)).toBe(false)
   })
@@ -102,7 +104,11 @@ describe('hmm-helper exec --isolate', () => {
     writeFileSync(join(data, 'registry'), 'x')
     const isolated = ['--isolate', ws, '--cover-data', data]
     const r = await run(
-      execArgs(join(ws, 'lock'), [...policy(ws), ...isolated], ['sh', '-c', `ls -A ${data}; cat ${ws}/tree/f; mkdir ${data}/new 2>/dev/null || echo refused`]),
+      execArgs(
+        join(ws, 'lock'),
+        [...policy(ws), ...isolated],
+        ['sh', '-c', `ls -A ${shellQuote(data)}; cat ${shellQuote(ws)}/tree/f; mkdir ${shellQuote(data)}/new 2>/dev/null || echo refused`],
+      ),
     )
     expect(r).toMatchObject({code: 0, stdout: 'mine\nown\nrefused\n', report: ''})
     const apart = await run(execArgs(join(w, 'lock'), [...policy(w), '--isolate', w, '--cover-data', data], ['true']))
@@ -118,7 +124,7 @@ describe('hmm-helper exec --isolate', () => {
     mkdirSync(join(ws, 'git'))
     writeFileSync(join(ws, 'git', 'config'), '[core]\n')
     const grants = ['--read', '/', '--write', join(ws, 'tree'), '--write', data, '--dev', '/dev', '--isolate', ws, '--cover-data', data]
-    const script = `echo mine > ${ws}/tree/f && echo tree; (echo x >> ${ws}/git/config) 2>/dev/null || echo config; (echo > ${ws}/new) 2>/dev/null || echo new`
+    const script = `echo mine > ${shellQuote(ws)}/tree/f && echo tree; (echo x >> ${shellQuote(ws)}/git/config) 2>/dev/null || echo config; (echo > ${shellQuote(ws)}/new) 2>/dev/null || echo new`
     const r = await run(execArgs(join(ws, 'lock'), grants, ['sh', '-c', script]))
     expect(r).toMatchObject({code: 0, stdout: 'tree\nconfig\nnew\n', report: ''})
     expect(readFileSync(join(ws, 'git', 'config'), 'utf8')).toBe('[core]\n')
@@ -139,12 +145,14 @@ describe('hmm-helper exec --isolate', () => {
       const ws = join(w, 'ws')
       mkdirSync(ws)
       const [started, go] = [join(ws, 'started'), join(ws, 'go')]
-      const look = `touch ${started}; while [ ! -e ${go} ]; do sleep 0.02; done; ls -A ${late}; grep -c ' ${late} ' /proc/self/mountinfo`
+      // mountinfo writes a space in a path as \040.
+      const mounted = ` ${late.replaceAll(' ', '\\040')} `
+      const look = `touch ${shellQuote(started)}; while [ ! -e ${shellQuote(go)} ]; do sleep 0.02; done; ls -A ${shellQuote(late)}; grep -cF -e ${shellQuote(mounted)} /proc/self/mountinfo`
       const child = spawn(helper, execArgs(join(ws, 'lock'), [...policy(ws), '--isolate', ws], ['sh', '-c', look]), {
         stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
       })
       const outcome = collect(child)
-      await until(() => existsSync(started))
+      await until(() => existsSync(started), 30_000, 'the command to start')
       mkdirSync(late)
       mount('-t', 'tmpfs', 'hmm-test-late', late)
       writeFileSync(join(late, 'victim'), 'x')
@@ -220,7 +228,7 @@ describe('hmm-helper exec --isolate', () => {
     const state = join(w, 'state.json')
     writeFileSync(state, "the user's\n")
     const bind = (source: string, target = state) => ['--bind-src', source, '--bind-dst', target]
-    const read = ['sh', '-c', `cat ${state}`]
+    const read = ['sh', '-c', `cat ${shellQuote(state)}`]
     const bound = await run(execArgs(join(ws, 'lock'), [...policy(w), '--isolate', ws, ...bind(copy)], read))
     expect(bound).toMatchObject({code: 0, stdout: 'copy\n', report: ''})
     for (const source of [join(w, 'link', 'ws', 'state.json'), join(ws, 'gone.json')]) {

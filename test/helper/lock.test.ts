@@ -8,6 +8,7 @@ import {spawn} from 'node:child_process'
 import {closeSync, openSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {shellQuote} from '../world.js'
 import {collect, execArgs, helper, isLocked, run, until, world} from './support.js'
 
 const policy = (w: string) => ['--read', '/', '--write', w, '--dev', '/dev']
@@ -68,7 +69,7 @@ describe('the running lock', () => {
     const w = world('lock-waiter-killed')
     const lock = join(w, 'lock')
     // Not on stdin, which Node closes once the helper has exited.
-    const {child, started} = startHolding(w, lock, `echo ready; while ! [ -e ${w}/go ]; do sleep 0.05; done`)
+    const {child, started} = startHolding(w, lock, `echo ready; while ! [ -e ${shellQuote(w)}/go ]; do sleep 0.05; done`)
     await started
     child.kill('SIGKILL')
     await new Promise(resolve => child.once('exit', resolve))

@@ -8,6 +8,7 @@ import {chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, read
 import {createServer} from 'node:net'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {preloading} from '../compile.js'
 import {buildSwapAtOpen, buildSwapAtUnlink, buildSwapper, killSwappers} from '../swapper.js'
 import {helper, run, world} from './support.js'
 
@@ -144,7 +145,7 @@ describe('hmm-helper remove', () => {
       symlinkSync(out.dir, join(tree, `l${i}`))
     }
     chmodSync(join(tree, 'd0'), 0o000)
-    const r = spawnSync(helper, ['remove', tree], {encoding: 'utf8', env: {...process.env, LD_PRELOAD: preload}})
+    const r = spawnSync(helper, ['remove', tree], {encoding: 'utf8', ...preloading(preload)})
     expect({status: r.status, stderr: r.stderr}).toEqual({status: 0, stderr: ''})
     expect(existsSync(tree)).toBe(false)
     untouched(out)
@@ -158,7 +159,7 @@ describe('hmm-helper remove', () => {
       const tree = join(dir, `ws-${mode}`)
       mkdirSync(tree)
       for (let i = 0; i < 10; i++) symlinkSync(out.dir, join(tree, `l${i}`))
-      const r = spawnSync(helper, ['remove', tree], {encoding: 'utf8', env: {...process.env, LD_PRELOAD: preload, SWAP_AT_UNLINK: mode}})
+      const r = spawnSync(helper, ['remove', tree], {encoding: 'utf8', ...preloading(preload, {...process.env, SWAP_AT_UNLINK: mode})})
       expect({mode, status: r.status, stderr: r.stderr}).toEqual({mode, status: 0, stderr: ''})
       expect(existsSync(tree)).toBe(false)
       untouched(out)
