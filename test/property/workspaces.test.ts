@@ -20,7 +20,20 @@
 // HMM_PROPERTY_SEED and HMM_PROPERTY_PATH replay.
 import {execa} from 'execa'
 import {createHash} from 'node:crypto'
-import {chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync} from 'node:fs'
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import {join} from 'node:path'
 import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -379,7 +392,10 @@ async function checkScenario(s: Scenario): Promise<void> {
     : []
 
   // hmm run succeeds.
-  const run = await world.hmm(['run', process.execPath, EDIT_SCRIPT, planFile], {cwd: origin})
+  // A copy in the world: the command, run as root, may not reach a checkout beneath a directory only root may search.
+  const editScript = join(world.root, 'edit.mjs')
+  copyFileSync(EDIT_SCRIPT, editScript)
+  const run = await world.hmm(['run', process.execPath, editScript, planFile], {cwd: origin})
   expect(run.exitCode, run.stderr).toBe(0)
   const ws = workspaceLine(run.stderr)
   const label = ws.name ? `${ws.id} (${ws.name})` : ws.id
