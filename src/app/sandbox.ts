@@ -22,12 +22,7 @@ import {checkNoLinkOnTheWay, checkNotDataDirectory, checkNotInOwnTemp} from './g
 import {cleanedConfigs, composeInput, describeProfile, withNetFlag} from './session.js'
 import {describeHome} from '../sandbox/home.js'
 import {COPY_VARIABLES} from './unmounted-copies.js'
-import {tildify} from '../ui/format.js'
-
-/** Shell-style quoting, only for display: the real argv is passed without a shell. */
-function quote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`
-}
+import {shellWord, tildify} from '../ui/format.js'
 
 /** The namespaces' line where this system refuses them: why, and how to allow them or opt out. */
 function namespacesRefused(refusal: string): string {
@@ -196,14 +191,14 @@ export function describeSandbox(options: {platform?: Platform; writable: string[
       command: ['COMMAND...'],
       ...(network?.kind === 'proxy' ? {proxy: {port: INSIDE_PORT, socket: 'hmm-proxy-<id>-<random>', debug: debugEnabled()}} : {}),
     })
-    lines.push('enforced by Landlock, applied by the helper just before exec:', `  hmm-helper ${argv.map(quote).join(' ')}`)
+    lines.push('enforced by Landlock, applied by the helper just before exec:', `  hmm-helper ${argv.map(shellWord).join(' ')}`)
   } else {
     const {profile, parameters} = seatbelt(policy)
     lines.push(
       'enforced by Seatbelt: sandbox-exec runs the command under PROFILE, with one -D per parameter:',
       `  ${SANDBOX_EXEC} -p PROFILE -DNAME=VALUE... -- COMMAND...`,
       'parameters (NAME=VALUE):',
-      ...parameters.map(({name, value}) => `  ${quote(`${name}=${value}`)}`),
+      ...parameters.map(({name, value}) => `  ${shellWord(`${name}=${value}`)}`),
       'PROFILE:',
       ...profile
         .trimEnd()

@@ -11,7 +11,7 @@ import {lstatSync} from 'node:fs'
 import {isAbsolute, join, relative, resolve} from 'node:path'
 import {nestedChanges} from '../git/nested-work.js'
 import {HmmError, warn} from '../ui/errors.js'
-import {listPaths, printable} from '../ui/format.js'
+import {listPaths, printable, shellWord} from '../ui/format.js'
 import {status} from '../workspaces/status.js'
 import type {Workspace} from '../workspaces/workspace.js'
 
@@ -83,11 +83,6 @@ export function pathspecsOf(workspace: Workspace, cwd: string, paths: string[] |
     }
     return fromTop || '.'
   })
-}
-
-/** A path as one word of a shell command. */
-export function shellWord(path: string): string {
-  return /^[\w./@+-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`
 }
 
 /**

@@ -136,3 +136,8 @@ export function formatSize(bytes: number): string {
 export function formatBytes(bytes: number): string {
   return inUnits(bytes).join(' ')
 }
+
+/** A word as a shell reads it back, for commands hmm prints (the helper's argv, a hint): quoted where it must be. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
+}
