@@ -16,6 +16,18 @@ import {replaceFile} from './cleaned-copy.js'
 
 const isFile = (path: string) => lstatSync(path, {throwIfNoEntry: false})?.isFile() === true
 
+/**
+ * A config file to read, where links lead: one that cannot be looked at (as
+ * root of a user namespace, another home's, 0700) is none.
+ */
+function isConfigFile(path: string): boolean {
+  try {
+    return statSync(path).isFile()
+  } catch {
+    return false
+  }
+}
+
 /** The directories in `dir`, none if it is not one. */
 function directoriesIn(dir: string): string[] {
   try {
@@ -92,7 +104,7 @@ function configsToClean(env: NodeJS.ProcessEnv, home: string, origin: string | u
 export async function gitSettingFiles(env: NodeJS.ProcessEnv, home: string): Promise<string[]> {
   const found: string[] = []
   const follow = async (file: string, depth: number): Promise<void> => {
-    const text = statSync(file, {throwIfNoEntry: false})?.isFile() ? readable(file) : undefined
+    const text = isConfigFile(file) ? readable(file) : undefined
     if (text === undefined) return
     found.push(file, ...(await namedFiles(file, text, home)))
     if (depth < MAX_INCLUDE_DEPTH) for (const included of await includedFiles(file, text, home)) await follow(included, depth + 1)
@@ -114,7 +126,7 @@ export async function gitConfigBinds(root: string, env: NodeJS.ProcessEnv, home:
   const binds: Bind[] = []
   const seen = new Set<string>()
   const clean = async (file: string, owner: string, depth: number): Promise<void> => {
-    if (!statSync(file, {throwIfNoEntry: false})?.isFile()) return
+    if (!isConfigFile(file)) return
     const target = canonical(file)
     if (seen.has(target)) return
     seen.add(target)
