@@ -10,7 +10,7 @@
 // the config file's `show`, and what an agent profile gives back. All of
 // it read-only but the places written (the helper's read-only pass). What
 // is not named is absent, as on a new machine.
-import {lstatSync, readdirSync, readlinkSync, statSync} from 'node:fs'
+import {lstatSync, readlinkSync, statSync} from 'node:fs'
 import {basename, isAbsolute, join, relative, sep} from 'node:path'
 import {canonical, isWithin, linksOnTheWay, unique} from './paths.js'
 
@@ -63,6 +63,8 @@ export const TOOLCHAINS = [
   'bin',
   // Claude Code's and other agents' own installs (their logins are in their profiles' places, not here).
   '.local/share/claude',
+  '.local/share/cursor-agent',
+  '.opencode/bin',
 ]
 
 /**
@@ -153,33 +155,6 @@ function packageOf(program: string): string | undefined {
   return parts.slice(0, at + (parts[at + 1].startsWith('@') ? 3 : 2)).join(sep)
 }
 
-/**
- * Where the links in the PATH directories kept lead, in the home
- * (~/.local/bin/claude -> ../share/claude/...): programs, so executable
- * files only. A link an earlier run planted with -w ~/.local/bin leading
- * to ~/Documents/taxes.txt shows nothing; nor any link in a directory the
- * command writes in place now.
- */
-function linkedPrograms(dirs: string[], written: string[]): string[] {
-  return dirs
-    .filter(dir => !written.some(place => isWithin(canonical(dir), place)))
-    .flatMap(dir => {
-      let names: string[]
-      try {
-        names = readdirSync(dir)
-      } catch {
-        return []
-      }
-      const targets = names.filter(name => lstatSync(join(dir, name), {throwIfNoEntry: false})?.isSymbolicLink()).map(name => canonical(join(dir, name)))
-      return targets.filter(isProgram).flatMap(programFiles)
-    })
-}
-
-const isProgram = (path: string) => {
-  const stat = statSync(path, {throwIfNoEntry: false})
-  return stat?.isFile() === true && (stat.mode & 0o111) !== 0
-}
-
 /** A name as the start-up files and their copies in a dotfiles folder spell it: `.bashrc`, `bashrc`. */
 const bareName = (path: string) => basename(path).replace(/^\./, '')
 
@@ -215,14 +190,9 @@ export function composeHome(input: HomeInput): ComposedHome | undefined {
   want(pathDirs, 'on PATH, read-only')
   // Named by the user: kept, through links too.
   want(input.programs.flatMap(programFiles), 'the command, read-only', true)
-  // Links are followed once: where a kept link leads is kept too (not for a PATH entry that is the home itself).
-  want(
-    linkedPrograms(
-      pathDirs.filter(dir => isWithin(canonical(dir), home) && canonical(dir) !== home),
-      input.writable,
-    ),
-    'a program on PATH, read-only',
-  )
+  // A link in a PATH directory shows where it leads only where that is kept anyway (~/.local/bin/claude to
+  // ~/.local/share/claude, a toolchain), or outside the home: a link an earlier run could re-point (-w ~/tools once,
+  // a cache under landlock-only) would make later runs show any file of the home (attacker's reviews 13 and 14).
   const keep = new Map<string, string>()
   const links = new Set<string>()
   for (const {path, why, asked} of wanted) {

@@ -78,10 +78,10 @@ describe('the composed home', () => {
     // A program of the user's on PATH, and one linked into ~/.local/bin from where its installer keeps it.
     world.write(join(world.home, 'tools', 'bin', 'mine'), '#!/bin/sh\necho mine\n')
     chmodSync(join(world.home, 'tools', 'bin', 'mine'), 0o755)
-    world.write(join(world.home, '.local', 'share', 'agentx', 'versions', '1', 'agentx'), '#!/bin/sh\necho agentx\n')
-    chmodSync(join(world.home, '.local', 'share', 'agentx', 'versions', '1', 'agentx'), 0o755)
+    world.write(join(world.home, '.local', 'share', 'cursor-agent', 'versions', '1', 'cursor-agent'), '#!/bin/sh\necho agentx\n')
+    chmodSync(join(world.home, '.local', 'share', 'cursor-agent', 'versions', '1', 'cursor-agent'), 0o755)
     mkdirSync(join(world.home, '.local', 'bin'), {recursive: true})
-    symlinkSync(join(world.home, '.local', 'share', 'agentx', 'versions', '1', 'agentx'), join(world.home, '.local', 'bin', 'agentx'))
+    symlinkSync(join(world.home, '.local', 'share', 'cursor-agent', 'versions', '1', 'cursor-agent'), join(world.home, '.local', 'bin', 'agentx'))
     const PATH = `${join(world.home, 'tools', 'bin')}:${join(world.home, '.local', 'bin')}:${world.env.PATH}`
     const script = [
       'cat "$HOME/.profile" "$HOME/.bashrc"',
@@ -147,6 +147,12 @@ describe('the composed home', () => {
     plantUnlisted()
     mkdirSync(join(world.home, '.emacs.d'))
     mkdirSync(join(world.home, '.local', 'bin'), {recursive: true})
+    // The user's: a program linked on PATH through a folder of tools, and a script of theirs holding a token.
+    world.write(join(world.home, 'tools', 'real-tool'), '#!/bin/sh\n')
+    symlinkSync(join(world.home, 'tools', 'tool'), join(world.home, '.local', 'bin', 'tool'))
+    symlinkSync('real-tool', join(world.home, 'tools', 'tool'))
+    world.write(join(world.home, 'scripts', 'deploy.sh'), 'DEPLOY_TOKEN=secret of deploy\n')
+    chmodSync(join(world.home, 'scripts', 'deploy.sh'), 0o755)
     const plant = await world.hmm([
       'run',
       '--rm',
@@ -154,13 +160,16 @@ describe('the composed home', () => {
       join(world.home, '.emacs.d'),
       '-w',
       join(world.home, '.local', 'bin'),
+      '-w',
+      join(world.home, 'tools'),
       'sh',
       '-c',
-      'ln -s ../.kaggle/kaggle.json ~/.emacs.d/init.el && ln -s ../../Documents/taxes.txt ~/.local/bin/taxes',
+      'ln -s ../.kaggle/kaggle.json ~/.emacs.d/init.el && ln -s ../../Documents/taxes.txt ~/.local/bin/taxes && ln -sf ../scripts/deploy.sh ~/tools/tool',
     ])
     expect(plant.exitCode, plant.stderr).toBe(0)
     const PATH = `${join(world.home, '.local', 'bin')}:${world.env.PATH}`
-    const result = await world.hmm(['run', '--rm', 'sh', '-c', 'cat ~/.emacs.d/init.el ~/.local/bin/taxes 2>/dev/null; echo done'], {env: {...world.env, PATH}})
+    const script = 'cat ~/.emacs.d/init.el ~/.local/bin/taxes ~/.local/bin/tool ~/scripts/deploy.sh 2>/dev/null; echo done'
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', script], {env: {...world.env, PATH}})
     expect(result.stdout, result.stderr).toBe('done\n')
   })
 
