@@ -249,12 +249,6 @@ void ids_prepare(const struct exec_opts *o, const struct user_counts *counts)
 		else if (!way_open(places[i], places, n))
 			failed = places[i], why = "a directory on the way only root may search";
 	}
-	/* What it is granted to read besides / (a reader's helper, which its
-	 * git steps run): a way only root may search keeps it from that too. */
-	for (size_t i = 0; i < o->ngrants && !failed && o->home; i++)
-		if (o->grants[i].cls == CLASS_READ && strcmp(o->grants[i].path, "/") != 0 &&
-		    !way_open(o->grants[i].path, places, n))
-			failed = o->grants[i].path, why = "a directory on the way only root may search";
 	/* The files to be bound over others: where the way to one is closed
 	 * (another user's 0750 home), it was not the command's to reach. */
 	for (size_t i = 0; i < o->nbind_src && !failed && o->home; i++)

@@ -33,6 +33,16 @@ export const CLOSED_TO_OTHERS = ((): string | undefined => {
 })()
 
 /**
+ * Why hmm's readers take their slower way here, if they do: run as root
+ * from a checkout beneath a directory only root may search, outside the
+ * worlds' homes, they (as root's command: ids that own no file) cannot run
+ * its helper, and git's steps go in three sandboxes rather than one. Tests
+ * that count those sandboxes say they are skipped.
+ */
+export const READERS_SLOWER =
+  CLOSED_TO_OTHERS && process.getuid?.() === 0 ? `hmm's helper lies beneath ${CLOSED_TO_OTHERS}, which only root may search` : undefined
+
+/**
  * Where the worlds live: the checkout's .test-worlds, but for root in a
  * checkout that other users may not reach (cloned in /root): root's
  * command runs as ids that own no file, so worlds beneath a directory

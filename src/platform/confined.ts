@@ -81,8 +81,7 @@ export function readerOf(workspace: {tree: string; root: string}, dataDir: strin
   return {
     policy: {
       tree: canonical(writes),
-      // The helper too: run as root, a way to it only root may search maps the reader's ids 0 to 0 (native-helpers/ids.c).
-      readable: [...normal.readable, normal.tree, canonical(helperPath())],
+      readable: [...normal.readable, normal.tree],
       writable: [],
       readOnly: [],
       plainOnly: [],
