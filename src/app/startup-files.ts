@@ -178,13 +178,15 @@ export function startupFileBinds(root: string, home: string): Bind[] {
   const binds: Bind[] = []
   const done = new Set<string>()
   for (const file of [...shells, ...editors]) {
-    if (done.has(canonical(file))) continue
-    done.add(canonical(file))
-    const text = readSmallFile(canonical(file))
+    // Resolved once: most of these files do not exist, and each failed resolution costs an exception per missing part.
+    const real = canonical(file)
+    if (done.has(real)) continue
+    done.add(real)
+    const text = readSmallFile(real)
     // A file too large to clean is shown empty: what it holds is not known.
     const cleaned = text === undefined ? undefined : text === null ? '' : clean(file, text)
     if (cleaned === undefined) continue
-    binds.push(cleanedCopy(join(root, 'startup'), String(binds.length), cleaned, canonical(file)))
+    binds.push(cleanedCopy(join(root, 'startup'), String(binds.length), cleaned, real))
   }
   return binds
 }

@@ -28,8 +28,10 @@ export function findOnPath(name: string, path = process.env.PATH ?? ''): string 
     if (!isAbsolute(dir)) continue
     const candidate = join(dir, name)
     try {
+      // Stat first, without throwing: most directories of PATH lack the name, and an exception for each costs more.
+      if (!statSync(candidate, {throwIfNoEntry: false})?.isFile()) continue
       accessSync(candidate, constants.X_OK)
-      if (statSync(candidate).isFile()) return candidate
+      return candidate
     } catch {}
   }
   return undefined
@@ -149,11 +151,13 @@ export function checkProgramsOutOfReach(policy: SandboxPolicy, inPlace: InPlace)
     const path = found(name)
     if (path) checkOutOfReach(name, path, policy)
   }
-  // What the user's next `hmm` runs: the link on PATH, the script as this one was started, the node its #! finds.
+  // What the user's next `hmm` runs: the link on PATH, the script as this one was started, the node its #! finds (each
+  // looked up once: the shadowing check below asks again).
+  const onPath = {hmm: findOnPath('hmm'), node: findOnPath('node')}
   const next: Array<[string, string | undefined]> = [
-    ['hmm', findOnPath('hmm')],
+    ['hmm', onPath.hmm],
     ['hmm', process.argv[1]],
-    ['node', findOnPath('node')],
+    ['node', onPath.node],
   ]
   for (const [what, path] of next) if (path) checkOutOfReach(what, path, policy)
   // Then what a program left in a writable directory would shadow.
@@ -162,8 +166,8 @@ export function checkProgramsOutOfReach(policy: SandboxPolicy, inPlace: InPlace)
     checked.add(name)
   }
   // Where the user's shell finds no hmm or node, nothing of theirs is shadowed.
-  for (const what of ['hmm', 'node']) {
-    const path = findOnPath(what)
+  for (const what of ['hmm', 'node'] as const) {
+    const path = onPath[what]
     if (path) checkNotShadowed(what, path, inPlace, policy.readOnly)
   }
 }

@@ -10,6 +10,7 @@ import {basename, dirname, isAbsolute, join, resolve} from 'node:path'
 import {composeHome, type ComposedHome} from './home.js'
 import {canonical, isWithin, unique} from './paths.js'
 import {socketsWithin} from './sockets.js'
+import {stopwatch} from '../ui/errors.js'
 
 export type Platform = 'linux' | 'darwin'
 
@@ -605,38 +606,55 @@ interface Secrets {
   data: string[]
 }
 
+/** What one secret's search found: its forms (bothForms) and where the links in it lead. */
+interface Searched {
+  forms: string[]
+  linked: string[]
+}
+
 /**
- * Found once per hmm process for the same home and config (as the sockets
- * are, sockets.ts): `hmm run` asks three times (the origin's check, the
- * command's policy, its record of the work at the end), and as root each
- * search reads every home's secret places. What the user adds later
- * reaches the next hmm command; the end's record reads no more than the
- * command itself could.
+ * Found once per hmm process (as the sockets are, sockets.ts): `hmm run`
+ * asks three times (the origin's check, the command's policy, its record
+ * of the work at the end), not with the same `unhide` (the command's gives
+ * back the tool configs it reads as copies: app/session.ts cleanedConfigs),
+ * and as root each search reads every home's secret places. So the homes
+ * are listed once for a home, and each secret searched once. What the user
+ * adds later reaches the next hmm command; the end's record reads no more
+ * than the command itself could.
  */
-const found = new Map<string, Secrets>()
+const listed = new Map<string, {secrets: string[]; data: string[]}>()
+const searched = new Map<string, Searched>()
+
+/** The secrets and hmm data of the other homes (otherHomes), and the prefixed entries of all, as secretsOf sees them. */
+function homesOf(home: string, platform: Platform): {secrets: string[]; data: string[]} {
+  const key = JSON.stringify([home, platform])
+  const known = listed.get(key)
+  if (known) return known
+  const homes = otherHomes(home)
+  const existing = homes.flatMap(other => existingIn(other, platform).map(rel => ({rel, path: join(other, rel)})))
+  const isData = ({rel}: {rel: string}) => rel === DATA_PLACES[platform]
+  const found = {
+    secrets: [...existing.filter(place => !isData(place)).map(({path}) => path), ...prefixed([home, ...homes])],
+    // readdir follows a link to a directory: what it lists is what the secret's canonical form holds.
+    data: existing.filter(isData).map(({path}) => path),
+  }
+  listed.set(key, found)
+  return found
+}
 
 /** The secrets, the config's additions, minus what it gives back, and where links in them lead. */
 function secretsOf(input: HiddenInput): Secrets {
-  const key = JSON.stringify([input.home, input.hide ?? [], input.unhide ?? [], input.platform])
-  const known = found.get(key)
-  if (known) return known
   const unhidden = new Set((input.unhide ?? []).map(path => resolve(path)))
-  const homes = otherHomes(input.home)
-  const existing = homes.flatMap(home => existingIn(home, input.platform).map(rel => ({rel, path: join(home, rel)})))
-  const isData = ({rel}: {rel: string}) => rel === DATA_PLACES[input.platform]
-  const secrets = [
-    ...SECRETS.map(rel => join(input.home, rel)),
-    ...existing.filter(place => !isData(place)).map(({path}) => path),
-    ...prefixed([input.home, ...homes]),
-    ...SYSTEM_SECRETS,
-    ...hostKeys(),
-    ...(input.hide ?? []),
-  ].filter(path => !unhidden.has(resolve(path)))
-  // readdir follows a link to a directory: what it lists is what the secret's canonical form holds.
-  const data = existing.filter(isData).map(({path}) => path)
-  const searched = {forms: secrets.flatMap(bothForms), linked: secrets.flatMap(linksWithin), data}
-  found.set(key, searched)
-  return searched
+  const homes = homesOf(input.home, input.platform)
+  const secrets = [...SECRETS.map(rel => join(input.home, rel)), ...homes.secrets, ...SYSTEM_SECRETS, ...hostKeys(), ...(input.hide ?? [])].filter(
+    path => !unhidden.has(resolve(path)),
+  )
+  const timing = stopwatch()
+  const unsearched = secrets.filter(path => !searched.has(path))
+  for (const path of unsearched) searched.set(path, {forms: bothForms(path), linked: linksWithin(path)})
+  if (unsearched.length > 0) timing.lap(`searched ${unsearched.length} secrets' places`)
+  const each = secrets.map(path => searched.get(path)!)
+  return {forms: each.flatMap(({forms}) => forms), linked: each.flatMap(({linked}) => linked), data: homes.data}
 }
 
 /** The secrets and where links in them lead (but to the work); then hmm's data, every home's, whatever the config says. */

@@ -66,6 +66,24 @@ describe('hmm run in a repository', () => {
 })
 
 describe('hmm run in a plain directory', () => {
+  it("searches each secret's place once, for the origin's check, the command's policy and the reading of its work", async () => {
+    world = new World('cost-run-secrets')
+    world.file('a.txt', 'a\n')
+    // Read by the command as a copy without its login (app/tool-configs.ts): its policy gives the file back, the others' not.
+    world.write(join(world.home, '.npmrc'), 'registry=https://registry.example.com/\n')
+    const debug = {env: {...world.env, HMM_DEBUG: '1'}}
+    /** How many places each search HMM_DEBUG names looked at. */
+    const searches = (stderr: string) => [...stderr.matchAll(/^hmm: debug: searched (\d+) secrets' places/gm)].map(([, n]) => Number(n))
+    const run = await world.hmm(['run', 'sh', '-c', 'echo b > b.txt'], debug)
+    expect(run.exitCode, run.stderr).toBe(0)
+    // The origin's check gives nothing back: every place, once.
+    expect(searches(run.stderr)).toHaveLength(1)
+    const exec = await world.hmm(['exec', workspaceLine(run.stderr).id, 'sh', '-c', 'echo c > c.txt'], debug)
+    expect(exec.exitCode, exec.stderr).toBe(0)
+    // The command's policy, then the reader's, which hides the .npmrc too: only it is searched again.
+    expect(searches(exec.stderr).slice(1)).toEqual([1])
+  })
+
   it('keeps no copy of the files written in the second the workspace was made: git does not hash them again', async () => {
     world = new World('cost-run-plain-racy')
     // The files and the workspace's index in one second (from its start, so they do); under load they may
