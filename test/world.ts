@@ -13,14 +13,6 @@ export const BIN = join(PROJECT, 'bin', 'run.js')
 export const HELPER = join(PROJECT, 'native-helpers', 'build', 'hmm-helper')
 
 /**
- * Whether the checkout lies where macOS keeps its paths under /private
- * (/var, /tmp, /etc): `hmm sandbox --platform darwin` names the worlds' paths
- * as macOS would, which do not exist on this Linux machine, so what it checks
- * on disk there (links on the way) cannot be checked here.
- */
-export const MOVED_ON_MACOS = /^\/(var|tmp|etc)(\/|$)/.test(PROJECT)
-
-/**
  * A directory above the checkout that other users may not search (a 0700
  * home), if there is one: tests that need the worlds reachable by other
  * ids (root's command runs as ids that own no file) say they are skipped.
@@ -54,6 +46,14 @@ export const WORLDS =
   CLOSED_TO_OTHERS && process.getuid?.() === 0
     ? join('/var/tmp', `hmm-test-worlds-${createHash('sha256').update(PROJECT).digest('hex').slice(0, 12)}`)
     : join(PROJECT, '.test-worlds')
+
+/**
+ * Whether the worlds lie where macOS keeps its paths under /private (/var,
+ * /tmp, /etc): `hmm sandbox --platform darwin` names the worlds' paths as
+ * macOS would, which do not exist on this Linux machine, so what it checks
+ * on disk there (links on the way) cannot be checked here.
+ */
+export const MOVED_ON_MACOS = /^\/(var|tmp|etc)(\/|$)/.test(WORLDS)
 
 /**
  * Words for a shell script, each quoted as the shell needs it: a checkout may
