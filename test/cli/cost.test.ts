@@ -7,7 +7,7 @@ import {lstatSync, mkdirSync} from 'node:fs'
 import {execa, execaSync} from 'execa'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {PROJECT, READERS_SLOWER, workspaceLine, World} from '../world.js'
+import {BIN, PROJECT, READERS_SLOWER, workspaceLine, World} from '../world.js'
 
 let world: World
 afterEach(() => world?.dispose())
@@ -17,50 +17,59 @@ function count(stderr: string, what: string): number {
   return stderr.split('\n').filter(line => line.startsWith(`hmm: debug: ${what}`)).length
 }
 
+/**
+ * `hmm run` in a repository, its command changing one file, with
+ * HMM_DEBUG: its result, and what it said once the command ended. With
+ * `installedInHome`, the hmm run is a copy of this checkout in ~/hmm, as
+ * a user clones it.
+ */
+async function runChangingOneFile(name: string, installedInHome = false) {
+  world = new World(name)
+  await world.gitRepo()
+  let bin = BIN
+  if (installedInHome) {
+    const installed = join(world.home, 'hmm')
+    mkdirSync(join(installed, 'native-helpers'), {recursive: true})
+    for (const part of ['bin', 'dist', 'node_modules', 'package.json', 'native-helpers/build'])
+      execaSync('cp', ['-al', join(PROJECT, part), join(installed, part)])
+    bin = join(installed, 'bin', 'run.js')
+  }
+  const result = await execa(process.execPath, [bin, 'run', 'sh', '-c', 'echo more >> README.md'], {
+    cwd: world.origin,
+    env: {...world.env, HMM_DEBUG: '1'},
+    extendEnv: false,
+    reject: false,
+  })
+  const [, ended] = result.stderr.split(/^hmm: workspace .*\n/m)
+  return {result, ended}
+}
+
+/** Said in the names of the tests READERS_SLOWER skips. */
+const slower = READERS_SLOWER ? ` (skipped: ${READERS_SLOWER})` : ''
+
 describe('hmm run in a repository', () => {
   it.skipIf(READERS_SLOWER !== undefined)(
-    `writes the tree of what the workspace holds once when the command exits, reading its files in one sandbox${READERS_SLOWER ? ` (skipped: ${READERS_SLOWER})` : ''}`,
+    `writes the tree of what the workspace holds once when the command exits, reading its files in one sandbox${slower}`,
     async () => {
-      world = new World('cost-run')
-      await world.gitRepo()
-      const result = await world.hmm(['run', 'sh', '-c', 'echo more >> README.md'], {env: {...world.env, HMM_DEBUG: '1'}})
+      const {result, ended} = await runChangingOneFile('cost-run')
       expect(result.exitCode).toBe(0)
-      const [, ended] = result.stderr.split(/^hmm: workspace .*\n/m)
       expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6}: .* \(1 file\)$/m)
       expect({trees: count(ended, 'git write-tree:'), sandboxes: count(ended, 'confined:')}).toEqual({trees: 1, sandboxes: 1})
     },
   )
 
-  it.skipIf(READERS_SLOWER !== undefined)(
-    `sets up the sandbox that reads the files while it records the command's end, not after${READERS_SLOWER ? ` (skipped: ${READERS_SLOWER})` : ''}`,
-    async () => {
-      world = new World('cost-run-ahead')
-      await world.gitRepo()
-      const result = await world.hmm(['run', 'sh', '-c', 'echo more >> README.md'], {env: {...world.env, HMM_DEBUG: '1'}})
-      expect(result.exitCode).toBe(0)
-      const [, ended] = result.stderr.split(/^hmm: workspace .*\n/m)
-      expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6}: .* \(1 file\)$/m)
-      const sandboxes = ended.split('\n').filter(line => line.startsWith('hmm: debug: confined:'))
-      expect(sandboxes.map(line => line.endsWith(' (set up ahead)'))).toEqual([true])
-    },
-  )
+  it.skipIf(READERS_SLOWER !== undefined)(`sets up the sandbox that reads the files while it records the command's end, not after${slower}`, async () => {
+    const {result, ended} = await runChangingOneFile('cost-run-ahead')
+    expect(result.exitCode).toBe(0)
+    expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6}: .* \(1 file\)$/m)
+    const sandboxes = ended.split('\n').filter(line => line.startsWith('hmm: debug: confined:'))
+    expect(sandboxes.map(line => line.endsWith(' (set up ahead)'))).toEqual([true])
+  })
 
   it('reads the files in one sandbox also where hmm is installed in the home, which the composed home leaves out', async () => {
-    world = new World('cost-run-installed')
-    await world.gitRepo()
-    // hmm as a user clones it into ~/hmm: its helper, which the reading sandbox runs, lies in the home.
-    const installed = join(world.home, 'hmm')
-    mkdirSync(join(installed, 'native-helpers'), {recursive: true})
-    for (const part of ['bin', 'dist', 'node_modules', 'package.json', 'native-helpers/build'])
-      execaSync('cp', ['-al', join(PROJECT, part), join(installed, part)])
-    const result = await execa(process.execPath, [join(installed, 'bin', 'run.js'), 'run', 'sh', '-c', 'echo more >> README.md'], {
-      cwd: world.origin,
-      env: {...world.env, HMM_DEBUG: '1'},
-      extendEnv: false,
-      reject: false,
-    })
+    // Its helper, which the reading sandbox runs, lies in the home.
+    const {result, ended} = await runChangingOneFile('cost-run-installed', true)
     expect(result.exitCode, result.stderr).toBe(0)
-    const [, ended] = result.stderr.split(/^hmm: workspace .*\n/m)
     expect(count(ended, 'confined:')).toBe(1)
   })
 })

@@ -27,6 +27,12 @@ function plantUnlisted(): string[] {
   return rels
 }
 
+/** An earlier run, granted these places of the home, that ran `script` there (links it planted, say). */
+async function earlierRun(places: string[], script: string): Promise<void> {
+  const plant = await world.hmm(['run', '--rm', ...places.flatMap(place => ['-w', join(world.home, place)]), 'sh', '-c', script])
+  expect(plant.exitCode, plant.stderr).toBe(0)
+}
+
 /** Prints `grep: 1` when no file of the home or /tmp holds a token (spelled whole only in the files planted outside). */
 const grepSecret = 't=SECRET; grep -rl -D skip "$t" "$HOME" /tmp 2>/dev/null; echo "grep: $?"'
 
@@ -121,18 +127,7 @@ describe('the composed home', () => {
     symlinkSync(join(world.home, 'dotfiles', 'zshrc'), join(world.home, '.zshrc'))
     mkdirSync(join(world.home, '.emacs.d'))
     mkdirSync(join(world.home, '.cabal'))
-    const plant = await world.hmm([
-      'run',
-      '--rm',
-      '-w',
-      join(world.home, '.emacs.d'),
-      '-w',
-      join(world.home, '.cabal'),
-      'sh',
-      '-c',
-      'ln -s ../Documents ~/.emacs.d/init.el && ln -s ../dotfiles ~/.cabal/bin',
-    ])
-    expect(plant.exitCode, plant.stderr).toBe(0)
+    await earlierRun(['.emacs.d', '.cabal'], 'ln -s ../Documents ~/.emacs.d/init.el && ln -s ../dotfiles ~/.cabal/bin')
     // The home itself on PATH: its links are not followed to their folders either.
     const script = 'ls ~/Documents 2>&1 || true; cat ~/.emacs.d/init.el/taxes.txt 2>&1 || true; cat ~/dotfiles/private 2>&1 || true; cat ~/.zshrc'
     const result = await world.hmm(['run', '--rm', 'sh', '-c', script], {env: {...world.env, PATH: `${world.home}:${world.env.PATH}`}})
@@ -153,20 +148,10 @@ describe('the composed home', () => {
     symlinkSync('real-tool', join(world.home, 'tools', 'tool'))
     world.write(join(world.home, 'scripts', 'deploy.sh'), 'DEPLOY_TOKEN=secret of deploy\n')
     chmodSync(join(world.home, 'scripts', 'deploy.sh'), 0o755)
-    const plant = await world.hmm([
-      'run',
-      '--rm',
-      '-w',
-      join(world.home, '.emacs.d'),
-      '-w',
-      join(world.home, '.local', 'bin'),
-      '-w',
-      join(world.home, 'tools'),
-      'sh',
-      '-c',
+    await earlierRun(
+      ['.emacs.d', '.local/bin', 'tools'],
       'ln -s ../.kaggle/kaggle.json ~/.emacs.d/init.el && ln -s ../../Documents/taxes.txt ~/.local/bin/taxes && ln -sf ../scripts/deploy.sh ~/tools/tool',
-    ])
-    expect(plant.exitCode, plant.stderr).toBe(0)
+    )
     const PATH = `${join(world.home, '.local', 'bin')}:${world.env.PATH}`
     const script = 'cat ~/.emacs.d/init.el ~/.local/bin/taxes ~/.local/bin/tool ~/scripts/deploy.sh 2>/dev/null; echo done'
     const result = await world.hmm(['run', '--rm', 'sh', '-c', script], {env: {...world.env, PATH}})
