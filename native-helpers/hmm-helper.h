@@ -226,9 +226,19 @@ int landlock_abi(void);
 void landlock_confine(const struct exec_opts *o);
 #endif
 
+/* ---- marks.c ---- */
+
+/* A host list's mark as --net-mark and `marked` take it, or -1. */
+long parse_mark(const char *value);
+/* Marks the command's network on the lock's descriptor, held with the lock. */
+void mark_network(const struct exec_opts *o, int lock);
+int cmd_marked(int argc, char **argv);
+
+/* The layers below are Linux's alone. */
+#ifdef __linux__
+
 /* ---- seccomp.c ---- */
 
-#ifdef __linux__
 /* Makes ioctl TIOCSTI and TIOCLINUX fail with EPERM for this process and
  * everything it runs, io_uring with ENOSYS, the keyrings' calls with
  * EPERM (after leaving the user's session keyring), and the calls that
@@ -237,18 +247,14 @@ void landlock_confine(const struct exec_opts *o);
  * every socket but unix, IPv4 and IPv6 ones, and raw ones. Needs
  * no_new_privs set. 0, or -1 with errno set. */
 int seccomp_confine(int net, int own_pids);
-#endif
 
 /* ---- oom.c ---- */
 
-#ifdef __linux__
 /* oom_score_adj 1000 for this process and what it starts after. */
 void oom_first(void);
-#endif
 
 /* ---- counts.c ---- */
 
-#ifdef __linux__
 #define USER_COUNTS 12
 /* The per-user limits of the kernel's counts (/proc/sys/user), as the
  * helper's user namespace has them; -1 where the kernel has none. */
@@ -264,21 +270,17 @@ void user_counts_bound(const struct user_counts *c);
 /* Without the namespaces, in the command before it runs: RLIMIT_NPROC of
  * the user's tasks and half of those left. */
 void user_processes_bound(void);
-#endif
 
 /* ---- mounts.c ---- */
 
-#ifdef __linux__
 /* In the init: /proc, /dev (devices.c), caches, binds, tmp,
  * masks, the data directory covered; none needs the workspace's tree.
  * lock: the workspace's lock file, open read-write for the namespace's
  * life (its bytes mark the caches' layers in use). */
 void isolate_mounts(const struct exec_opts *o, int lock);
-#endif
 
 /* ---- caches.c ---- */
 
-#ifdef __linux__
 /* In the init, each cache's overlay on its layer kept with the
  * workspace (lock's bytes mark the layers in use). */
 void isolate_caches(const struct exec_opts *o, int lock);
@@ -292,59 +294,45 @@ int isolate_caches_there(const struct exec_opts *o);
 int isolate_sealed(const char *path);
 /* A cache's layer mounted on a directory of the workspace's, or -1. */
 int cache_stand_in(const char *path);
-#endif
 
 /* ---- binds.c ---- */
 
-#ifdef __linux__
 /* Each --bind-src opened before the caches are mounted over it
  * (-1: a login not there), then bound over its --bind-dst after. */
 int *open_bind_sources(const struct exec_opts *o);
 void bind_files(const struct exec_opts *o, int *fds);
 /* After isolate_mounts: whether bind i (--bind-src/--bind-dst) was made. */
 int isolate_bound(size_t i);
-#endif
 
 /* ---- own-run.c ---- */
 
-#ifdef __linux__
 /* In the init, before the other mounts: a /run of the command's own, with
  * only what programs need of the host's bound back. */
 void isolate_run(const struct exec_opts *o);
-#endif
 
 /* ---- cover-data.c ---- */
 
-#ifdef __linux__
 /* In the init, after the other mounts: --cover-data's directory covered but for the workspace's. */
 void cover_data(const struct exec_opts *o);
-#endif
 
 /* ---- home.c ---- */
 
-#ifdef __linux__
 /* In the init, last of the mounts: --home composed of what hmm names alone. */
 void compose_home(const struct exec_opts *o);
-#endif
 
 /* ---- readonly.c ---- */
 
-#ifdef __linux__
 /* In the init, after every other mount: every mount read-only but the
  * places o grants write on (and what lies beneath them, as it is). */
 void read_only_but_granted(const struct exec_opts *o);
-#endif
 
 /* ---- devices.c ---- */
 
-#ifdef __linux__
 /* In the init, before the command is forked: the command's own /dev. */
 void isolate_dev(void);
-#endif
 
 /* ---- ids.c ---- */
 
-#ifdef __linux__
 /* As root, in the waiter, before the init: the command's user namespace,
  * its ids mapped to a range of the host's (or 0 to 0 where idmapped mounts
  * cannot show it its places). */
@@ -367,11 +355,9 @@ int ids_overlay(int target, const int *lowers, size_t nlowers, const char *layer
 void ids_remap_places(const struct exec_opts *o);
 /* In the command: into its user namespace, as its root. */
 void ids_join(void);
-#endif
 
 /* ---- net.c ---- */
 
-#ifdef __linux__
 /* exec's --net, --proxy-port, --proxy-socket (and exec.c's --proxy-debug): 1 if `flag` was one of them. */
 int net_option(struct exec_opts *o, const char *flag, const char *value);
 /* Refuses a network option that cannot work as given. */
@@ -384,11 +370,9 @@ void net_prepare(const struct exec_opts *o);
 void net_isolate(const struct exec_opts *o);
 /* In the waiter, after the init is forked. */
 void net_waiter(const struct exec_opts *o);
-#endif
 
 /* ---- bridge.c ---- */
 
-#ifdef __linux__
 /* The bridge's life, in the process net_prepare forks (which
  * holds nothing else of the waiter's); with `debug`, its debug lines go to
  * stderr. */
@@ -397,11 +381,8 @@ void net_bridge(int listener, const char *name, int debug) __attribute__((noretu
  * (proxy.ts, CONNECT_SOCKET). */
 #define CONNECT_SUFFIX ".connect"
 
-#endif
-
 /* ---- verdicts.c ---- */
 
-#ifdef __linux__
 /* The bridge's kept tunnel verdicts: the longest head and
  * verdict kept (a CONNECT's head is a line or three: a longer one is asked
  * about each time); the kept verdict for a head, copied to `verdict` (room
@@ -410,15 +391,8 @@ void net_bridge(int listener, const char *name, int debug) __attribute__((noretu
 #define KEPT_VERDICT 2048
 int verdict_kept(const char *head, size_t head_len, char *verdict, size_t *verdict_len, long long now);
 void verdict_keep(const char *head, size_t head_len, const char *verdict, size_t verdict_len, long keep, long long now);
-#endif
 
-/* ---- marks.c ---- */
-
-/* A host list's mark as --net-mark and `marked` take it, or -1. */
-long parse_mark(const char *value);
-/* Marks the command's network on the lock's descriptor, held with the lock. */
-void mark_network(const struct exec_opts *o, int lock);
-int cmd_marked(int argc, char **argv);
+#endif /* __linux__ */
 
 /* ======== exec's processes ======== */
 
