@@ -8,10 +8,11 @@
 // outside.
 // Without the namespaces nothing can be bound: such a file is unreadable
 // instead (unmounted-copies.ts).
-import {closeSync, constants, fstatSync, openSync, readdirSync, readSync} from 'node:fs'
+import {readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {removedBecause} from '../sandbox/env.js'
 import {SHELL_STARTUP} from '../sandbox/home.js'
+import {readBoundedFile} from '../git/workspace-head.js'
 import {canonical} from '../sandbox/paths.js'
 import type {Bind} from '../sandbox/policy.js'
 import {cleanedCopy} from './cleaned-copy.js'
@@ -123,26 +124,6 @@ export function withoutCredentialSettings(name: string, text: string): string | 
   return changed ? lines.join('\n') : undefined
 }
 
-/** A regular file's text, read through one descriptor (no link followed at its last step); null when too large to clean; or undefined. */
-function readSmallFile(path: string): string | null | undefined {
-  let fd: number
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-  } catch {
-    return undefined
-  }
-  try {
-    const stat = fstatSync(fd)
-    if (!stat.isFile()) return undefined
-    if (stat.size > MAX_BYTES) return null
-    const buffer = Buffer.alloc(stat.size)
-    const read = readSync(fd, buffer, 0, stat.size, 0)
-    return buffer.toString('utf8', 0, read)
-  } finally {
-    closeSync(fd)
-  }
-}
-
 /** The files beneath a start-up directory (links to files too; no linked directory followed), within the bounds. */
 function filesBeneath(dir: string, wanted: RegExp = /(?:)/): string[] {
   const files: string[] = []
@@ -182,7 +163,7 @@ export function startupFileBinds(root: string, home: string): Bind[] {
     const real = canonical(file)
     if (done.has(real)) continue
     done.add(real)
-    const text = readSmallFile(real)
+    const text = readBoundedFile(real, MAX_BYTES)
     // A file too large to clean is shown empty: what it holds is not known.
     const cleaned = text === undefined ? undefined : text === null ? '' : clean(file, text)
     if (cleaned === undefined) continue

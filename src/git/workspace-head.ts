@@ -8,10 +8,13 @@ import {closeSync, constants, fstatSync, openSync, readSync} from 'node:fs'
 import {join} from 'node:path'
 
 const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/
-/** Larger than any real HEAD or packed-refs file; a bigger one is not trusted. */
-const MAX_REF_FILE = 256 << 20
 
-export function readRegularFile(path: string): string | undefined {
+/**
+ * A regular file's text, opened without following a link and without
+ * waiting on a FIFO: undefined where it is not one (or not there), null
+ * where it holds more than `max` bytes.
+ */
+export function readBoundedFile(path: string, max: number): string | null | undefined {
   let fd: number
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
@@ -20,7 +23,8 @@ export function readRegularFile(path: string): string | undefined {
   }
   try {
     const stat = fstatSync(fd)
-    if (!stat.isFile() || stat.size > MAX_REF_FILE) return undefined
+    if (!stat.isFile()) return undefined
+    if (stat.size > max) return null
     const buffer = Buffer.alloc(Number(stat.size))
     let offset = 0
     while (offset < buffer.length) {
@@ -32,6 +36,14 @@ export function readRegularFile(path: string): string | undefined {
   } finally {
     closeSync(fd)
   }
+}
+
+/** Larger than any real HEAD or packed-refs file; a bigger one is not trusted. */
+const MAX_REF_FILE = 256 << 20
+
+/** A HEAD or ref file's text, or undefined: not a regular file, or larger than any real one. */
+export function readRegularFile(path: string): string | undefined {
+  return readBoundedFile(path, MAX_REF_FILE) ?? undefined
 }
 
 function safeRefName(name: string): boolean {
