@@ -137,7 +137,7 @@ async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Made
     if (firstIndex) writeFirstIndex(firstIndex, stats ?? statPairs(origin, workspace.tree, firstIndex.paths), treeMade)
     timing.lap('indexed the clone')
     await recordNestedFork(workspace, recorded.forkTree)
-    await afterTreeMade(treeMade)
+    await afterTreeMade(treeMade, workspace.root)
     return {...recorded, originKind: 'git', size: size()}
   }
   mkdirSync(dirname(workspace.base), {recursive: true})
@@ -146,7 +146,7 @@ async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Made
   )
   timing.lap('recorded the clone and its base')
   await recordNestedFork(workspace, record.forkTree)
-  await afterTreeMade(treeMade)
+  await afterTreeMade(treeMade, workspace.root)
   return {...record, originKind: 'plain', size: size()}
 }
 

@@ -15,12 +15,25 @@
 // - check: git (Debian's, built without USE_NSEC) compares times to the
 //   second, so entries from the second the index was written on are marked,
 //   and checked to the nanosecond against the files before git next uses
-//   the index. That is sound because the command starts at least one clock
-//   tick after the tree was made (afterTreeMade): whatever it changes gets a
-//   ctime no file of the clone had. Zeroing them instead would make the
-//   first diff re-read every file cloned in the last second: a third of a
-//   big tree.
-import {copyFileSync, existsSync, lstatSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync} from 'node:fs'
+//   the index. That is sound because the command starts only once whatever
+//   it changes gets a ctime no file of the clone had (afterTreeMade: a
+//   clock tick later, or at once where the kernel stamps ctimes finely).
+//   Zeroing them instead would make the first diff re-read every file
+//   cloned in the last second: a third of a big tree.
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {STAT_WORDS, statPairs, type StatPairs} from '../native/helper.js'
@@ -134,13 +147,50 @@ export function writeFirstIndex(plan: FirstIndexPlan, stats: StatPairs, treeMade
 const CLOCK_TICK_MS = 20
 
 /**
- * Waits, if need be, until a clock tick has passed since the tree was made:
- * then any file the command changes gets a ctime no cloned file has (see
- * the header). Nothing to wait for when the first index is off.
+ * Whether, on the file system of `dir`, every ctime stamped from now on is
+ * later than `sinceMs`. So it is where the kernel stamps a file's change
+ * from the fine clock once its ctime was looked at, and no later stamp
+ * from the coarse clock falls below the last fine one (multigrain
+ * timestamps, Linux 6.13: ext4, XFS, Btrfs, tmpfs). Stamping a probe
+ * finely both shows it and raises that floor past `sinceMs`. A coarse
+ * clock gives three changes looked at in between, microseconds apart, at
+ * most two different stamps, and never all later than `sinceMs`.
  */
-export async function afterTreeMade(treeMade: number): Promise<void> {
+export function ctimesLaterFromNow(dir: string, sinceMs: number): boolean {
+  const probe = join(dir, `.ctime-probe.${process.pid}`)
+  let fd: number
+  try {
+    fd = openSync(probe, 'wx', 0o600)
+  } catch {
+    return false
+  }
+  try {
+    let last = BigInt(Math.ceil(sinceMs)) * 1_000_000n
+    fstatSync(fd) // looked at: the next change is stamped finely where the kernel can
+    for (let change = 0; change < 3; change++) {
+      writeSync(fd, 'x')
+      const ctime = fstatSync(fd, {bigint: true}).ctimeNs
+      if (ctime <= last) return false
+      last = ctime
+    }
+    return true
+  } finally {
+    closeSync(fd)
+    rmSync(probe, {force: true})
+  }
+}
+
+/**
+ * Makes sure that whatever the command changes from now on gets a ctime
+ * later than any file of the tree made at `treeMade` (see the header):
+ * at once where ctimes are stamped finely (ctimesLaterFromNow, probed in
+ * `dir`, on the tree's file system), else by waiting a clock tick. Nothing
+ * to wait for when the first index is off.
+ */
+export async function afterTreeMade(treeMade: number, dir: string): Promise<void> {
+  if (!firstIndexOn() || ctimesLaterFromNow(dir, treeMade)) return
   const wait = treeMade + CLOCK_TICK_MS - Date.now()
-  if (firstIndexOn() && wait > 0) await sleep(wait)
+  if (wait > 0) await sleep(wait)
 }
 
 /**
@@ -186,8 +236,8 @@ const markerOf = (indexPath: string) => `${indexPath}.check-from`
  * Says that the index's entries whose ctime falls in `second` or later are
  * to be checked to the nanosecond before git next uses it (the index was
  * just written, before the command started). `treeMade` (ms), when given:
- * a ctime before it is the tree's as made, never the command's (it starts
- * a clock tick later, afterTreeMade), so git's `add` need not distrust it
+ * a ctime before it is the tree's as made, never the command's (whose
+ * ctimes are all later: afterTreeMade), so git's `add` need not distrust it
  * (distrustAfterAdd).
  */
 export function markForCheck(indexPath: string, second: number, treeMade?: number): void {
