@@ -18,6 +18,8 @@ export async function changedPaths(
   to: string | undefined,
   options: {env?: Record<string, string>; pathspecs?: string[]} = {},
 ): Promise<string[]> {
+  // The same tree: nothing differs (a command that changed nothing, say).
+  if (to === from) return []
   const on = {cwd: workspace.gitDir, env: options.env ?? privateEnv(privateRepo(workspace.gitDir))}
   const args = to === undefined ? ['diff-index', '--cached', from] : ['diff-tree', '-r', from, to]
   return nulSeparated((await git([...args, '-z', '--no-renames', '--name-only', '--', ...(options.pathspecs ?? [])], on)).stdout)

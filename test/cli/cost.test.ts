@@ -66,6 +66,15 @@ describe('hmm run in a repository', () => {
     expect(sandboxes.map(line => line.endsWith(' (set up ahead)'))).toEqual([true])
   })
 
+  it('compares no tree with itself when the command changed nothing', async () => {
+    world = new World('cost-run-nothing')
+    await world.gitRepo()
+    const result = await world.hmm(['run', 'true'], {env: {...world.env, HMM_DEBUG: '1'}})
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stderr).toMatch(/^hmm: workspace [0-9a-z]{6}: .* \(-\)$/m)
+    expect(count(result.stderr, 'git diff-tree:')).toBe(0)
+  })
+
   it('reads the files in one sandbox also where hmm is installed in the home, which the composed home leaves out', async () => {
     // Its helper, which the reading sandbox runs, lies in the home.
     const {result, ended} = await runChangingOneFile('cost-run-installed', true)
