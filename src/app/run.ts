@@ -8,7 +8,7 @@ import {recordNestedFork} from '../git/nested-work.js'
 import {giveOwnRepository, isLinkedWorktree} from '../git/worktree-repo.js'
 import {removeTreeCredentials} from './git-credentials.js'
 import {isInsideGitDir} from '../git/top.js'
-import {gitOriginOf, recordGitOrigin, recordPlainOrigin, type OriginRecord} from '../git/origin.js'
+import {askGitOrigin, recordGitOrigin, recordPlainOrigin, type OriginAnswers, type OriginRecord} from '../git/origin.js'
 import {statPairs, stopLocked, type StatPairs} from '../native/helper.js'
 import {loadConfig, makeAgentPlaces, settingsFor, type Effective} from '../sandbox/config.js'
 import type {Platform} from '../sandbox/policy.js'
@@ -105,12 +105,13 @@ function sayLeftOut(workspace: Workspace): void {
 /** What makeTree records: the origin, and the disk space the clone took (0: it shares its blocks; null: not known). */
 type Made = OriginRecord & {originKind: 'git' | 'plain'; size: number | null}
 
-/** Records the origin and clones it into the tree. */
-async function makeTree(workspace: Workspace, signal: AbortSignal): Promise<Made> {
+/** Records the origin (`asked`: askGitOrigin's answers) and clones it into the tree. */
+async function makeTree(workspace: Workspace, asked: Promise<OriginAnswers | undefined>, signal: AbortSignal): Promise<Made> {
   const origin = workspace.row.origin
   const timing = stopwatch()
-  const repoOfOrigin = await gitOriginOf(origin)
-  const recorded = repoOfOrigin ? (await recordGitOrigin(origin, repoOfOrigin, workspace.gitDir, workspace.excludeFile)).record : undefined
+  const answers = await asked
+  const repoOfOrigin = answers?.repo
+  const recorded = answers ? (await recordGitOrigin(origin, answers, workspace.gitDir, workspace.excludeFile)).record : undefined
   const firstIndex = repoOfOrigin && planFirstIndex(workspace.gitDir, repoOfOrigin.objectFormat)
   timing.lap('recorded the origin')
   mkdirSync(dirname(workspace.tree), {recursive: true})
@@ -188,6 +189,9 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   const platform = currentPlatform()
   const command = commandOrShell(request.command)
   const given = checkRequest(context, request)
+  // The origin's repository is asked about while the sandbox is built; a failure is said where the answers are awaited.
+  const asked = askGitOrigin(context.origin)
+  asked.catch(() => {})
   const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)
   if (background) checkBackgroundPossible(settings.isolation, platform, 'run')
   checkNoSecretCloned(context, platform, settings)
@@ -221,7 +225,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     const alone = agentAlone(settings, workspace.row.onlyAgent)
     running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd, program, alone, background})
     starting.check()
-    const record = await makeTree(workspace, starting.signal)
+    const record = await makeTree(workspace, asked, starting.signal)
     starting.check()
     store.update(workspace.id, {state: 'ready', ...record})
     noteFullCopy(context, record.size)

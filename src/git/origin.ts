@@ -92,28 +92,56 @@ async function hashFilteredAsBytes(origin: string, env: Record<string, string>, 
   })
 }
 
+/** What recording a git origin asks of it first: questions that do not depend on each other, asked at once. */
+export interface OriginAnswers {
+  repo: GitOrigin
+  /** The user's core.excludesFile, as git expands it. */
+  excludesFile: string | undefined
+  headCommit: string | null
+  headBranch: string | null
+  /** unfiltered's settings. */
+  asBytes: string[]
+}
+
+/**
+ * The origin's repository and what recording it needs to know of it
+ * (undefined: no git origin). Only reads the user's repository, so `hmm
+ * run` asks while it builds the sandbox, before anything is made.
+ */
+export async function askGitOrigin(origin: string): Promise<OriginAnswers | undefined> {
+  const repo = await gitOriginOf(origin)
+  if (!repo) return undefined
+  const [excludesFile, head, branch, asBytes] = await Promise.all([
+    git(['config', '--path', '--get', 'core.excludesFile'], {cwd: origin, okStatuses: [1]}),
+    git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {cwd: origin, okStatuses: [1]}),
+    git(['symbolic-ref', '--quiet', '--short', 'HEAD'], {cwd: origin, okStatuses: [1]}),
+    unfiltered(origin),
+  ])
+  return {
+    repo,
+    excludesFile: excludesFile.stdout.replace(/\n$/, '') || undefined,
+    headCommit: head.stdout.trim() || null,
+    headBranch: branch.stdout.trim() || null,
+    asBytes,
+  }
+}
+
 /**
  * Records a git origin before it is cloned; `patterns`: the config file's
  * `exclude`, whose files the clone leaves out, and so does the record.
  */
 export async function recordGitOrigin(
   origin: string,
-  repoOfOrigin: GitOrigin,
+  {repo: repoOfOrigin, excludesFile, headCommit, headBranch, asBytes}: OriginAnswers,
   gitDir: string,
   patterns?: string,
 ): Promise<{record: OriginRecord; repo: PrivateRepo}> {
-  // Questions about the origin that do not depend on each other, asked at once.
-  const [excludesFile, head, branch] = await Promise.all([
-    git(['config', '--path', '--get', 'core.excludesFile'], {cwd: origin, okStatuses: [1]}),
-    git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {cwd: origin, okStatuses: [1]}),
-    git(['symbolic-ref', '--quiet', '--short', 'HEAD'], {cwd: origin, okStatuses: [1]}),
-  ])
   const excludes = join(repoOfOrigin.gitDir, 'info', 'exclude')
   const repo = await createPrivateRepo(gitDir, {
     objects: repoOfOrigin.objects,
     objectFormat: repoOfOrigin.objectFormat,
     excludes: existsSync(excludes) ? [readFileSync(excludes, 'utf8')] : [],
-    excludesFile: excludesFile.stdout.replace(/\n$/, '') || undefined,
+    excludesFile,
   })
   const forkIndex = join(gitDir, 'index.fork')
   // Starting from the origin's own index: its stat data matches the origin's
@@ -126,7 +154,6 @@ export async function recordGitOrigin(
     utimesSync(forkIndex, atime, mtime)
   }
   const env = {GIT_INDEX_FILE: forkIndex, GIT_OBJECT_DIRECTORY: join(gitDir, 'objects'), GIT_ALTERNATE_OBJECT_DIRECTORIES: repoOfOrigin.objects}
-  const asBytes = await unfiltered(origin)
   const added = await git([...asBytes, 'add', '--all', '--', '.'], {cwd: origin, env, okStatuses: [128]})
   if (added.exitCode !== 0) {
     const excluded = await excludingUnrecordable({cwd: origin, env}, repoOfOrigin.objectFormat as ObjectFormat)
@@ -137,11 +164,7 @@ export async function recordGitOrigin(
   if (patterns) await dropExcluded({cwd: origin, env}, patterns)
   const forkTree = await gitLine(['write-tree'], {cwd: origin, env})
   return {
-    record: {
-      headCommit: head.stdout.trim() || null,
-      headBranch: branch.stdout.trim() || null,
-      forkTree,
-    },
+    record: {headCommit, headBranch, forkTree},
     repo,
   }
 }

@@ -7,7 +7,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {cloneTree} from '../../src/platform/clone.js'
 import {parseIndex} from '../../src/git/index-file.js'
 import {checkFirstIndex, markForCheck, planFirstIndex, writeFirstIndex, type FirstIndexPlan} from '../../src/git/first-index.js'
-import {gitOriginOf, recordGitOrigin} from '../../src/git/origin.js'
+import {askGitOrigin, recordGitOrigin} from '../../src/git/origin.js'
 import {statPairs, type StatPairs} from '../../src/native/helper.js'
 import {readFileSync} from 'node:fs'
 import {PROJECT} from '../world.js'
@@ -40,7 +40,7 @@ async function forkAndClone(how: (typeof CLONES)[number], beforeClone = (_origin
   await execa('git', ['commit', '-qm', 'x'], {cwd: origin, env})
   writeFileSync(join(origin, 'a.txt'), 'changed, uncommitted\n')
   const gitDir = join(dir, 'git')
-  await recordGitOrigin(origin, (await gitOriginOf(origin))!, gitDir)
+  await recordGitOrigin(origin, (await askGitOrigin(origin))!, gitDir)
   const plan = planFirstIndex(gitDir, 'sha1')!
   beforeClone(origin)
   const tree = join(dir, 'tree')
