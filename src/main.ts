@@ -6,7 +6,7 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {run} from '@oclif/core/run'
 import {COMMANDS} from './commands/index.js'
-import {HmmError, reportError} from './ui/errors.js'
+import {debugStep, HmmError, reportError} from './ui/errors.js'
 import {unknownCommand} from './ui/suggest.js'
 import {EXEC_FLAGS_WITH_VALUE, RUN_FLAGS_WITH_VALUE, splitAtCommand} from './ui/split-argv.js'
 
@@ -51,6 +51,7 @@ function normalize(argv: string[]): string[] {
 }
 
 export async function main(givenArgv: string[], root: string): Promise<void> {
+  debugStep('main: bundle loaded')
   try {
     const argv = normalize(givenArgv)
     const flagsWithValue = COMMAND_FLAGS.get(argv[0])

@@ -6,7 +6,7 @@
 import {lstatSync} from 'node:fs'
 import {loadConfig, makeAgentPlaces, networkOf, settingsFor, type Effective} from '../sandbox/config.js'
 import {currentPlatform} from '../platform/index.js'
-import {HmmError, say} from '../ui/errors.js'
+import {debugStep, HmmError, say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
 import {status, type Status} from '../workspaces/status.js'
 import type {Workspace} from '../workspaces/workspace.js'
@@ -65,6 +65,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
   if (request.key === undefined) throw new HmmError('exec needs the workspace to run in')
   const background = request.detach === true && isBackgroundRun()
   if (request.detach && !background) return runDetached()
+  debugStep('exec: started')
   const context = new Context()
   try {
     const platform = currentPlatform()
@@ -81,6 +82,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     checkNetCanHold(workspace, state, settings)
     warnNetworkNeighbours(context, settings, workspace.id)
     const policy = await commandPolicy(context, platform, {tree: workspace.tree, origin: workspace.row.origin, command}, kept, settings)
+    debugStep('exec: sandbox policy made')
     const program = commandProgram(context, settings, command, policy)
     makeAgentPlaces(settings)
     if (background) prepareBackground(workspace)
@@ -109,7 +111,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     sayAgentProfile(settings, platform)
     say(workspaceLine(workspace))
     if (background) saidStarted()
-    const {status: exitStatus, end} = await waitForCommand(running, command, starting)
+    const {status: exitStatus, end} = await waitForCommand(running, command, starting, workspace)
     await commandEnded(context, workspace, end)
     return exitStatus
   } finally {

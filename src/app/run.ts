@@ -16,7 +16,7 @@ import {hiddenFor} from '../platform/confine.js'
 import type {Launch} from '../platform/launch.js'
 import {currentPlatform} from '../platform/index.js'
 import {canonical, isWithin} from '../sandbox/paths.js'
-import {HmmError, say, stopwatch, warn} from '../ui/errors.js'
+import {debugStep, HmmError, say, stopwatch, warn} from '../ui/errors.js'
 import {formatBytes, formatWork, listPaths} from '../ui/format.js'
 import {progressLine} from '../ui/progress.js'
 import {Context} from '../workspaces/context.js'
@@ -185,6 +185,7 @@ async function removeUnstarted(store: Store, workspace: Workspace): Promise<bool
 export async function runWorkspace(request: RunRequest): Promise<number> {
   const background = request.detach === true && isBackgroundRun()
   if (request.detach && !background) return runDetached()
+  debugStep('run: started')
   const context = new Context()
   const platform = currentPlatform()
   const command = commandOrShell(request.command)
@@ -203,6 +204,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     given,
     settings,
   )
+  debugStep('run: sandbox policy made')
   const program = commandProgram(context, settings, command, policy)
   warnNetworkNeighbours(context, settings)
   makeAgentPlaces(settings)
@@ -224,6 +226,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     const cwd = workspace.treeDirFor(context.cwd)
     const alone = agentAlone(settings, workspace.row.onlyAgent)
     running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd, program, alone, background})
+    debugStep('run: helper started')
     starting.check()
     const record = await makeTree(workspace, asked, starting.signal)
     starting.check()
@@ -245,7 +248,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   sayAgentProfile(settings, platform)
   say(workspaceLine(workspace))
   if (background) saidStarted()
-  const {status, end} = await waitForCommand(running, command, starting)
+  const {status, end} = await waitForCommand(running, command, starting, workspace)
 
   if (request.removeAfter) {
     // What the command left running goes first: nothing of the workspace may race its removal.

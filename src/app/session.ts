@@ -5,7 +5,7 @@
 import {existsSync, lstatSync, mkdirSync, statSync} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
 import {constants, homedir} from 'node:os'
-import {readFilesSoon} from '../git/changes.js'
+import {planReading, readFilesSoon} from '../git/changes.js'
 import {gitOriginOf} from '../git/origin.js'
 import {isLinkedWorktree} from '../git/worktree-repo.js'
 import {lockedFiles} from '../native/helper.js'
@@ -26,7 +26,7 @@ import {agentProgram, checkProgramsOutOfReach} from '../platform/programs.js'
 import {commandEnv, noFsmonitor, othersRepositoriesGit, unsignedGit} from '../sandbox/env.js'
 import {canonical} from '../sandbox/paths.js'
 import {withBinds, type Platform, type PolicyInput, type SandboxPolicy} from '../sandbox/policy.js'
-import {HmmError, say} from '../ui/errors.js'
+import {debugStep, HmmError, say} from '../ui/errors.js'
 import {formatWork, tildify} from '../ui/format.js'
 import type {Context} from '../workspaces/context.js'
 import {recordWork} from '../workspaces/work.js'
@@ -383,7 +383,7 @@ function endOf(outcome: Outcome): CommandEnd {
 }
 
 /** Lets the command go, passes signals on until it ends, and returns hmm's exit status for it and how it ended. */
-export async function waitForCommand(running: Launch, command: string[], starting: Starting): Promise<{status: number; end: CommandEnd}> {
+export async function waitForCommand(running: Launch, command: string[], starting: Starting, workspace: Workspace): Promise<{status: number; end: CommandEnd}> {
   const onSignal = (signal: NodeJS.Signals) => {
     if (FROM_TERMINAL.has(signal) && process.stdin.isTTY) return
     running.child.kill(signal)
@@ -391,8 +391,12 @@ export async function waitForCommand(running: Launch, command: string[], startin
   for (const signal of FORWARDED) process.on(signal, onSignal)
   starting.stop()
   try {
+    debugStep('command starting')
     running.go()
+    // What hmm does once the command ends, worked out while it runs (after the go-ahead has gone out).
+    setImmediate(() => planReading(workspace))
     const outcome = await running.outcome
+    debugStep('command ended')
     return {status: statusOf(outcome, command), end: endOf(outcome)}
   } finally {
     for (const signal of FORWARDED) process.off(signal, onSignal)

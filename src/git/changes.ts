@@ -54,9 +54,30 @@ function indexEnv(workspace: Workspace): {index: string; env: Record<string, str
   return {index: repo.index, env: {...privateEnv(repo), GIT_WORK_TREE: workspace.tree}}
 }
 
-/** Git reading the tree does so as the workspace's command may, writing only the private repository. */
+const readings = new Map<string, Reading>()
+
+/**
+ * Git reading the tree does so as the workspace's command may, writing only
+ * the private repository. Worked out once per workspace per command (its
+ * policy is a few milliseconds of work): the checked add and the gits after
+ * it read under the same.
+ */
 function readingOf(workspace: Workspace): Reading {
-  return {label: workspace.label, reader: readerOf(workspace, workspace.data, workspace.gitDir, privateRepoSources(workspace.gitDir))}
+  let reading = readings.get(workspace.root)
+  if (!reading) {
+    reading = {label: workspace.label, reader: readerOf(workspace, workspace.data, workspace.gitDir, privateRepoSources(workspace.gitDir))}
+    readings.set(workspace.root, reading)
+  }
+  return reading
+}
+
+/** Works out, while the workspace's command runs, how its files will be read once it ends (readingOf). */
+export function planReading(workspace: Workspace): void {
+  try {
+    readingOf(workspace)
+  } catch {
+    // Said where the files are read.
+  }
 }
 
 /**

@@ -62,6 +62,11 @@ export function debug(message: string): void {
   if (debugEnabled()) process.stderr.write(`hmm: debug: ${shown(message)}\n`)
 }
 
+/** A step for HMM_DEBUG, with the time since the process started: where a command's time goes. */
+export function debugStep(what: string): void {
+  debug(`${what} at ${Math.round(performance.now())} ms`)
+}
+
 /** Times steps for HMM_DEBUG: each lap prints the time since the last. */
 export function stopwatch(): {lap(what: string): void} {
   let last = performance.now()

@@ -102,6 +102,19 @@ describe('hmm run in a plain directory', () => {
     expect(searches(exec.stderr).slice(1)).toEqual([1])
   })
 
+  it('works out the sandbox that reads the files once, while the command runs', async () => {
+    world = new World('cost-exec-reader-ahead')
+    world.file('a.txt', 'a\n')
+    // The command reads the .npmrc as a copy; the reader hides it: searching its place, once, is the reader's policy.
+    world.write(join(world.home, '.npmrc'), 'registry=https://registry.example.com/\n')
+    const run = await world.hmm(['run', 'true'])
+    expect(run.exitCode, run.stderr).toBe(0)
+    const exec = await world.hmm(['exec', workspaceLine(run.stderr).id, 'sh', '-c', 'sleep 0.5; echo b > b.txt'], {env: {...world.env, HMM_DEBUG: '1'}})
+    expect(exec.exitCode, exec.stderr).toBe(0)
+    const steps = exec.stderr.split('\n').flatMap(line => /^hmm: debug: (searched 1 secrets' places|command starting|command ended)/.exec(line)?.[1] ?? [])
+    expect(steps).toEqual(['command starting', "searched 1 secrets' places", 'command ended'])
+  })
+
   it('keeps no copy of the files written in the second the workspace was made: git does not hash them again', async () => {
     world = new World('cost-run-plain-racy')
     // The files and the workspace's index in one second (from its start, so they do); under load they may
