@@ -190,9 +190,6 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   const platform = currentPlatform()
   const command = commandOrShell(request.command)
   const given = checkRequest(context, request)
-  // The origin's repository is asked about while the sandbox is built; a failure is said where the answers are awaited.
-  const asked = askGitOrigin(context.origin)
-  asked.catch(() => {})
   const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)
   if (background) checkBackgroundPossible(settings.isolation, platform, 'run')
   checkNoSecretCloned(context, platform, settings)
@@ -205,6 +202,10 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     settings,
   )
   debugStep('run: sandbox policy made')
+  // The origin's repository is asked about while the helper starts; a failure is said where the answers are awaited.
+  // Not before the policy: git, which the policy checks out of the command's reach, would be checked against another.
+  const asked = askGitOrigin(context.origin)
+  asked.catch(() => {})
   const program = commandProgram(context, settings, command, policy)
   warnNetworkNeighbours(context, settings)
   makeAgentPlaces(settings)

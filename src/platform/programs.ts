@@ -15,7 +15,7 @@ import {HELPER_PATH} from '../native/helper.js'
 import {everyWrite, loadConfig} from '../sandbox/config.js'
 import {canonical, isWithin, linksOnTheWay} from '../sandbox/paths.js'
 import {writableHolding, type SandboxPolicy} from '../sandbox/policy.js'
-import {HmmError} from '../ui/errors.js'
+import {debug, HmmError} from '../ui/errors.js'
 import {policyFor} from './confine.js'
 import {currentPlatform, dataDir} from './index.js'
 
@@ -116,6 +116,7 @@ function defaultPolicy(): {policy: SandboxPolicy; inPlace: InPlace} {
   } catch {
     // A bad config file is reported by the commands that read it; its paths cannot be known.
   }
+  debug('checking the programs hmm runs against the policy of the defaults')
   return {policy: policyFor(currentPlatform(), {tree: data, dataDir: data, writable: write}), inPlace: {asked: write, unasked: []}}
 }
 

@@ -75,6 +75,14 @@ describe('hmm run in a repository', () => {
     expect(count(result.stderr, 'git diff-tree:')).toBe(0)
   })
 
+  it("checks the programs it runs against the command's policy only, building no other", async () => {
+    world = new World('cost-run-one-policy')
+    await world.gitRepo()
+    const result = await world.hmm(['run', 'true'], {env: {...world.env, HMM_DEBUG: '1'}})
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(count(result.stderr, 'checking the programs hmm runs against the policy of the defaults')).toBe(0)
+  })
+
   it('reads the files in one sandbox also where hmm is installed in the home, which the composed home leaves out', async () => {
     // Its helper, which the reading sandbox runs, lies in the home.
     const {result, ended} = await runChangingOneFile('cost-run-installed', true)
