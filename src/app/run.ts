@@ -6,6 +6,7 @@ import {cloneTree, leftOutBy, sharesBlocks} from '../platform/clone.js'
 import {afterTreeMade, planFirstIndex, writeFirstIndex} from '../git/first-index.js'
 import {recordNestedFork} from '../git/nested-work.js'
 import {giveOwnRepository, isLinkedWorktree} from '../git/worktree-repo.js'
+import {createPrivateRepo} from '../git/private-repo.js'
 import {removeTreeCredentials} from './git-credentials.js'
 import {isInsideGitDir} from '../git/top.js'
 import {askGitOrigin, recordGitOrigin, recordPlainOrigin, type OriginAnswers, type OriginRecord} from '../git/origin.js'
@@ -113,6 +114,9 @@ async function makeTree(workspace: Workspace, asked: Promise<OriginAnswers | und
   const repoOfOrigin = answers?.repo
   const recorded = answers ? (await recordGitOrigin(origin, answers, workspace.gitDir, workspace.excludeFile)).record : undefined
   const firstIndex = repoOfOrigin && planFirstIndex(workspace.gitDir, repoOfOrigin.objectFormat)
+  // A plain origin's private repository is made while the clone runs: it needs nothing of it.
+  const plainRepo = answers ? undefined : createPrivateRepo(workspace.gitDir)
+  plainRepo?.catch(() => {})
   timing.lap('recorded the origin')
   mkdirSync(dirname(workspace.tree), {recursive: true})
   const progress = progressLine(`cloning ${origin}`)
@@ -142,7 +146,7 @@ async function makeTree(workspace: Workspace, asked: Promise<OriginAnswers | und
     return {...recorded, originKind: 'git', size: size()}
   }
   mkdirSync(dirname(workspace.base), {recursive: true})
-  const record = await recordPlainOrigin(workspace.gitDir, workspace.tree, workspace.base, treeMade, (from, to) =>
+  const record = await recordPlainOrigin(plainRepo ?? createPrivateRepo(workspace.gitDir), workspace.tree, workspace.base, treeMade, (from, to) =>
     cloneTree(from, to, {signal, onProgress: (_, bytes) => (copied.base = bytes)}),
   )
   timing.lap('recorded the clone and its base')

@@ -176,17 +176,21 @@ export async function recordGitOrigin(
  * contents a diff needs are taken later (ensureBaseBlobs).
  */
 export async function recordPlainOrigin(
-  gitDir: string,
+  repoMade: Promise<PrivateRepo>,
   tree: string,
   base: string,
   treeMade: number,
   clone: (from: string, to: string) => Promise<unknown>,
 ): Promise<OriginRecord> {
-  const repo = await createPrivateRepo(gitDir)
-  const forkTree = await hashTreeOf(repo, tree)
-  // The command starts only after this: the index's entries of this second are not taken at their word.
-  await trustFreshIndex(repo.index, treeMade)
-  await clone(tree, base)
+  const hashed = async () => {
+    const repo = await repoMade
+    const forkTree = await hashTreeOf(repo, tree)
+    // The command starts only after this: the index's entries of this second are not taken at their word.
+    await trustFreshIndex(repo.index, treeMade)
+    return forkTree
+  }
+  // At once: both only read the fresh clone, which nothing else touches before the command starts.
+  const [forkTree] = await Promise.all([hashed(), clone(tree, base)])
   return {headCommit: null, headBranch: null, forkTree}
 }
 
