@@ -1,7 +1,7 @@
 // A world of its own for each black-box test: its own HOME (outside /tmp,
 // which the sandboxed command may write), git configured by the world only,
 // GIT_*/XDG_*/HMM_* scrubbed. Kept on failure for a look, removed otherwise.
-import {execa, type Options, type Result, type ResultPromise} from 'execa'
+import {execa, execaSync, type Options, type Result, type ResultPromise} from 'execa'
 import {createHash} from 'node:crypto'
 import {chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
@@ -114,6 +114,8 @@ export class World {
   readonly home: string
   readonly origin: string
   readonly env: Record<string, string>
+  /** What start() started: stopped, if still running, when the world is disposed of. */
+  private readonly started: Started[] = []
 
   constructor(name = 'world') {
     mkdirSync(WORLDS, {recursive: true})
@@ -140,6 +142,8 @@ export class World {
   }
 
   dispose(): void {
+    // Before the world goes: `hmm stop` needs its data directory.
+    for (const started of this.started.splice(0)) started.stop()
     if (this.keep) makeRemovable(this.root)
     else removeWorld(this.root)
   }
@@ -199,7 +203,9 @@ export class World {
       detached: true,
       ...options,
     })
-    return new Started(child, args)
+    const started = new Started(child, args, this.env)
+    this.started.push(started)
+    return started
   }
 
   async sh(script: string, cwd = this.origin): Promise<string> {
@@ -247,6 +253,8 @@ export class Started {
   constructor(
     readonly child: ResultPromise,
     private readonly args: string[],
+    /** The environment hmm ran in: stop() ends its workspace's command with `hmm stop` there. */
+    private readonly env?: Record<string, string>,
   ) {
     child.stdout!.on('data', (chunk: Buffer) => (this.stdout += chunk.toString()))
     child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()))
@@ -257,11 +265,18 @@ export class Started {
     } catch {}
   }
 
-  /** Kills hmm and everything still in its process group (the command too). */
+  /**
+   * Kills hmm, if it still runs, and everything in its process group, then
+   * ends its workspace's command, which the sandbox keeps in a group of
+   * its own (and hmm's end does not end).
+   */
   stop(): void {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return
     try {
       process.kill(-this.child.pid!, 'SIGKILL')
     } catch {}
+    const id = /^hmm: workspace ([0-9a-z]{6}):/m.exec(this.stderr)?.[1]
+    if (id && this.env) execaSync(process.execPath, [BIN, 'stop', id], {env: this.env, extendEnv: false, reject: false})
   }
 
   /**
