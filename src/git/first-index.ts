@@ -153,8 +153,8 @@ const CLOCK_TICK_MS = 20
  * from the coarse clock falls below the last fine one (multigrain
  * timestamps, Linux 6.13: ext4, XFS, Btrfs, tmpfs). Stamping a probe
  * finely both shows it and raises that floor past `sinceMs`. A coarse
- * clock gives three changes looked at in between, microseconds apart, at
- * most two different stamps, and never all later than `sinceMs`.
+ * clock stamps three changes microseconds apart with at most two different
+ * times: never three rising ones.
  */
 export function ctimesLaterFromNow(dir: string, sinceMs: number): boolean {
   const probe = join(dir, `.ctime-probe.${process.pid}`)
