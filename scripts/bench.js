@@ -48,7 +48,10 @@
 // and baseline interleaved (alternating which goes first), after one
 // untimed warm-up of each: the issue's targets are such ratios. Each row
 // shows the highest load average seen while it ran, and says it is not
-// comparable above 1.5. Two benches never share a --dir (bench.pid in it).
+// comparable above 1.5. After each pair the bench idles as long as the pair
+// took (its untimed clean-up included), so that its own work, on a machine
+// of two cores, does not lift the load it judges others' by. Two benches
+// never share a --dir (bench.pid in it).
 //
 // Usage: node scripts/bench.js [--runs N] [--dir D] [--fresh] [--only TEXT] [--no-xfs]
 import {spawn, spawnSync} from 'node:child_process'
@@ -467,6 +470,11 @@ function timeSide(side) {
   return side.seconds ? side.seconds(result) : seconds
 }
 
+/** Sleeps this many milliseconds, doing nothing. */
+function idle(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+}
+
 /**
  * p50 and p95 of subject and baseline over `runs` interleaved runs, after
  * one untimed warm-up of each, and the highest load average seen while
@@ -479,8 +487,10 @@ function compare({subject, baseline, runs}) {
   let load = loadAverage()
   for (let i = 0; i < runs; i++) {
     const order = i % 2 === 0 ? ['subject', 'baseline'] : ['baseline', 'subject']
+    const started = performance.now()
     for (const which of order) times[which].push(timeSide(which === 'subject' ? subject : baseline))
     load = Math.max(load, loadAverage())
+    idle(performance.now() - started)
   }
   const spread = list => `${fmtSeconds(Math.min(...list)).trim()}..${fmtSeconds(Math.max(...list)).trim()}`
   log(`  subject ${spread(times.subject)}, baseline ${spread(times.baseline)}`)
