@@ -20,6 +20,7 @@ import {
   commandPolicy,
   commandProgram,
   givenWritable,
+  inOwnNamespace,
   sayAgentProfile,
   sayInterrupted,
   startInWorkspace,
@@ -112,7 +113,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     say(workspaceLine(workspace))
     if (background) saidStarted()
     const {status: exitStatus, end} = await waitForCommand(running, command, starting, workspace)
-    await commandEnded(context, workspace, end)
+    await commandEnded(context, workspace, end, inOwnNamespace(platform, settings))
     return exitStatus
   } finally {
     context.close()

@@ -34,6 +34,7 @@ import {
   commandPolicy,
   commandProgram,
   givenWritable,
+  inOwnNamespace,
   sayAgentProfile,
   sayInterrupted,
   startInWorkspace,
@@ -260,7 +261,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     if (stopLocked([workspace.lock])[0] === 'still-running') say(`workspace ${workspace.label} could not be stopped, so it is not removed`)
     else await removeSaying(context, workspace)
   } else {
-    await commandEnded(context, workspace, end)
+    await commandEnded(context, workspace, end, inOwnNamespace(platform, settings))
   }
   return status
 }

@@ -6,6 +6,7 @@ import {existsSync, lstatSync, mkdirSync, statSync} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
 import {constants, homedir} from 'node:os'
 import {planReading, readFilesSoon} from '../git/changes.js'
+import {commandsOver, noteCommandStart} from '../git/first-index.js'
 import {gitOriginOf} from '../git/origin.js'
 import {isLinkedWorktree} from '../git/worktree-repo.js'
 import {lockedFiles} from '../native/helper.js'
@@ -234,6 +235,8 @@ export async function startInWorkspace(
   const env = settings.agent ? noFsmonitor(gitEnv) : gitEnv
   // macOS: the workspace's own temp directory, its $TMPDIR (on Linux the helper makes it).
   if (options.platform === 'darwin' && confinement.policy.tmpdir) mkdirSync(confinement.policy.tmpdir, {recursive: true, mode: 0o700})
+  // Before anything it runs can write: a check of the files cloned last, made before, no longer stands alone.
+  noteCommandStart(workspace.gitDir)
   try {
     const launched = launch(confinement, {env, io: options.background ? 'ignore' : 'inherit', detached: false})
     return {...launched, outcome: launched.outcome.finally(() => net.finish())}
@@ -408,12 +411,25 @@ export async function waitForCommand(running: Launch, command: string[], startin
  * running may still hold the lock), and what the workspace now holds, and says the
  * workspace's line again, ending with that (as WORK shows it).
  */
-export async function commandEnded(context: Context, workspace: Workspace, end: CommandEnd): Promise<void> {
+export async function commandEnded(context: Context, workspace: Workspace, end: CommandEnd, ownNamespace: boolean): Promise<void> {
   // The sandbox of the git that reads the files is set up while hmm records the end.
   readFilesSoon(workspace)
-  context.store.commandEnded(workspace.id, lockedFiles([workspace.lock])[0], end)
+  const held = lockedFiles([workspace.lock])[0]
+  context.store.commandEnded(workspace.id, held, end)
+  // Nothing of the workspace runs: its namespace ended what the command left, and no other command holds the lock.
+  if (ownNamespace && !held) commandsOver(workspace.gitDir)
   const work = await recordWork(context.store, workspace, context.data)
   say(`${workspaceLine(workspace)} (${formatWork(work)})`)
+}
+
+/**
+ * Whether what the command starts ends with it, or holds the workspace's
+ * lock while it lives: in a PID namespace of its own (Linux, with the
+ * namespaces), whose init holds the lock until the last process is gone.
+ * Without it, a process that closed the lock lives on unseen.
+ */
+export function inOwnNamespace(platform: Platform, settings: Effective): boolean {
+  return platform === 'linux' && settings.isolation === 'full'
 }
 
 /** `workspace <label>: <tree>`, said when a command starts and (with its work) when it ends. */

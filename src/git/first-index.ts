@@ -20,13 +20,21 @@
 //   clock tick later, or at once where the kernel stamps ctimes finely).
 //   Zeroing them instead would make the first diff re-read every file
 //   cloned in the last second: a third of a big tree.
+// - checked once: the mark stays until its second is over, but the end of
+//   the command the workspace was made for, when nothing of it runs any
+//   more (its PID namespace ended everything with it, and nothing holds
+//   the lock), stamps its check; later checks trust the stamp unless a
+//   command started since (noteCommandStart), so a first diff in that
+//   second does not check the same entries again.
 import {
   closeSync,
+  constants,
   copyFileSync,
   existsSync,
   fstatSync,
   lstatSync,
   openSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -34,7 +42,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {STAT_WORDS, statPairs, type StatPairs} from '../native/helper.js'
 import {debug} from '../ui/errors.js'
@@ -230,7 +238,12 @@ function dateAfter(indexPath: string, newestSec: number): void {
   if (newestSec >= Math.floor(written.mtimeMs / 1000)) utimesSync(indexPath, written.atime, newestSec + 1)
 }
 
-const markerOf = (indexPath: string) => `${indexPath}.check-from`
+const MARK = '.check-from'
+const markerOf = (indexPath: string) => `${indexPath}${MARK}`
+
+/** A mark's lines after its first: one per command started since it was made, then the stamp of a check that stands. */
+const STARTED = '+'
+const CHECKED = 'checked'
 
 /**
  * Says that the index's entries whose ctime falls in `second` or later are
@@ -244,15 +257,86 @@ export function markForCheck(indexPath: string, second: number, treeMade?: numbe
   writeFileSync(markerOf(indexPath), treeMade === undefined ? `${second}\n` : `${second} ${treeMade}\n`)
 }
 
-/** The marked second and the instant the tree was made (if known); undefined: no mark (or an unreadable one). */
-function markOf(indexPath: string): {second: number; treeMade?: number} | undefined {
-  const text = readFileSync(markerOf(indexPath), 'utf8')
-  const [second, treeMade] = text
-    .trim()
-    .split(' ')
-    .map(word => Number.parseInt(word, 10))
-  if (!Number.isInteger(second)) return undefined
-  return {second, treeMade: Number.isInteger(treeMade) ? treeMade : undefined}
+interface Mark {
+  /** The marked second (NaN: unreadable). */
+  second: number
+  /** The instant the tree was made (ms), if known. */
+  treeMade?: number
+  /** Whether the check of the end of the workspace's first command stands: no command started since it was stamped. */
+  checked: boolean
+  /** Whether it may still be stamped: no command started since the mark was made. */
+  stampable: boolean
+}
+
+/** The mark's text as written: the marked second and the instant the tree was made, then STARTED and CHECKED lines. */
+function parseMark(text: string): Mark {
+  const [first, ...after] = text.split('\n').slice(0, -1)
+  const [second, treeMade] = (first ?? '').split(' ').map(word => Number.parseInt(word, 10))
+  return {
+    second: Number.isInteger(second) ? second : Number.NaN,
+    treeMade: Number.isInteger(treeMade) ? treeMade : undefined,
+    checked: after.length === 1 && after[0] === CHECKED,
+    stampable: after.length === 0,
+  }
+}
+
+/** The mark of the index; undefined: none (or an unreadable one for distrustAfterAdd's use). */
+function markOf(indexPath: string): Mark | undefined {
+  try {
+    return parseMark(readFileSync(markerOf(indexPath), 'utf8'))
+  } catch {
+    return undefined
+  }
+}
+
+/** Appends a line to a mark, never making one: a mark gone is a second over. */
+function appendToMark(marker: string, line: string): void {
+  let fd: number
+  try {
+    fd = openSync(marker, constants.O_WRONLY | constants.O_APPEND)
+  } catch (error) {
+    if ((error as {code?: string}).code === 'ENOENT') return
+    throw error
+  }
+  try {
+    // One write, appended whole (O_APPEND): lines of two processes never mix.
+    writeSync(fd, `${line}\n`)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Before a command starts in the workspace whose private repository is
+ * `gitDir` (hmm exec): each mark there says so, so that a stamp made before
+ * no longer stands for what it may write in the marked second, and one a
+ * check still to come would make is void (its mark no longer holds its
+ * first line alone). Called before the helper starts: nothing it runs
+ * writes before the line is there.
+ */
+export function noteCommandStart(gitDir: string): void {
+  let names: string[]
+  try {
+    names = readdirSync(gitDir)
+  } catch {
+    return // A workspace being made: its marks come later, and the command is its first.
+  }
+  for (const name of names) if (name.endsWith(MARK)) appendToMark(join(gitDir, name), STARTED)
+}
+
+/** Private repositories whose workspace nothing can write any more unless a command starts (commandsOver). */
+const over = new Set<string>()
+
+/**
+ * Says that no process of the workspace whose private repository is
+ * `gitDir` runs any more, nor will but a command started later (which
+ * says so: noteCommandStart): its command ran in a PID namespace of its own,
+ * which ended everything with it, and nothing holds its lock. The checks
+ * made from now on in this process may then be stamped: they saw every
+ * change made in the marked second.
+ */
+export function commandsOver(gitDir: string): void {
+  over.add(gitDir)
 }
 
 /**
@@ -270,8 +354,8 @@ export async function distrustAfterAdd(
   sinceMs: number,
   seen?: (parsed: ParsedIndex) => void,
 ): Promise<{index: 'kept' | 'removed'; datedAfter?: number}> {
-  const mark = firstIndexOn() && existsSync(markerOf(indexPath)) ? markOf(indexPath) : undefined
-  if (mark?.treeMade === undefined) return {index: await distrustRecentEntries(indexPath, sinceMs, seen)}
+  const mark = firstIndexOn() ? markOf(indexPath) : undefined
+  if (mark?.treeMade === undefined || !Number.isInteger(mark.second)) return {index: await distrustRecentEntries(indexPath, sinceMs, seen)}
   const madeSec = Math.floor(mark.treeMade / 1000)
   const madeNsec = (mark.treeMade % 1000) * 1_000_000
   const fromTree = (entry: IndexEntry) => {
@@ -301,22 +385,34 @@ export async function distrustAfterAdd(
  * file git would take as recorded, comparing times to the second, but is
  * not exactly (ctime or mtime differ in their nanoseconds) are made to
  * mismatch. The mark goes once that second is over: any later change gets a
- * later second, which git sees itself.
+ * later second, which git sees itself. A check stamped by the end of the
+ * workspace's first command stands for this one while no command started
+ * since (commandsOver).
  */
 export async function checkFirstIndex(indexPath: string, tree: string): Promise<void> {
   const marker = markerOf(indexPath)
-  if (!existsSync(marker)) return
-  const second = markOf(indexPath)?.second ?? Number.NaN
+  // Read before the files are looked at: a command that starts after says so in the mark, after this.
+  const mark = markOf(indexPath)
+  if (!mark) return
+  const {second} = mark
   const now = Date.now()
-  await rewriteLocked(indexPath, parsed => {
-    if (!Number.isInteger(second)) return distrustCurrentSecond(parsed, 0)
-    const suspects = parsed.changedSince(second)
-    if (suspects.length === 0) return parsed.buffer
-    const stats = statPairs(tree, tree, {names: namesOf(parsed, suspects), count: suspects.length})
-    // Only where git, comparing to the second, would be fooled; a change it sees itself needs no help.
-    const fooling = suspects.filter((entry, index) => compareStat(entry, stats.kind(index, 0), n => stats.word(index, 0, n)) === 'to-the-second')
-    debug(`checked ${suspects.length} entries cloned in the second the command started; ${fooling.length} changed since`)
-    return distrustEntries(parsed, fooling)
-  })
-  if (!Number.isInteger(second) || Math.floor(now / 1000) > second) rmSync(marker, {force: true})
+  const secondOver = !Number.isInteger(second) || Math.floor(now / 1000) > second
+  if (mark.checked && Number.isInteger(second)) {
+    debug('the entries cloned in the second the command started were checked when it ended, and nothing wrote since')
+  } else {
+    await rewriteLocked(indexPath, parsed => {
+      if (!Number.isInteger(second)) return distrustCurrentSecond(parsed, 0)
+      const suspects = parsed.changedSince(second)
+      if (suspects.length === 0) return parsed.buffer
+      const stats = statPairs(tree, tree, {names: namesOf(parsed, suspects), count: suspects.length})
+      // Only where git, comparing to the second, would be fooled; a change it sees itself needs no help.
+      const fooling = suspects.filter((entry, index) => compareStat(entry, stats.kind(index, 0), n => stats.word(index, 0, n)) === 'to-the-second')
+      debug(`checked ${suspects.length} entries cloned in the second the command started; ${fooling.length} changed since`)
+      return distrustEntries(parsed, fooling)
+    })
+  }
+  if (secondOver) rmSync(marker, {force: true})
+  // Nothing wrote since the mark was read but what this check saw: it stands until a command starts (its line then
+  // comes before or after the stamp, which voids it either way).
+  else if (mark.stampable && over.has(dirname(indexPath))) appendToMark(marker, CHECKED)
 }

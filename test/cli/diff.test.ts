@@ -1,10 +1,10 @@
 // `hmm diff`, line by line of SPEC.
 import Database from 'better-sqlite3'
 import {execa} from 'execa'
-import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {hmmCommand, World} from '../world.js'
+import {afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {hmmCommand, workspaceLine, World} from '../world.js'
 import {hmm, made} from './taking.js'
 
 let world: World
@@ -266,6 +266,56 @@ describe.each(['1', '0'])('hmm diff (HMM_FIRST_INDEX=%s)', value => {
       expect(await world.sh('cat src/main.c')).toBe('int main(void) { return 1; }')
     },
   )
+})
+
+/**
+ * Rewrites src/main.c at the same size with its mtime put back, from a
+ * process left behind by `hmm run`'s command (or, `byExec`, by a `hmm
+ * exec` after `hmm run true`), 0.3 s after it returned. Tried until that
+ * falls in the second the workspace's index was written in, after the
+ * run's end checked the files cloned then (git, comparing to the second,
+ * cannot see it; only the check can): the workspace's ID.
+ */
+async function rewrittenLateInTheMarkedSecond(byExec: boolean): Promise<string> {
+  const forge = `old=$(stat -c %y src/main.c); printf 'int main(void) { return 1; }\\n' > src/main.c; touch -d "$old" src/main.c`
+  const late = ['sh', '-c', `(sleep 0.3; ${forge}) </dev/null >/dev/null 2>&1 &`]
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await new Promise(resolve => setTimeout(resolve, 1000 - (Date.now() % 1000)))
+    const run = await world.hmm(['run', ...(byExec ? ['true'] : late)])
+    expect(run.exitCode, run.stderr).toBe(0)
+    const {id, tree} = workspaceLine(run.stderr)
+    if (byExec) expect((await world.hmm(['exec', id, ...late])).exitCode).toBe(0)
+    const mark = join(world.dataDir, id, 'git', 'index.check-from')
+    const second = existsSync(mark) ? Number.parseInt(readFileSync(mark, 'utf8'), 10) : undefined
+    const file = join(tree, 'src', 'main.c')
+    while (!readFileSync(file, 'utf8').includes('return 1')) await new Promise(resolve => setTimeout(resolve, 20))
+    // The leftover gone, so the diff reads the file as it ends up.
+    while ((await world.hmm(['ls'])).stdout.includes('running')) await new Promise(resolve => setTimeout(resolve, 20))
+    if (second !== undefined && Math.floor(statSync(file).ctimeMs / 1000) === second && existsSync(mark)) return id
+    await world.hmm(['rm', '--force', id])
+  }
+  throw new Error('the rewrite never fell in the second the workspace was made in 5 tries')
+}
+
+describe('hmm diff, a file rewritten in the second the workspace was made', () => {
+  beforeEach(async () => {
+    world = new World('diff-late-rewrite')
+    await world.gitRepo()
+    // An mtime of long ago, as most files have: git's racy-file rule does not help.
+    await world.sh("touch -d '2001-02-03 04:05:06.123456789' src/main.c")
+    await world.git(['add', 'src/main.c'])
+  })
+
+  const shown = async (id: string) =>
+    expect((await hmm(world, ['diff', id])).stdout).toContain('-int main(void) { return 0; }\n+int main(void) { return 1; }\n')
+
+  it('at the same size, its mtime put back, by what the command left running after its end checked the files: shown', async () => {
+    await shown(await rewrittenLateInTheMarkedSecond(false))
+  })
+
+  it('at the same size, its mtime put back, by what hmm exec started after the run had ended: shown', async () => {
+    await shown(await rewrittenLateInTheMarkedSecond(true))
+  })
 })
 
 describe('hmm diff', () => {
