@@ -4,7 +4,7 @@
 // profile, which execs the command.
 import {existsSync} from 'node:fs'
 import {homedir, tmpdir} from 'node:os'
-import {HmmError} from '../ui/errors.js'
+import {debug, HmmError} from '../ui/errors.js'
 import {sandboxLayers} from '../native/helper.js'
 import {configPath, type Isolation} from '../sandbox/config.js'
 import {tildify} from '../ui/format.js'
@@ -13,7 +13,17 @@ import {usernsRefusal} from './userns-refusal.js'
 import {helperExecArgv, isolationArgs, landlockArgs, networkArgs, type HelperControl} from './linux.js'
 import {dataPlaces} from './index.js'
 import {canonical, unique} from '../sandbox/paths.js'
-import {buildPolicy, ownTmpOf, unreadable, type Network, type Platform, type PolicyInput, type SandboxPolicy} from '../sandbox/policy.js'
+import {
+  buildPolicy,
+  ownTmpOf,
+  unreadable,
+  writePlaces,
+  type Network,
+  type Platform,
+  type PolicyInput,
+  type SandboxPolicy,
+  type WritePlaces,
+} from '../sandbox/policy.js'
 
 /** Landlock ABI 2 brought REFER: without it a sandboxed rename across directories fails. */
 const MIN_LANDLOCK_ABI = 2
@@ -102,7 +112,24 @@ export function policyFor(
     compose: options.compose,
     origin: options.origin,
   })
+  // Counted by cost.test: each one searches the home for secrets and sockets.
+  debug(`made the sandbox policy of ${options.tree}`)
   return platformPolicy(platform, policy)
+}
+
+/** policyFor's write places alone, for a command with the namespaces off (the caches written in place). */
+export function writePlacesFor(platform: Platform, options: {dataDir: string; writable: string[]}): WritePlaces {
+  const places = writePlaces({
+    home: process.env.HOME || homedir(),
+    dataDir: options.dataDir,
+    extraWritable: options.writable,
+    tmpdir: userTmpdir(),
+    platform,
+  })
+  if (platform !== 'darwin') return places
+  // As darwinPolicy names them.
+  const {writable, readOnly, devices} = darwinPolicy({...places, tree: '/', readable: [], hidden: []})
+  return {writable, readOnly, plainOnly: [], devices}
 }
 
 /**

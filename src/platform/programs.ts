@@ -14,9 +14,9 @@ import {basename, delimiter, dirname, isAbsolute, join, resolve} from 'node:path
 import {HELPER_PATH} from '../native/helper.js'
 import {everyWrite, loadConfig} from '../sandbox/config.js'
 import {canonical, isWithin, linksOnTheWay} from '../sandbox/paths.js'
-import {writableHolding, type SandboxPolicy} from '../sandbox/policy.js'
+import {writableHolding, type WritePlaces} from '../sandbox/policy.js'
 import {debug, HmmError} from '../ui/errors.js'
-import {policyFor} from './confine.js'
+import {writePlacesFor} from './confine.js'
 import {currentPlatform, dataDir} from './index.js'
 
 /** Programs hmm starts outside the sandbox by name. */
@@ -38,7 +38,7 @@ export function findOnPath(name: string, path = process.env.PATH ?? ''): string 
 }
 
 /** Refuses when the program, or a link on the way to it, lies where the sandboxed command could write. */
-function checkOutOfReach(what: string, path: string, policy: SandboxPolicy): void {
+function checkOutOfReach(what: string, path: string, policy: WritePlaces): void {
   const way = linksOnTheWay(path)
   for (const [index, location] of way.entries()) {
     const writable = writableHolding(policy, location)
@@ -87,7 +87,7 @@ function checkNotShadowed(what: string, found: string | undefined, inPlace: InPl
 }
 
 /** Refuses when a directory of hmm's own (or Node's) lies where the sandboxed command could write. */
-function checkInstalledOutOfReach(what: string, path: string, policy: SandboxPolicy): void {
+function checkInstalledOutOfReach(what: string, path: string, policy: WritePlaces): void {
   const writable = writableHolding(policy, path)
   if (writable) throw new HmmError(`${what} is installed in ${path}, which the sandboxed command could write (${writable}); install ${what} elsewhere`)
 }
@@ -103,21 +103,22 @@ function found(name: Program): string | undefined {
 
 /**
  * What a command run with the defaults and the config file could have
- * written: the policy a program is checked against when hmm did not check
- * it before starting a command itself (diff, apply, merge, pr, ...). The
- * -w paths of earlier runs are not known here: a run refuses a -w path
- * where a program could be left to shadow one of hmm's (checkNotShadowed).
+ * written: the places a program is checked against when hmm did not check
+ * it before starting a command itself (diff, apply, merge, pr, ...); of
+ * the policy, only where it writes (what it may read and the searches
+ * for it do not count here). The -w paths of earlier runs are not known
+ * here: a run refuses a -w path where a program could be left to shadow
+ * one of hmm's (checkNotShadowed).
  */
-function defaultPolicy(): {policy: SandboxPolicy; inPlace: InPlace} {
-  const data = dataDir()
+function defaultPolicy(): {policy: WritePlaces; inPlace: InPlace} {
   let write: string[] = []
   try {
     write = everyWrite(loadConfig()).map(canonical)
   } catch {
     // A bad config file is reported by the commands that read it; its paths cannot be known.
   }
-  debug('checking the programs hmm runs against the policy of the defaults')
-  return {policy: policyFor(currentPlatform(), {tree: data, dataDir: data, writable: write}), inPlace: {asked: write, unasked: []}}
+  debug('checking the programs hmm runs against where a command with the defaults writes')
+  return {policy: writePlacesFor(currentPlatform(), {dataDir: dataDir(), writable: write}), inPlace: {asked: write, unasked: []}}
 }
 
 /** defaultPolicy, built for the first program checked against it and kept for the others. */
@@ -143,7 +144,7 @@ export function programPath(name: Program): string | undefined {
  * `inPlace`, the paths the command writes in place. The programs keep the
  * paths found now.
  */
-export function checkProgramsOutOfReach(policy: SandboxPolicy, inPlace: InPlace): void {
+export function checkProgramsOutOfReach(policy: WritePlaces, inPlace: InPlace): void {
   // hmm's install directory as a whole (the helper, the bundles, node_modules) and the Node running it.
   checkInstalledOutOfReach('hmm', realpathSync(join(dirname(HELPER_PATH), '..', '..')), policy)
   checkInstalledOutOfReach('node', realpathSync(process.execPath), policy)
@@ -186,7 +187,7 @@ export function checkProgramsOutOfReach(policy: SandboxPolicy, inPlace: InPlace)
  * directory (every workspace's tree, temporary directory and layers). Not
  * found: as a shell says it, before anything is made.
  */
-export function agentProgram(name: string, policy: SandboxPolicy, dataDir: string): string {
+export function agentProgram(name: string, policy: WritePlaces, dataDir: string): string {
   const path = name.includes('/') ? resolve(name) : findOnPath(name)
   if (!path) throw new HmmError(`${name}: command not found`, 127)
   checkOutOfReach(basename(name), path, {...policy, writable: [...policy.writable, canonical(dataDir)]})

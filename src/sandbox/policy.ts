@@ -705,7 +705,7 @@ const SOCKET_ROOTS = ['/run', '/var/run']
  * mode and on no platform: written in place it would hand the command what
  * lies beside the data directory (the origin) or the whole home.
  */
-function ownable(input: PolicyInput): (path: string) => boolean {
+function ownable(input: Pick<PolicyInput, 'dataDir' | 'home'>): (path: string) => boolean {
   const [data, home] = [canonical(input.dataDir), canonical(input.home)]
   return path => path !== '/' && !isWithin(data, path) && !isWithin(home, path)
 }
@@ -771,7 +771,11 @@ function unsharedCaches(input: PolicyInput, caches: string[], asked: string[]): 
     .filter(path => !asked.some(place => isWithin(place, path) || isWithin(path, place)))
 }
 
-export function buildPolicy(input: PolicyInput): SandboxPolicy {
+/** What of a policy says where the command may write: whether it could have left a program there (platform/programs.ts). */
+export type WritePlaces = Pick<SandboxPolicy, 'writable' | 'readOnly' | 'plainOnly' | 'devices'>
+
+/** What the write places are made of (buildPolicy takes the parts too). */
+function writeReach(input: Pick<PolicyInput, 'home' | 'dataDir' | 'extraWritable' | 'tmpdir' | 'platform' | 'namespaces'>) {
   const home = (rel: string) => join(input.home, rel)
   const extra = input.extraWritable.map(canonical)
   const own = ownable(input)
@@ -779,20 +783,36 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
   const temp = unique([...TEMP_DIRS[input.platform], ...(userTmpdir ? [userTmpdir] : [])].map(canonical)).filter(own)
   const overlaid = input.platform === 'linux' && input.namespaces === true
   const caches = unique([...CACHES[input.platform], ...(overlaid ? LAYERED_ONLY : [])].map(home).map(canonical)).filter(own)
+  // Written in place, the caches' program parts and rendezvous, but those a -w path names or lies inside: asked for by
+  // name. Under the namespaces every writable cache is an overlay, and they are written there as the rest.
+  const inPlace = (rels: string[]) => unique((overlaid ? [] : rels.map(home)).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path)))
+  const darwin = input.platform === 'darwin'
+  const places: WritePlaces = {
+    writable: unique([...temp, ...caches, ...extra]),
+    readOnly: inPlace(darwin ? [...CACHE_PROGRAMS, ...CACHE_RENDEZVOUS] : CACHE_PROGRAMS),
+    plainOnly: darwin ? [] : inPlace(CACHE_RENDEZVOUS),
+    devices: DEVICES[input.platform],
+  }
+  return {places, home, extra, own, userTmpdir, temp, overlaid, caches}
+}
+
+/** buildPolicy's write places alone: none of the searches for what it hides. */
+export function writePlaces(input: Pick<PolicyInput, 'home' | 'dataDir' | 'extraWritable' | 'tmpdir' | 'platform' | 'namespaces'>): WritePlaces {
+  return writeReach(input).places
+}
+
+export function buildPolicy(input: PolicyInput): SandboxPolicy {
+  const {places, home, extra, own, userTmpdir, temp, overlaid, caches} = writeReach(input)
   const layers = unique((input.layers ?? []).map(canonical)).filter(own)
   // The user's $TMPDIR cannot be the command's own: it gets the first that can (/tmp). macOS has no namespace to
   // give it one over the user's: it gets the workspace's own, where alone of the temp dirs its sockets may be.
   const tree = canonical(input.tree)
   const tmpdir = input.platform === 'darwin' ? ownTmpOf(tree) : userTmpdir && !own(userTmpdir) ? temp[0] : undefined
-  const writable = unique([...temp, ...caches, ...extra])
+  const {writable} = places
   // Those the user has (whited out, each would leave its empty directory in the layer).
   const given = [...(input.unhide ?? []), ...(input.compose?.show ?? [])]
   const cacheSecrets = overlaid ? CACHE_SECRETS.map(home).filter(path => existsSync(path) && !given.includes(path)) : []
   const hidden = [...hiddenPaths(input), ...cacheSecrets, ...unsharedCaches(input, caches, [...extra, ...layers, ...given])]
-  // Written in place, the caches' program parts and rendezvous, but those a -w path names or lies inside: asked for by
-  // name. Under the namespaces every writable cache is an overlay, and they are written there as the rest.
-  const inPlace = (rels: string[]) => unique((overlaid ? [] : rels.map(home)).map(canonical)).filter(path => !extra.some(dir => isWithin(dir, path)))
-  const darwin = input.platform === 'darwin'
   const layered = [...caches, ...layers]
   // Without the namespaces the caches are written in place.
   const inLayers = overlaid ? layered : []
@@ -801,10 +821,7 @@ export function buildPolicy(input: PolicyInput): SandboxPolicy {
   return {
     tree,
     readable: ['/'],
-    writable,
-    readOnly: inPlace(darwin ? [...CACHE_PROGRAMS, ...CACHE_RENDEZVOUS] : CACHE_PROGRAMS),
-    plainOnly: darwin ? [] : inPlace(CACHE_RENDEZVOUS),
-    devices: DEVICES[input.platform],
+    ...places,
     hidden: unreadable(input, hidden),
     ...(input.platform === 'linux' ? {isolation: isolationFor(input, tree, temp, layered, writable, hidden, overlaid ? composed : undefined)} : {}),
     ...(composed && !overlaid ? {home: composed} : {}),
@@ -823,6 +840,6 @@ export function withBinds(policy: SandboxPolicy, binds: Bind[]): SandboxPolicy {
 }
 
 /** The writable path that holds `path`, if any (the tree aside: it is new, in hmm's data directory). */
-export function writableHolding(policy: SandboxPolicy, path: string): string | undefined {
+export function writableHolding(policy: Pick<SandboxPolicy, 'writable' | 'devices'>, path: string): string | undefined {
   return [...policy.writable, ...policy.devices].find(dir => isWithin(path, dir))
 }
