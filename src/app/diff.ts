@@ -10,7 +10,7 @@
 // `.git`) and git/pager.ts (colours and pager are the user's own settings).
 import {Context} from '../workspaces/context.js'
 import {recordWork} from '../workspaces/work.js'
-import {changesNow, treeDiff, treeNow, type DiffRequest} from '../git/changes.js'
+import {treeDiff, treeNow, type DiffRequest} from '../git/changes.js'
 import {mayHoldBinary, withTextShown} from '../git/text-shown.js'
 import {warn} from '../ui/errors.js'
 import {listPaths, printable} from '../ui/format.js'
@@ -40,7 +40,9 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
     let selection: Promise<string> | undefined
     const shown = async () =>
       pathspecs ? await (selection ??= treeNow(workspace).then(now => selected(workspace, forkTree, now, pathspecs))) : await treeNow(workspace)
-    let bytes = pathspecs ? await treeDiff(workspace, forkTree, await shown(), request) : await changesNow(workspace, forkTree, request)
+    // From the tree of the files, which what it shows is recorded as anyway (below): the changed paths asked for to leave
+    // out what `exclude` names are asked once, for the links and WORK's count too (git/raw-changes.ts).
+    let bytes = await treeDiff(workspace, forkTree, await shown(), request)
     let binary: string[] = []
     if (mayHoldBinary(bytes)) {
       const now = await shown()

@@ -25,7 +25,8 @@ import {readerOf, runConfined, type Reader} from '../platform/confined.js'
 import {canonical} from '../sandbox/paths.js'
 import {HmmError} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
-import {ALLOW_LOCAL_TRANSPORT, confinedEnv, git, gitLine, gitReason, nulPairs} from './git.js'
+import {ALLOW_LOCAL_TRANSPORT, confinedEnv, git, gitLine, gitReason} from './git.js'
+import {rawChangesBetween} from './raw-changes.js'
 import {branchTip} from './branch-tip.js'
 import {ensureBaseBlobs} from './origin.js'
 import {privateEnv, privateRepo, privateRepoSources} from './private-repo.js'
@@ -180,9 +181,7 @@ export interface TakenCommits {
 
 /** Raw diff records between two trees: one string per changed path (a rename is two: a deletion and an addition). */
 export async function rawChanges(workspace: Workspace, from: string, to: string): Promise<Set<string>> {
-  const env = privateEnv(privateRepo(workspace.gitDir))
-  const raw = await git(['diff-tree', '-r', '-z', '--no-renames', '--raw', from, to], {cwd: workspace.gitDir, env})
-  return new Set(nulPairs(raw.stdout).map(([record, path]) => `${record}\0${path}`))
+  return new Set((await rawChangesBetween(workspace, from, to)).map(([record, path]) => `${record}\0${path}`))
 }
 
 /**

@@ -23,8 +23,7 @@ import {checkFirstIndex, distrustAfterAdd} from './first-index.js'
 import {dateIndexAfter, INDEX_LOCK_TRIES, INDEX_LOCK_WAIT_MS, objectFormatOf} from './index-trust.js'
 import {excludingUnrecordable, restoreGitlinks, takeOutGitlinks, type Gitlink} from './nested.js'
 import {ensureBaseBlobs} from './origin.js'
-import {excludedOf, keptAsRecorded, patternsOf} from './excluded.js'
-import {changedPaths} from './tree-edit.js'
+import {keptAsRecorded} from './excluded.js'
 import {oncePerWorkspace} from './per-workspace.js'
 import {privateEnv, privateRepo, privateRepoSources} from './private-repo.js'
 import {REFUSED, refusedAmong} from './refused-paths.js'
@@ -299,13 +298,13 @@ export const treeNow = oncePerWorkspace(async (workspace: Workspace): Promise<st
   return workspace.row.forkTree ? keptAsRecorded(workspace, workspace.row.forkTree, tree) : tree
 })
 
-/** diff-tree or diff-index arguments whose output no configuration can change. */
-function diffArgs(command: 'diff-tree' | 'diff-index', request: DiffRequest): string[] {
+/** diff-tree arguments whose output no configuration can change. */
+function diffArgs(request: DiffRequest): string[] {
   const {format, colour} = request
   return [
     ...(colour ?? []),
     ...(request.attributes ? ['-c', `core.attributesFile=${request.attributes}`] : []),
-    command,
+    'diff-tree',
     '-r',
     '-M',
     ...(format === 'patch' ? ['-p', '--binary', '--full-index'] : ['--stat']),
@@ -397,27 +396,7 @@ export async function treeDiff(workspace: Workspace, from: string, to: string, r
   const repo = privateRepo(workspace.gitDir)
   const env: Record<string, string> = {...privateEnv(repo)}
   if (request.columns) env.COLUMNS = String(request.columns)
-  const args = [...diffArgs('diff-tree', request), from, to]
+  const args = [...diffArgs(request), from, to]
   const output = (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout
   return readable(request, mayUseOwnAttributes(output) ? await renderedAsFrom(workspace, args, env, from) : output)
-}
-
-/**
- * The patch (or stat) from the fork tree to the workspace's files now: what
- * treeDiff(fork, treeNow()) gives, read straight from the index for git
- * origins (no tree written: that would rewrite the whole index once more).
- */
-export async function changesNow(workspace: Workspace, forkTree: string, request: DiffRequest): Promise<Buffer> {
-  if (workspace.row.originKind === 'plain') return treeDiff(workspace, forkTree, await treeNow(workspace), request)
-  const env = await filesNow(workspace)
-  // A path the config file's `exclude` names among the changes: shown as treeNow leaves it (as recorded).
-  if (patternsOf(workspace) && excludedOf(workspace, await changedPaths(workspace, forkTree, undefined, {env})).length > 0) {
-    return treeDiff(workspace, forkTree, await treeNow(workspace), request)
-  }
-  if (request.columns) env.COLUMNS = String(request.columns)
-  const args = [...diffArgs('diff-index', request), '--cached', forkTree]
-  const output = (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout
-  // The index's own attribute files decide here: made again from trees.
-  if (mayUseOwnAttributes(output)) return treeDiff(workspace, forkTree, await treeNow(workspace), request)
-  return readable(request, output)
 }

@@ -11,7 +11,8 @@
 // does not hold is taken as a plain one. Everything here reads hmm's private
 // repository only.
 import type {Workspace} from '../workspaces/workspace.js'
-import {git, gitBytes, nulPairs} from './git.js'
+import {git, gitBytes} from './git.js'
+import {rawChangesBetween} from './raw-changes.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
 export interface LinkOut {
@@ -30,10 +31,7 @@ function onPrivate(workspace: Workspace) {
 
 /** The paths whose entry in `to` is a link that is new or changed since `from`. */
 async function changedLinks(workspace: Workspace, from: string, to: string): Promise<string[]> {
-  const raw = await git(['diff-tree', '-r', '-z', '--no-renames', '--raw', from, to], onPrivate(workspace))
-  return nulPairs(raw.stdout)
-    .filter(([record]) => record.split(' ')[1] === LINK_MODE)
-    .map(([, path]) => path)
+  return (await rawChangesBetween(workspace, from, to)).filter(([record]) => record.split(' ')[1] === LINK_MODE).map(([, path]) => path)
 }
 
 /** Every link of `tree`, path to target. */

@@ -6,23 +6,19 @@ import {rmSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
 import {git, gitLine} from './git.js'
+import {rawChangesBetween} from './raw-changes.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
 const nulSeparated = (text: string) => text.split('\0').filter(Boolean)
 const nulTerminated = (paths: string[]) => paths.map(path => `${path}\0`).join('')
 
-/** The paths (files, links, gitlinks) that differ between two trees, or a tree and the private index (`to` undefined); `pathspecs` narrow them. */
-export async function changedPaths(
-  workspace: Workspace,
-  from: string,
-  to: string | undefined,
-  options: {env?: Record<string, string>; pathspecs?: string[]} = {},
-): Promise<string[]> {
+/** The paths (files, links, gitlinks) that differ between two trees; `pathspecs` narrow them. */
+export async function changedPaths(workspace: Workspace, from: string, to: string, pathspecs?: string[]): Promise<string[]> {
   // The same tree: nothing differs (a command that changed nothing, say).
   if (to === from) return []
-  const on = {cwd: workspace.gitDir, env: options.env ?? privateEnv(privateRepo(workspace.gitDir))}
-  const args = to === undefined ? ['diff-index', '--cached', from] : ['diff-tree', '-r', from, to]
-  return nulSeparated((await git([...args, '-z', '--no-renames', '--name-only', '--', ...(options.pathspecs ?? [])], on)).stdout)
+  if (!pathspecs) return (await rawChangesBetween(workspace, from, to)).map(([, path]) => path)
+  const on = {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))}
+  return nulSeparated((await git(['diff-tree', '-r', from, to, '-z', '--no-renames', '--name-only', '--', ...pathspecs], on)).stdout)
 }
 
 /** The tree `base` with each of `paths` as the tree `source` holds it (absent where it holds none). */
@@ -47,5 +43,5 @@ export async function treeWith(workspace: Workspace, base: string, source: strin
 
 /** The tree `from` with what changed in `to` under the pathspecs (git's, from the top): the part of a workspace's work asked for. */
 export async function selected(workspace: Workspace, from: string, to: string, pathspecs: string[]): Promise<string> {
-  return treeWith(workspace, from, to, await changedPaths(workspace, from, to, {pathspecs}))
+  return treeWith(workspace, from, to, await changedPaths(workspace, from, to, pathspecs))
 }

@@ -210,14 +210,24 @@ describe('the first diff of a repository', () => {
 })
 
 describe('hmm diff', () => {
-  it("makes one sandbox policy, its reader's: the programs it runs are checked against where a command could write", async () => {
-    world = new World('cost-diff-policies')
+  /** `hmm diff --stat` with HMM_DEBUG after a run that changed README.md: what it said on stderr. */
+  async function diffAfterRun(name: string): Promise<string> {
+    world = new World(name)
     await world.gitRepo()
     const run = await world.hmm(['run', 'sh', '-c', 'echo more >> README.md'])
     expect(run.exitCode, run.stderr).toBe(0)
     const diff = await world.hmm(['diff', '--stat'], {env: {...world.env, HMM_DEBUG: '1'}})
     expect(diff.stdout).toMatch(/^ README.md \| 1 \+$/m)
-    expect(count(diff.stderr, 'made the sandbox policy of ')).toBe(1)
+    return diff.stderr
+  }
+
+  it("makes one sandbox policy, its reader's: the programs it runs are checked against where a command could write", async () => {
+    expect(count(await diffAfterRun('cost-diff-policies'), 'made the sandbox policy of ')).toBe(1)
+  })
+
+  it('compares the tree it records with the one the workspace was made from twice: for the paths changed, and for the stat', async () => {
+    const stderr = await diffAfterRun('cost-diff-trees')
+    expect({index: count(stderr, 'git diff-index:'), trees: count(stderr, 'git diff-tree:')}).toEqual({index: 0, trees: 2})
   })
 })
 
