@@ -49,7 +49,7 @@
  * through *at() calls relative to directory descriptors opened with
  * O_NOFOLLOW, so it never follows a link in SRC. `stat-pairs`
  * gives the stat data the workspace's first index is written from;
- * `larger-than` finds files too large for git add. `excluded`
+ * `larger-than` finds files too large for git to read. `excluded`
  * matches the config file's `exclude` patterns. `remove`
  * deletes a workspace's directory by directory descriptors, never
  * following a link a process of the command swaps in meanwhile.
@@ -77,7 +77,7 @@ static void usage(void)
 	      "                        [--exclude-from FILE --excluded-to FILE] SRC DST\n"
 	      "       hmm-helper excluded FILE < NUL-separated relative paths\n"
 	      "       hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated relative paths\n"
-	      "       hmm-helper larger-than LIMIT TOTAL < NUL-separated relative paths\n"
+	      "       hmm-helper larger-than LIMIT TOTAL < NUL-separated relative paths > the same, for git update-index\n"
 	      "       hmm-helper remove DIR\n"
 	      "       hmm-helper disk-usage DIR...\n",
 	      stderr);

@@ -20,8 +20,11 @@
  * ended by NUL, relative to the working directory) is a regular file of more
  * than LIMIT bytes, or all of them more than TOTAL together; exit 3 if so, 0
  * if not. Links are not followed; a path that is not there is no file. hmm runs it in the sandbox that reads a
- * workspace, between git listing the files git add would read and git add
- * (git/changes.ts): one sandbox for the three instead of one per git.
+ * workspace, between git listing the files git add would read and git
+ * update-index reading them (git/changes.ts): one sandbox for the three
+ * instead of one per git. Within the limits, it writes the paths back on
+ * stdout as update-index takes them: a nested repository, which ls-files
+ * lists as `dir/`, by its name.
  */
 #include "hmm-helper.h"
 
@@ -258,5 +261,12 @@ int cmd_larger_than(int argc, char **argv)
 			return 3;
 		left -= st.st_size;
 	}
-	return 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(paths[i]);
+		if (len > 1 && paths[i][len - 1] == '/')
+			len--;
+		if (fwrite(paths[i], 1, len, stdout) != len || putchar('\0') == EOF)
+			return 1;
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
 }

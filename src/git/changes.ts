@@ -205,25 +205,36 @@ const NOT_CHECKED = 90
 /**
  * refuseLargeFiles and git add in one sandbox (one start of the helper,
  * not two): git lists the files git add would read into a file of the
- * private repository's, the helper looks at their sizes, then git adds.
- * When the helper finds one too large (or either fails), nothing is added:
- * refuseLargeFiles looks again, and names them.
+ * private repository's, the helper looks at their sizes, then git
+ * update-index reads those files, and only those: what `git add --all`
+ * does, without looking through the whole tree a second time (a nested
+ * repository is listed as `dir/`, which the helper writes as update-index
+ * takes it; --replace lets a file take the place of a directory, and the
+ * other way, as add does). When the helper finds one too large (or either
+ * fails), nothing is added: refuseLargeFiles looks again, and names them.
  */
 const CHECKED_ADD = [
-  'git=$1 listed=$2 helper=$3 limit=$4 total=$5',
+  'git=$1 listed=$2 helper=$3 limit=$4 total=$5 checked=$6',
   `"$git" ls-files -z --modified --others --exclude-standard >"$listed" || exit ${NOT_CHECKED}`,
-  `"$helper" larger-than "$limit" "$total" <"$listed" || exit ${NOT_CHECKED}`,
-  '"$git" add --all -- .',
+  `"$helper" larger-than "$limit" "$total" <"$listed" >"$checked" || exit ${NOT_CHECKED}`,
+  '"$git" update-index --add --remove --replace -z --stdin <"$checked"',
   // One line: HMM_DEBUG shows the command on one.
 ].join('; ')
 
-/** Where CHECKED_ADD lists the files git add would read. */
-const listedPath = (workspace: Workspace) => join(workspace.gitDir, `listed.${process.pid}`)
+/**
+ * What git update-index says of a path it leaves out, one git add refuses
+ * (`.git` in it: refused-paths.ts), exiting 0 all the same; not translated.
+ */
+const IGNORED_PATH = /^Ignoring path /m
+
+/** Where CHECKED_ADD lists the files git add would read, and where the helper writes those it may read. */
+const listedPaths = (workspace: Workspace) => ['listed', 'checked'].map(name => join(workspace.gitDir, `${name}.${process.pid}`))
 
 /** CHECKED_ADD's arguments. */
 function checkedAddArgs(workspace: Workspace): string[] {
   const limit = sizeLimits()
-  return [listedPath(workspace), helperPath(), String(limit.file), String(limit.total)]
+  const [listed, checked] = listedPaths(workspace)
+  return [listed, helperPath(), String(limit.file), String(limit.total), checked]
 }
 
 /** addAll's options for git. */
@@ -235,9 +246,11 @@ function addOptions(workspace: Workspace, env: Record<string, string>, reading: 
 async function checkedAdd(workspace: Workspace, options: GitOptions & {env: Record<string, string>; readsWorkspace: Reading}): Promise<GitResult> {
   try {
     const added = await gitScript('add', CHECKED_ADD, checkedAddArgs(workspace), {...options, okStatuses: [...(options.okStatuses ?? []), NOT_CHECKED]})
+    // A path git refuses: failed, as git add fails (addAll names them).
+    if (added.exitCode === 0 && IGNORED_PATH.test(added.stderr)) return {...added, exitCode: 128}
     if (added.exitCode !== NOT_CHECKED) return added
   } finally {
-    rmSync(listedPath(workspace), {force: true})
+    for (const path of listedPaths(workspace)) rmSync(path, {force: true})
   }
   await refuseLargeFiles(workspace, options.env, options.readsWorkspace)
   return git(['add', '--all', '--', '.'], options)

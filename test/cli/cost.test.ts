@@ -225,6 +225,13 @@ describe('hmm diff', () => {
     expect(count(await diffAfterRun('cost-diff-policies'), 'made the sandbox policy of ')).toBe(1)
   })
 
+  it('looks through the tree once, with the git that lists what changed; the one that reads them reads only those', async () => {
+    const stderr = await diffAfterRun('cost-diff-scans')
+    // Each git of the confined script, by its subcommand: git add --all would look through the whole tree again.
+    const gits = [...stderr.matchAll(/"\$git" ([a-z-]+)/g)].map(([, subcommand]) => subcommand)
+    expect(gits).toEqual(['ls-files', 'update-index'])
+  })
+
   it('compares the tree it records with the one the workspace was made from twice: for the paths changed, and for the stat', async () => {
     const stderr = await diffAfterRun('cost-diff-trees')
     expect({index: count(stderr, 'git diff-index:'), trees: count(stderr, 'git diff-tree:')}).toEqual({index: 0, trees: 2})

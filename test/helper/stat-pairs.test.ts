@@ -67,7 +67,7 @@ describe('hmm-helper stat-pairs', () => {
 })
 
 describe('hmm-helper larger-than', () => {
-  it('exits 3 when a path on stdin is a regular file of more than LIMIT bytes, or they are more than TOTAL together, else 0: links not followed, missing paths no file', () => {
+  it('exits 3 when a path on stdin is a regular file of more than LIMIT bytes, or they are more than TOTAL together, else 0 and writes them back: links not followed, missing paths no file', () => {
     mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
     const dir = mkdtempSync(join(PROJECT, '.test-worlds', 'larger-'))
     dirs.push(dir)
@@ -86,6 +86,9 @@ describe('hmm-helper larger-than', () => {
     // The link is looked at, not what it leads to.
     expect(status('9', ['link'])).toBe(0)
     expect(status('0', [])).toBe(0)
+    // Within the limits, the paths back as git update-index takes them: a nested repository's (`dir/`) by its name.
+    const written = spawnSync(HELPER, ['larger-than', '10', '100'], {cwd: dir, input: 'ten\0sub/\0-dash\nnew line\0missing\0'})
+    expect({status: written.status, stdout: written.stdout.toString()}).toEqual({status: 0, stdout: 'ten\0sub\0-dash\nnew line\0missing\0'})
     expect(spawnSync(HELPER, ['larger-than', '-1', '9'], {cwd: dir, input: ''}).status).toBe(2)
     expect(spawnSync(HELPER, ['larger-than', '9'], {cwd: dir, input: ''}).status).toBe(2)
     expect(spawnSync(HELPER, ['larger-than', '9', '9'], {cwd: dir, input: '../x/ten\0'}).status).toBe(1)
