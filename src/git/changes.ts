@@ -45,6 +45,8 @@ interface Indexed {
   gitlinks?: Gitlink[]
   /** The second to date the index after when git rewrites it again, its stat data unchanged (distrustAfterAdd). */
   datedAfter?: number
+  /** The tree of the index as it was brought up to date, where the git that did it wrote it (CHECKED_ADD). */
+  tree?: string
 }
 
 /** The private repository's index and git's environment on it and the tree. */
@@ -95,11 +97,12 @@ async function indexFilesNow(workspace: Workspace): Promise<Indexed> {
   // The gitlinks git recorded, read from the index as parsed to distrust its recent entries (not parsed again for them).
   let recorded: Gitlink[] | undefined
   let datedAfter: number | undefined
+  let tree: string | undefined
   // Twice at most: an index hmm cannot rewrite (version 4, from the origin) is removed, and git makes a new one.
   for (let pass = 1; ; pass++) {
     const looked = Date.now()
     // Large files are looked for once, before git first reads any.
-    await addAll(workspace, env, reading, pass === 1)
+    tree = await addAll(workspace, env, reading, pass === 1)
     timing.lap('git add')
     const distrusted = await distrustAfterAdd(index, looked, parsed => (recorded = parsed.gitlinks()))
     datedAfter = distrusted.datedAfter
@@ -109,16 +112,12 @@ async function indexFilesNow(workspace: Workspace): Promise<Indexed> {
   timing.lap('distrusted the entries of this second')
   const restored = await restoreGitlinks(on, workspace.tree, gitlinks)
   if (restored.length > 0 && datedAfter !== undefined) await dateIndexAfter(index, datedAfter)
-  return {env, gitlinks: recorded && [...recorded, ...restored], datedAfter}
+  // Distrusting entries changed their stat data only; gitlinks put back change the tree.
+  return {env, gitlinks: recorded && [...recorded, ...restored], datedAfter, tree: restored.length > 0 ? undefined : tree}
 }
 
 /** What indexFilesNow gave each workspace in this hmm command. */
 const indexed = oncePerWorkspace(indexFilesNow)
-
-/** indexFilesNow, once per workspace per command; a copy of its environment for the caller to add to. */
-async function filesNow(workspace: Workspace): Promise<Record<string, string>> {
-  return {...(await indexed(workspace)).env}
-}
 
 /**
  * The gitlinks of the private index brought up to date with the files (the
@@ -210,14 +209,15 @@ const NOT_CHECKED = 90
  * does, without looking through the whole tree a second time (a nested
  * repository is listed as `dir/`, which the helper writes as update-index
  * takes it; --replace lets a file take the place of a directory, and the
- * other way, as add does). When the helper finds one too large (or either
- * fails), nothing is added: refuseLargeFiles looks again, and names them.
+ * other way, as add does). Then git writes the index's tree (treeNow), on
+ * stdout. When the helper finds one too large (or either fails), nothing
+ * is added: refuseLargeFiles looks again, and names them.
  */
 const CHECKED_ADD = [
   'git=$1 listed=$2 helper=$3 limit=$4 total=$5 checked=$6',
   `"$git" ls-files -z --modified --others --exclude-standard >"$listed" || exit ${NOT_CHECKED}`,
   `"$helper" larger-than "$limit" "$total" <"$listed" >"$checked" || exit ${NOT_CHECKED}`,
-  '"$git" update-index --add --remove --replace -z --stdin <"$checked"',
+  '"$git" update-index --add --remove --replace -z --stdin <"$checked" && "$git" write-tree --missing-ok',
   // One line: HMM_DEBUG shows the command on one.
 ].join('; ')
 
@@ -256,13 +256,18 @@ async function checkedAdd(workspace: Workspace, options: GitOptions & {env: Reco
   return git(['add', '--all', '--', '.'], options)
 }
 
-/** `git add --all` into the private index, waiting for another hmm that holds it; `checked`: large files refused first. */
-async function addAll(workspace: Workspace, env: Record<string, string>, reading: Reading, checked: boolean): Promise<void> {
+/**
+ * `git add --all` into the private index, waiting for another hmm that
+ * holds it; `checked`: large files refused first. The tree of the index,
+ * where the git that added wrote it (CHECKED_ADD).
+ */
+async function addAll(workspace: Workspace, env: Record<string, string>, reading: Reading, checked: boolean): Promise<string | undefined> {
   const options = addOptions(workspace, env, reading)
   let excluded: string[] = []
   for (let attempt = 1; ; attempt++) {
-    const added = checked && attempt === 1 ? await checkedAdd(workspace, options) : await git(['add', '--all', '--', '.', ...excluded], options)
-    if (added.exitCode === 0) return
+    const script = checked && attempt === 1
+    const added = script ? await checkedAdd(workspace, options) : await git(['add', '--all', '--', '.', ...excluded], options)
+    if (added.exitCode === 0) return /^[0-9a-f]{40,64}$/.exec(added.stdout.trim())?.[0]
     // Once: a nested repository git cannot record (another object format, no commit) is left out.
     if (!added.stderr.includes('index.lock') && excluded.length === 0) {
       excluded = await excludingUnrecordable({...options, okStatuses: []}, objectFormatOf(env.GIT_INDEX_FILE))
@@ -302,11 +307,10 @@ export function readFilesSoon(workspace: Workspace): void {
  * date once (recording WORK asks for it again, and so do nested repositories' states).
  */
 export const treeNow = oncePerWorkspace(async (workspace: Workspace): Promise<string> => {
-  const env = await filesNow(workspace)
-  const tree = await gitLine(['write-tree', '--missing-ok'], {cwd: workspace.tree, env})
+  const {env, datedAfter, tree: written} = await indexed(workspace)
+  const tree = written ?? (await gitLine(['write-tree', '--missing-ok'], {cwd: workspace.tree, env}))
   // write-tree writes the index again, dated now: its entries of this second would be racily clean to the next git.
-  const {datedAfter} = await indexed(workspace)
-  if (datedAfter !== undefined) await dateIndexAfter(env.GIT_INDEX_FILE, datedAfter)
+  if (!written && datedAfter !== undefined) await dateIndexAfter(env.GIT_INDEX_FILE, datedAfter)
   // What the config file's `exclude` names is never the command's to give back (git/excluded.ts).
   return workspace.row.forkTree ? keptAsRecorded(workspace, workspace.row.forkTree, tree) : tree
 })
