@@ -10,7 +10,7 @@
 // `.git`) and git/pager.ts (colours and pager are the user's own settings).
 import {Context} from '../workspaces/context.js'
 import {recordWork} from '../workspaces/work.js'
-import {treeDiff, treeNow, type DiffRequest} from '../git/changes.js'
+import {filesTree, treeDiff, treeNow, type DiffRequest} from '../git/changes.js'
 import {mayHoldBinary, withTextShown} from '../git/text-shown.js'
 import {warn} from '../ui/errors.js'
 import {listPaths, printable} from '../ui/format.js'
@@ -41,11 +41,15 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
     const shown = async () =>
       pathspecs ? await (selection ??= treeNow(workspace).then(now => selected(workspace, forkTree, now, pathspecs))) : await treeNow(workspace)
     // From the tree of the files, which what it shows is recorded as anyway (below): the changed paths asked for to leave
-    // out what `exclude` names are asked once, for the links and WORK's count too (git/raw-changes.ts).
-    let bytes = await treeDiff(workspace, forkTree, await shown(), request)
+    // out what `exclude` names are asked once, for the links and WORK's count too (git/raw-changes.ts). Meanwhile the
+    // patch of the files as git wrote them is made: the one shown, unless the command wrote what `exclude` names.
+    const written = pathspecs ? undefined : await filesTree(workspace)
+    const ahead = written === undefined ? undefined : treeDiff(workspace, forkTree, written, request)
+    ahead?.catch(() => {})
+    const now = await shown()
+    let bytes = ahead && now === written ? await ahead : await treeDiff(workspace, forkTree, now, request)
     let binary: string[] = []
     if (mayHoldBinary(bytes)) {
-      const now = await shown()
       const render = (attributes: string) => treeDiff(workspace, forkTree, now, {...request, attributes})
       ;({output: bytes, binary} = await withTextShown(workspace, [{from: forkTree, to: now}], bytes, render, forkTree))
     }

@@ -302,15 +302,25 @@ export function readFilesSoon(workspace: Workspace): void {
 }
 
 /**
+ * The tree of the workspace's files now as git wrote it into the private
+ * repository, what `exclude` names included (treeNow leaves that out).
+ */
+export const filesTree = oncePerWorkspace(async (workspace: Workspace): Promise<string> => {
+  const {env, datedAfter, tree: written} = await indexed(workspace)
+  if (written) return written
+  const tree = await gitLine(['write-tree', '--missing-ok'], {cwd: workspace.tree, env})
+  // write-tree writes the index again, dated now: its entries of this second would be racily clean to the next git.
+  if (datedAfter !== undefined) await dateIndexAfter(env.GIT_INDEX_FILE, datedAfter)
+  return tree
+})
+
+/**
  * The tree of the workspace's files now, written into the private
  * repository: once per workspace per command, as its index is brought up to
  * date once (recording WORK asks for it again, and so do nested repositories' states).
  */
 export const treeNow = oncePerWorkspace(async (workspace: Workspace): Promise<string> => {
-  const {env, datedAfter, tree: written} = await indexed(workspace)
-  const tree = written ?? (await gitLine(['write-tree', '--missing-ok'], {cwd: workspace.tree, env}))
-  // write-tree writes the index again, dated now: its entries of this second would be racily clean to the next git.
-  if (!written && datedAfter !== undefined) await dateIndexAfter(env.GIT_INDEX_FILE, datedAfter)
+  const tree = await filesTree(workspace)
   // What the config file's `exclude` names is never the command's to give back (git/excluded.ts).
   return workspace.row.forkTree ? keptAsRecorded(workspace, workspace.row.forkTree, tree) : tree
 })
