@@ -280,12 +280,13 @@ function parseMark(text: string): Mark {
   }
 }
 
-/** The mark of the index; undefined: none (or an unreadable one for distrustAfterAdd's use). */
+/** The mark of the index; undefined: none. */
 function markOf(indexPath: string): Mark | undefined {
   try {
     return parseMark(readFileSync(markerOf(indexPath), 'utf8'))
-  } catch {
-    return undefined
+  } catch (error) {
+    if ((error as {code?: string}).code === 'ENOENT') return undefined
+    throw error
   }
 }
 
