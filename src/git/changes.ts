@@ -92,8 +92,10 @@ async function indexFilesNow(workspace: Workspace): Promise<Indexed> {
   await checkFirstIndex(index, workspace.tree)
   timing.lap('checked the entries cloned last')
   const on = {index, cwd: workspace.tree, env}
-  const gitlinks = await takeOutGitlinks(on)
   const reading = readingOf(workspace)
+  // Its sandbox is set up while the gitlinks are taken out (kept if the end of a command set it up already).
+  readFilesSoon(workspace)
+  const gitlinks = await takeOutGitlinks(on)
   // The gitlinks git recorded, read from the index as parsed to distrust its recent entries (not parsed again for them).
   let recorded: Gitlink[] | undefined
   let datedAfter: number | undefined
@@ -289,8 +291,9 @@ async function addAll(workspace: Workspace, env: Record<string, string>, reading
 /**
  * Starts, ahead, the sandbox of the first git indexFilesNow runs (the
  * checked add's), so that its set-up overlaps what hmm does before it (a
- * command's end recorded, the index checked). Used only if that git's start
- * is the same then (git.ts prepareGitScript); the rest is as without.
+ * command's end recorded, the index checked, the gitlinks taken out). Used
+ * only if that git's start is the same then (git.ts prepareGitScript); the
+ * rest is as without.
  */
 export function readFilesSoon(workspace: Workspace): void {
   try {

@@ -168,12 +168,15 @@ function dropPrepared(): void {
  * from exiting no longer than any idle descriptor: its pipes close with hmm.
  */
 export function prepareConfined(request: Pick<ConfinedRequest, 'reader' | 'cwd' | 'command' | 'env'>): void {
-  dropPrepared()
   const confinement = confinementOf(request)
+  const key = startKey(confinement, request.env)
+  // The same start, prepared already: kept.
+  if (prepared?.key === key) return
+  dropPrepared()
   const running = launch(confinement, {env: request.env, io: 'pipe', detached: true})
   idle(running.child, false)
   running.outcome.catch(() => undefined)
-  prepared = {key: startKey(confinement, request.env), running}
+  prepared = {key, running}
 }
 
 /** Whether a child (and its pipes) keeps hmm's event loop alive. */

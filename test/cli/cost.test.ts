@@ -234,6 +234,11 @@ describe('hmm diff', () => {
     expect(gits).toEqual(['ls-files', 'update-index', 'write-tree'])
   })
 
+  it('sets up the sandbox that reads the files while it takes the index in hand, not after', async () => {
+    const sandboxes = (await diffAfterRun('cost-diff-ahead')).split('\n').filter(line => line.startsWith('hmm: debug: confined:'))
+    expect(sandboxes.map(line => line.endsWith(' (set up ahead)'))).toEqual([true])
+  })
+
   it('compares the tree it records with the one the workspace was made from twice: for the paths changed, and for the stat', async () => {
     const stderr = await diffAfterRun('cost-diff-trees')
     expect({index: count(stderr, 'git diff-index:'), trees: count(stderr, 'git diff-tree:')}).toEqual({index: 0, trees: 2})
