@@ -250,6 +250,11 @@ async function checkedAdd(workspace: Workspace, options: GitOptions & {env: Reco
     const added = await gitScript('add', CHECKED_ADD, checkedAddArgs(workspace), {...options, okStatuses: [...(options.okStatuses ?? []), NOT_CHECKED]})
     // A path git refuses: failed, as git add fails (addAll names them).
     if (added.exitCode === 0 && IGNORED_PATH.test(added.stderr)) return {...added, exitCode: 128}
+    // update-index stops where add goes on (a tracked directory replaced by a link: its files lie "beyond a symbolic
+    // link"), before it wrote the index; the sizes passed, so git add, reading the same files, takes over.
+    if (added.exitCode !== 0 && added.exitCode !== NOT_CHECKED && !added.stderr.includes('index.lock')) {
+      return git(['add', '--all', '--', '.'], options)
+    }
     if (added.exitCode !== NOT_CHECKED) return added
   } finally {
     for (const path of listedPaths(workspace)) rmSync(path, {force: true})

@@ -227,6 +227,21 @@ describe.each(['1', '0'])('hmm diff (HMM_FIRST_INDEX=%s)', value => {
     expect(result).toMatchObject({exitCode: 0, stdout: ' during.txt | 1 +\n 1 file changed, 1 insertion(+)\n'})
   })
 
+  it('shows and applies a tracked directory replaced by a link to another', async () => {
+    world = newWorld('diff-dir-to-link')
+    await world.gitRepo()
+    world.file('lib/a.txt', 'old\n')
+    await world.git(['add', 'lib'])
+    await world.git(['commit', '-qm', 'lib'])
+    const run = await world.hmm(['run', 'sh', '-c', 'rm -rf lib && ln -s src lib'])
+    expect(run.stderr).toMatch(/^hmm: workspace [0-9a-z]{6}: .* \(\d+ files?\)$/m)
+    const diff = await hmm(world, ['diff', '--stat'])
+    expect(diff.exitCode, diff.stderr).toBe(0)
+    expect(diff.stdout).toContain('lib/a.txt')
+    expect((await hmm(world, ['apply'])).exitCode).toBe(0)
+    expect(await world.sh('readlink lib')).toBe('src')
+  })
+
   it('sees a file rewritten with the same size at once, after the clone and between two diffs', async () => {
     world = newWorld('diff-same-size')
     world.file('same.txt', 'aaa\n')
