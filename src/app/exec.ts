@@ -84,7 +84,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     warnNetworkNeighbours(context, settings, workspace.id)
     const policy = await commandPolicy(context, platform, {tree: workspace.tree, origin: workspace.row.origin, command}, kept, settings)
     debugStep('exec: sandbox policy made')
-    const program = commandProgram(context, settings, command, policy)
+    const program = commandProgram(settings, command, policy)
     makeAgentPlaces(settings)
     if (background) prepareBackground(workspace)
     if (kept.length !== workspace.row.writable.length) context.store.update(workspace.id, {writable: kept})

@@ -211,7 +211,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   // Not before the policy: git, which the policy checks out of the command's reach, would be checked against another.
   const asked = askGitOrigin(context.origin)
   asked.catch(() => {})
-  const program = commandProgram(context, settings, command, policy)
+  const program = commandProgram(settings, command, policy)
   warnNetworkNeighbours(context, settings)
   makeAgentPlaces(settings)
   const store = context.store

@@ -145,8 +145,8 @@ export async function commandPolicy(
  * checked before anything is made (programs.ts agentProgram); undefined
  * for other commands, looked up on PATH inside as a shell would.
  */
-export function commandProgram(context: Context, settings: Effective, command: string[], policy: SandboxPolicy): string | undefined {
-  return settings.agent ? agentProgram(command[0], policy, context.data) : undefined
+export function commandProgram(settings: Effective, command: string[], policy: SandboxPolicy): string | undefined {
+  return settings.agent ? agentProgram(command[0], policy) : undefined
 }
 
 /**

@@ -37,11 +37,17 @@ export function findOnPath(name: string, path = process.env.PATH ?? ''): string 
   return undefined
 }
 
-/** Refuses when the program, or a link on the way to it, lies where the sandboxed command could write. */
+/**
+ * Refuses when the program, or a link on the way to it, lies where the
+ * sandboxed command could write, or where any workspace's command could:
+ * hmm's data directory (every tree; PATH may lead into one, as direnv or a
+ * virtualenv entered there does).
+ */
 function checkOutOfReach(what: string, path: string, policy: WritePlaces): void {
+  const reach = {...policy, writable: [...policy.writable, canonical(dataDir())]}
   const way = linksOnTheWay(path)
   for (const [index, location] of way.entries()) {
-    const writable = writableHolding(policy, location)
+    const writable = writableHolding(reach, location)
     if (!writable) continue
     const how = index === way.length - 1 ? 'is' : 'is reached through'
     throw new HmmError(`${what} ${how} ${location}, which the sandboxed command could write (${writable}); install ${what} elsewhere or change PATH`)
@@ -187,9 +193,9 @@ export function checkProgramsOutOfReach(policy: WritePlaces, inPlace: InPlace): 
  * directory (every workspace's tree, temporary directory and layers). Not
  * found: as a shell says it, before anything is made.
  */
-export function agentProgram(name: string, policy: WritePlaces, dataDir: string): string {
+export function agentProgram(name: string, policy: WritePlaces): string {
   const path = name.includes('/') ? resolve(name) : findOnPath(name)
   if (!path) throw new HmmError(`${name}: command not found`, 127)
-  checkOutOfReach(basename(name), path, {...policy, writable: [...policy.writable, canonical(dataDir)]})
+  checkOutOfReach(basename(name), path, policy)
   return path
 }

@@ -4,7 +4,7 @@
 import {chmodSync, existsSync, mkdirSync, symlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
-import {BIN, World} from '../world.js'
+import {BIN, workspaceLine, World} from '../world.js'
 
 let world: World
 beforeEach(async () => {
@@ -50,6 +50,25 @@ describe('a program hmm runs outside the sandbox', () => {
         `hmm: git is ${cargoBin}/git, which the sandboxed command could write (${join(world.home, '.cargo')}); install git elsewhere or change PATH\n`,
       )
     else expect(diff.stdout).toContain('+change')
+  })
+
+  it("written by a workspace's command into its tree is not run by hmm diff when PATH leads into the tree (direnv, a venv)", async () => {
+    const marker = join(world.root, 'ran-outside')
+    const run = await world.hmm([
+      'run',
+      'sh',
+      '-c',
+      `mkdir -p bin && printf '#!/bin/sh\\necho ran >> ${marker}\\nexec /usr/bin/git "$@"\\n' > bin/git && chmod +x bin/git`,
+    ])
+    expect(run.exitCode, run.stderr).toBe(0)
+    const {id, tree} = workspaceLine(run.stderr)
+    const env = {...world.env, PATH: `${join(tree, 'bin')}:${world.env.PATH}`}
+    const diff = await world.hmm(['diff', id], {env})
+    expect(diff.stderr).toBe(
+      `hmm: git is ${join(tree, 'bin', 'git')}, which the sandboxed command could write (${world.dataDir}); install git elsewhere or change PATH\n`,
+    )
+    expect(diff.exitCode).toBe(1)
+    expect(existsSync(marker)).toBe(false)
   })
 
   it('is refused when reached through a link the command could write (-w ~/.local, hmm linked in ~/.local/bin)', async () => {
