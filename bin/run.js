@@ -2,8 +2,9 @@
 // The entry: as little as possible before the command runs. CommonJS (see
 // bin/package.json): Node starts a CommonJS entry faster than an ES module.
 // Listing (bare `hmm`, `hmm ls [-a] [-l] [--json]`) runs from one bundled file
-// without oclif; every other command line, help and usage errors included,
-// goes through oclif.
+// without oclif; `hmm run` and `hmm exec` from another, with oclif's parser
+// only; every other command line, and their help and usage errors, go
+// through oclif.
 'use strict'
 const fs = require('node:fs')
 const path = require('node:path')
@@ -62,6 +63,11 @@ function loadBundle(name) {
   return bundle.exports
 }
 
+/** Every other command line, through oclif, which finds its configuration in the project's package.json, one level up. */
+function main() {
+  loadBundle('main.bundle.cjs').main(argv, path.join(__dirname, '..'))
+}
+
 const argv = process.argv.slice(2)
 const LIST_FLAGS = new Set(['-a', '--all', '-l', '--long', '--json'])
 const listFlags = argv[0] === 'ls' ? argv.slice(1) : argv
@@ -75,7 +81,11 @@ if ((argv.length === 0 || argv[0] === 'ls') && listFlags.every(flag => LIST_FLAG
 } else if (argv[0] === '__complete') {
   // The completion scripts' question: answered fast, from the same bundle.
   if (loadBundle('list.bundle.cjs').completeMain(argv.slice(1))) process.exit()
+} else if (argv[0] === 'run' || argv[0] === 'exec') {
+  // Their help and usage errors are oclif's: startMain answers false, having done nothing.
+  loadBundle('start.bundle.cjs')
+    .startMain(argv)
+    .then(started => started || main())
 } else {
-  // oclif finds its configuration in the project's package.json, one level up.
-  loadBundle('main.bundle.cjs').main(argv, path.join(__dirname, '..'))
+  main()
 }

@@ -1,8 +1,10 @@
-// Bundles what bin/run.js loads into two CommonJS files, one module each
+// Bundles what bin/run.js loads into three CommonJS files, one module each
 // instead of hundreds, and no ES module loader: most of what separates a
 // command's start from a bare `node -e 0`.
 // - dist/list.bundle.cjs: the listing path (dist/list.js and what it imports,
 //   better-sqlite3's JavaScript included), without oclif.
+// - dist/start.bundle.cjs: `hmm run` and `hmm exec` (dist/start.js), with
+//   oclif's parser but not its Command and Config.
 // - dist/main.bundle.cjs: everything else: oclif, every command, execa, and
 //   what they import (oclif finds the commands in it: package.json's
 //   oclif.commands, "explicit" strategy).
@@ -11,7 +13,7 @@ import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {build} from 'esbuild'
 
-const BUNDLES = {'list.js': 'list.bundle.cjs', 'main.js': 'main.bundle.cjs'}
+const BUNDLES = {'list.js': 'list.bundle.cjs', 'start.js': 'start.bundle.cjs', 'main.js': 'main.bundle.cjs'}
 
 /**
  * chalk guesses colour support when it is loaded (its vendored

@@ -25,7 +25,7 @@ const BUILDS = [
     what: 'the bundles',
     sources: ['src', join('scripts', 'bundle.js'), join('scripts', 'manifest.js'), 'package.json', 'package-lock.json', 'tsconfig.json'],
     skip: [],
-    outputs: [join('dist', 'main.bundle.cjs'), join('dist', 'list.bundle.cjs'), 'oclif.manifest.json'],
+    outputs: [join('dist', 'main.bundle.cjs'), join('dist', 'start.bundle.cjs'), join('dist', 'list.bundle.cjs'), 'oclif.manifest.json'],
     command: ['npm', 'run', 'build'],
   },
 ]

@@ -1,6 +1,6 @@
-import * as Flags from '@oclif/core/flags'
 import {HmmCommand} from '../ui/command.js'
-import {RUN_FLAGS_WITH_VALUE, splitAtCommand} from '../ui/split-argv.js'
+import {splitAtCommand} from '../ui/split-argv.js'
+import {RUN} from './run-and-exec.js'
 
 export default class Run extends HmmCommand {
   static override summary = 'Make a workspace of the working directory and run a command in it, sandboxed'
@@ -13,21 +13,12 @@ export default class Run extends HmmCommand {
     '<%= config.bin %> run --net api.anthropic.com claude',
     '<%= config.bin %> run',
   ]
-  static override strict = true
-  static override flags = {
-    name: Flags.string({char: 'n', description: "the workspace's name (letters, digits, '-', '_', '.')"}),
-    write: Flags.string({char: 'w', description: 'also let the command write PATH (repeatable)', multiple: true}),
-    rm: Flags.boolean({description: 'remove the workspace when the command exits'}),
-    detach: Flags.boolean({char: 'd', description: 'run in the background: return at once (hmm attach, hmm peek)'}),
-    net: Flags.string({
-      description: "the command's network: none (loopback only), only HTTP(S) to HOST[,HOST...] through hmm's proxy, or profile (its agent's hosts)",
-    }),
-  }
+  static override strict = RUN.strict
+  static override flags = RUN.flags
 
   async run(): Promise<void> {
-    const {own, command} = splitAtCommand(this.argv, RUN_FLAGS_WITH_VALUE)
+    const {own, command} = splitAtCommand(this.argv, RUN.flagsWithValue)
     const {flags} = await this.parse(Run, own)
-    const {runWorkspace} = await import('../app/run.js')
-    process.exitCode = await runWorkspace({name: flags.name, writable: flags.write ?? [], removeAfter: flags.rm, net: flags.net, command, detach: flags.detach})
+    process.exitCode = await RUN.start(flags, command)
   }
 }

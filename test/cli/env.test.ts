@@ -195,6 +195,14 @@ describe("the command's environment", () => {
     await world.sh('rm ~/.config/hmm/config.toml')
   })
 
+  it('has no HMM_REDIRECTED, which oclif removes before any command, for run and exec alike', async () => {
+    const env = {...world.env, HMM_REDIRECTED: 'x'}
+    const run = await world.hmm(['run', '-n', 'redirected', 'sh', '-c', 'echo "[$HMM_REDIRECTED]"'], {env})
+    expect(run.stdout).toBe('[]\n')
+    expect((await world.hmm(['exec', 'redirected', 'sh', '-c', 'echo "[$HMM_REDIRECTED]"'], {env})).stdout).toBe('[]\n')
+    await world.hmm(['rm', '-f', 'redirected'])
+  })
+
   it('is shown by hmm sandbox: the variables set now that the command would not get', async () => {
     const result = await world.hmm(['sandbox'], {env: {...world.env, GITHUB_TOKEN: 'x', SSH_AUTH_SOCK: '/x', ANTHROPIC_API_KEY: 'k'}})
     expect(result.stdout).toContain('environment: removes ANTHROPIC_API_KEY GITHUB_TOKEN SSH_AUTH_SOCK (')

@@ -70,6 +70,34 @@ describe('help', () => {
     expect((await world.hmm(['run', '-n'])).stderr).toBe('hmm: --name needs a value for hmm run\n')
   })
 
+  it("gives run's and exec's help and flag errors wherever they stand before the command, making nothing", async () => {
+    world = new World('run-usage')
+    const run = await world.hmm(['help', 'run'])
+    expect(run.stdout).toContain('$ hmm run [-d] [--rm]')
+    // -h and --help anywhere in hmm's part, even where a flag's value would be (as oclif has it).
+    for (const args of [
+      ['run', '-h'],
+      ['run', '--help'],
+      ['run', '-n', 'x', '--help'],
+      ['run', '--rm', '-h', 'true'],
+      ['run', '-n', '--help'],
+    ]) {
+      expect(await world.hmm(args), args.join(' ')).toEqual(run)
+    }
+    const exec = await world.hmm(['help', 'exec'])
+    expect(await world.hmm(['exec', '-d', '--help', 'ws', 'true'])).toEqual(exec)
+    expect(await world.hmm(['run', '--nam', 'x', 'true'])).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: 'hmm: unknown flag --nam for hmm run; did you mean --name?\n',
+    })
+    expect(await world.hmm(['exec', '--net'])).toEqual({exitCode: 1, stdout: '', stderr: 'hmm: --net needs a value for hmm exec\n'})
+    expect(await world.hmm(['exec', '--frobnicate', 'ws'])).toEqual({exitCode: 1, stdout: '', stderr: 'hmm: unknown flag --frobnicate for hmm exec\n'})
+    expect((await world.hmm(['ls', '-a', '--json'])).stdout).toBe('[]\n')
+    // After the command (or --), help flags are the command's.
+    expect((await world.hmm(['run', '--rm', '--', 'printf', '%s', '--help'])).stdout).toBe('--help')
+  })
+
   it('names itself hmm in help and in its version, not after the npm package', async () => {
     world = new World('version-name')
     const version = (await world.hmm(['--version'])).stdout
