@@ -30,7 +30,8 @@ function loadBundle(name) {
     process.exit(1)
   }
   const cacheFile = `${file}.cache`
-  const source = fs.readFileSync(file, 'utf8')
+  // The bundles are ASCII (scripts/bundle.js sees to it): latin1 is the same text, decoded fastest.
+  const source = fs.readFileSync(file, 'latin1')
   const stat = fs.statSync(file)
   const key = Buffer.from(`${stat.size} ${stat.mtimeMs} ${stat.ino}\n`)
   let cachedData

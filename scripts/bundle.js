@@ -8,7 +8,7 @@
 // - dist/main.bundle.cjs: everything else: oclif, every command, execa, and
 //   what they import (oclif finds the commands in it: package.json's
 //   oclif.commands, "explicit" strategy).
-import {rmSync} from 'node:fs'
+import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {build} from 'esbuild'
@@ -31,6 +31,24 @@ const chalkGuessesNothing = {
   },
 }
 
+/**
+ * bin/run.js reads the bundles as latin1, the fastest decoding, which is right only where they are ASCII (and
+ * a single other character would make the whole source a two-byte string, slower to read and to compile).
+ * esbuild writes non-ASCII characters as escapes, but not in regular expressions: ansis's pattern of ANSI
+ * sequences holds U+009B. Such C1 control characters become \x escapes, the same character in a regular
+ * expression or a string; any other non-ASCII character fails the build.
+ */
+function makeAscii(file) {
+  const source = readFileSync(file, 'utf8')
+  const ascii = source.replace(/(\\?)([\u0080-\u009f])/g, (_, backslash, character) => {
+    if (backslash) throw new Error(`${file}: an escaped C1 character (${JSON.stringify(character)}) that \\x cannot replace`)
+    return `\\x${character.charCodeAt(0).toString(16).toUpperCase()}`
+  })
+  const other = /[^\0-\x7f]/.exec(ascii)
+  if (other) throw new Error(`${file}: ${JSON.stringify(other[0])} at ${other.index}; bin/run.js reads the bundles as latin1, ASCII only`)
+  writeFileSync(file, ascii)
+}
+
 for (const [entry, out] of Object.entries(BUNDLES)) {
   // bin/run.js keeps V8's code cache of each bundle beside it; a new bundle starts without.
   rmSync(new URL(`../dist/${out}.cache`, import.meta.url), {force: true})
@@ -49,4 +67,5 @@ for (const [entry, out] of Object.entries(BUNDLES)) {
     plugins: [chalkGuessesNothing],
     logLevel: 'warning',
   })
+  makeAscii(fileURLToPath(new URL(`../dist/${out}`, import.meta.url)))
 }
