@@ -4,7 +4,7 @@
 // environment; and, when the command has ended, the hosts it was refused.
 import {randomBytes} from 'node:crypto'
 import {parseRules} from '../net/hosts.js'
-import {startProxy, type Proxy} from '../net/proxy.js'
+import type {Proxy} from '../net/proxy.js'
 import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {basename, join} from 'node:path'
 import {canonical} from '../sandbox/paths.js'
@@ -106,6 +106,8 @@ export async function startNetwork(platform: Platform, network: Network | undefi
   if (network?.kind === 'none') return {env: noRetries(process.env), finish: async () => {}}
   if (network?.kind !== 'proxy') return {env: {}, finish: async () => {}}
   const rules = parseRules(network.hosts)
+  // Loaded here, for a host list only: with it node:http and node:dns, ~3 ms of every other command's start.
+  const {startProxy} = await import('../net/proxy.js')
   let proxy: Proxy
   let reach: NonNullable<CommandNetwork['proxy']>
   if (platform === 'linux') {
