@@ -208,18 +208,20 @@ const NOT_CHECKED = 90
  * not two): git lists the files git add would read into a file of the
  * private repository's, the helper looks at their sizes, then git
  * update-index reads those files, and only those: what `git add --all`
- * does, without looking through the whole tree a second time (a nested
+ * does, without looking for untracked files a second time (a nested
  * repository is listed as `dir/`, which the helper writes as update-index
  * takes it; --replace lets a file take the place of a directory, and the
- * other way, as add does). Then git writes the index's tree (treeNow), on
- * stdout. When the helper finds one too large (or either fails), nothing
- * is added: refuseLargeFiles looks again, and names them.
+ * other way, as add does). A file touched but not changed is not listed:
+ * the refresh takes its stat data, as add does, or every later look would
+ * read it again. Then git writes the index's tree (treeNow), on stdout.
+ * When the helper finds one too large (or either fails), nothing is added:
+ * refuseLargeFiles looks again, and names them.
  */
 const CHECKED_ADD = [
   'git=$1 listed=$2 helper=$3 limit=$4 total=$5 checked=$6',
   `"$git" ls-files -z --modified --others --exclude-standard >"$listed" || exit ${NOT_CHECKED}`,
   `"$helper" larger-than "$limit" "$total" <"$listed" >"$checked" || exit ${NOT_CHECKED}`,
-  '"$git" update-index --add --remove --replace -z --stdin <"$checked" && "$git" write-tree --missing-ok',
+  '"$git" update-index --add --remove --replace -z --stdin <"$checked" && "$git" update-index -q --refresh && "$git" write-tree --missing-ok',
   // One line: HMM_DEBUG shows the command on one.
 ].join('; ')
 

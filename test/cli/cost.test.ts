@@ -85,6 +85,17 @@ describe('hmm run in a repository', () => {
     expect(count(result.stderr, 'checking the programs hmm runs against')).toBe(0)
   })
 
+  it('takes the stat data of a file the command touched but did not change, so that no later look reads it again', async () => {
+    world = new World('cost-run-touched')
+    await world.gitRepo()
+    const result = await world.hmm(['run', 'sh', '-c', 'sleep 1.1; touch README.md'])
+    expect(result.exitCode, result.stderr).toBe(0)
+    const {id, tree} = workspaceLine(result.stderr)
+    const entry = await world.sh(`GIT_DIR='${join(world.dataDir, id, 'git')}' git ls-files --debug README.md`)
+    const recorded = /mtime: (\d+):/.exec(entry)?.[1]
+    expect(recorded).toBe(String(Math.floor(lstatSync(join(tree, 'README.md')).mtimeMs / 1000)))
+  })
+
   it('reads the files in one sandbox also where hmm is installed in the home, which the composed home leaves out', async () => {
     // Its helper, which the reading sandbox runs, lies in the home.
     const {result, ended} = await runChangingOneFile('cost-run-installed', true)
@@ -227,11 +238,12 @@ describe('hmm diff', () => {
     expect(count(await diffAfterRun('cost-diff-policies'), 'made the sandbox policy of ')).toBe(1)
   })
 
-  it('looks through the tree once, with the git that lists what changed; the one that reads them reads only those', async () => {
+  it('looks for new files once, with the git that lists what changed; the one that reads them reads only those', async () => {
     const stderr = await diffAfterRun('cost-diff-scans')
-    // Each git of the confined script, by its subcommand: git add --all would look through the whole tree again.
+    // Each git of the confined script, by its subcommand: git add --all would look through the whole tree again (the
+    // refresh, the second update-index, only looks at the files the index holds).
     const gits = [...stderr.matchAll(/"\$git" ([a-z-]+)/g)].map(([, subcommand]) => subcommand)
-    expect(gits).toEqual(['ls-files', 'update-index', 'write-tree'])
+    expect(gits).toEqual(['ls-files', 'update-index', 'update-index', 'write-tree'])
   })
 
   it('sets up the sandbox that reads the files while it takes the index in hand, not after', async () => {
