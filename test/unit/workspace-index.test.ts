@@ -91,7 +91,8 @@ describe.each(CLONES)("the workspace's first index (clone by %s)", how => {
       const file = join(scenario.tree, 'c d.txt')
       const before = statSync(file)
       writeFileSync(file, 'C D.TXT\n')
-      utimesSync(file, before.atime, before.mtime)
+      // In seconds, not as Dates: a Date rounds to the millisecond, which can carry the mtime into the next second.
+      utimesSync(file, before.atimeMs / 1000, before.mtimeMs / 1000)
       if (Math.floor(statSync(file).ctimeMs / 1000) === cloned) made = scenario // as git sees it: unchanged
     }
     if (!made) throw new Error('the clone and the rewrite never fell in one second in 5 tries')
