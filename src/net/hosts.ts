@@ -31,7 +31,8 @@ export interface HostRule {
 /** HTTP's and HTTPS's. */
 export const DEFAULT_PORTS = [80, 443]
 
-const LABELS = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/
+// No label starts with '-': `hmm run --net -- make` must not take `--` for a host.
+const LABELS = /^[a-z0-9_][a-z0-9_-]*(\.[a-z0-9_][a-z0-9_-]*)*$/
 
 /**
  * A host name or IP address in its canonical form (an IPv6 address without

@@ -41,7 +41,8 @@ describe('host rules', () => {
   })
 
   it('refuses a rule it cannot read, in one line', () => {
-    for (const bad of ['*', '*.', 'a.com:0', 'a.com:65536', 'a.com:', 'http://a.com', '*.10.0.0.7', 'x@y.com'])
+    // A label never starts with '-': '--' took --net's value in `hmm run --net -- make`.
+    for (const bad of ['*', '*.', 'a.com:0', 'a.com:65536', 'a.com:', 'http://a.com', '*.10.0.0.7', 'x@y.com', '--', '--rm', 'a.-b.com'])
       expect(() => parseRule(bad), bad).toThrow(/^net: not a host name, \*\.domain or IP address \(with an optional :PORT\): /)
   })
 
