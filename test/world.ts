@@ -78,6 +78,14 @@ function cleanEnv(home: string): Record<string, string> {
   return {...env, HOME: home, LANG: 'C.UTF-8', NO_COLOR: '1', TMPDIR: '/tmp', SHELL: '/bin/sh'}
 }
 
+/** A directory of its own for the running test, under the checkout's .test-worlds, removed when the test ends. */
+export function scratchDir(prefix: string): string {
+  mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
+  const dir = mkdtempSync(join(PROJECT, '.test-worlds', `${prefix}-`))
+  onTestFinished(() => rmSync(dir, {recursive: true, force: true}))
+  return dir
+}
+
 /**
  * Gives the owner back every directory of a world (tests make 0555
  * directories, the kernel makes overlay work directories 0000), so that the

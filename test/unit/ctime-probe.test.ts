@@ -1,22 +1,12 @@
 // afterTreeMade's probe: whether every ctime stamped from now on is later
 // than the tree's, so the command may start without waiting a clock tick.
 import {execa} from 'execa'
-import {mkdirSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {readdirSync} from 'node:fs'
 import {release} from 'node:os'
 import {join} from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {ctimesLaterFromNow} from '../../src/git/first-index.js'
-import {PROJECT} from '../world.js'
-
-const dirs: string[] = []
-afterEach(() => dirs.splice(0).forEach(dir => rmSync(dir, {recursive: true, force: true})))
-
-function newDir(): string {
-  mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
-  const dir = mkdtempSync(join(PROJECT, '.test-worlds', 'ctime-probe-'))
-  dirs.push(dir)
-  return dir
-}
+import {PROJECT, scratchDir} from '../world.js'
 
 /** Linux 6.13 stamps a looked-at ctime finely on ext4, XFS, Btrfs and tmpfs (multigrain timestamps). */
 const [major, minor] = release().split('.').map(Number)
@@ -24,24 +14,24 @@ const MULTIGRAIN = process.platform === 'linux' && (major > 6 || (major === 6 &&
 
 describe('the ctime probe', () => {
   it.runIf(MULTIGRAIN)('says yes where the kernel stamps looked-at ctimes finely, and leaves nothing behind', () => {
-    const dir = newDir()
+    const dir = scratchDir('ctime-probe')
     expect(ctimesLaterFromNow(dir, Date.now())).toBe(true)
     expect(readdirSync(dir)).toEqual([])
   })
 
   it('says no when the instant to be later than has not come yet', () => {
-    const dir = newDir()
+    const dir = scratchDir('ctime-probe')
     expect(ctimesLaterFromNow(dir, Date.now() + 60_000)).toBe(false)
     expect(readdirSync(dir)).toEqual([])
   })
 
   it('says no where it cannot write', () => {
-    expect(ctimesLaterFromNow(join(newDir(), 'missing'), Date.now())).toBe(false)
+    expect(ctimesLaterFromNow(join(scratchDir('ctime-probe'), 'missing'), Date.now())).toBe(false)
   })
 
   // ramfs stamps ctimes from the coarse clock only; a user namespace of its own may mount one.
   it.runIf(process.platform === 'linux')('says no on a file system that stamps ctimes coarsely (ramfs)', async () => {
-    const dir = newDir()
+    const dir = scratchDir('ctime-probe')
     // The built module (npm install builds it): the probe runs in a process of the namespace.
     const module = join(PROJECT, 'dist', 'git', 'first-index.js')
     const probe = `import(${JSON.stringify(module)}).then(m => console.log(m.ctimesLaterFromNow(process.argv[1], Date.now() - 1)))`

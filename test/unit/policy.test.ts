@@ -1,6 +1,6 @@
-import {mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {landlockArgs} from '../../src/platform/linux.js'
 import {sandboxedArgv} from '../../src/platform/confine.js'
 import {darwinPath, seatbelt, seatbeltArgv} from '../../src/platform/darwin.js'
@@ -8,16 +8,10 @@ import {agentBinds, agentPlaces} from '../../src/app/agent-places.js'
 import {parseConfig, settingsFor} from '../../src/sandbox/config.js'
 import {canonical} from '../../src/sandbox/paths.js'
 import {buildPolicy, hostKeys, withBinds} from '../../src/sandbox/policy.js'
-import {PROJECT} from '../world.js'
-
-const dirs: string[] = []
-afterEach(() => dirs.splice(0).forEach(dir => rmSync(dir, {recursive: true, force: true})))
+import {scratchDir} from '../world.js'
 
 function scratch(): string {
-  mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
-  const dir = mkdtempSync(join(PROJECT, '.test-worlds', 'policy-'))
-  dirs.push(dir)
-  return dir
+  return scratchDir('policy')
 }
 
 describe('the sandbox policy', () => {

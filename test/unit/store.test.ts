@@ -1,20 +1,14 @@
 import Database from 'better-sqlite3'
-import {mkdirSync, mkdtempSync, rmSync} from 'node:fs'
+import {mkdirSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {resolveWorkspace} from '../../src/workspaces/resolve.js'
 import {registryPath, Store} from '../../src/workspaces/store.js'
 import {newId} from '../../src/workspaces/ids.js'
-import {PROJECT} from '../world.js'
-
-const dirs: string[] = []
-afterEach(() => dirs.splice(0).forEach(dir => rmSync(dir, {recursive: true, force: true})))
+import {scratchDir} from '../world.js'
 
 function freshData(): string {
-  mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
-  const dir = mkdtempSync(join(PROJECT, '.test-worlds', 'store-'))
-  dirs.push(dir)
-  return join(dir, 'data')
+  return join(scratchDir('store'), 'data')
 }
 
 describe('the registry', () => {
