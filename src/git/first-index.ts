@@ -156,15 +156,17 @@ const CLOCK_TICK_MS = 20
 
 /**
  * Whether, on the file system of `dir`, every ctime stamped from now on is
- * later than `sinceMs`. So it is where the kernel stamps a file's change
- * from the fine clock once its ctime was looked at, and no later stamp
- * from the coarse clock falls below the last fine one (multigrain
- * timestamps, Linux 6.13: ext4, XFS, Btrfs, tmpfs). Stamping a probe
- * finely both shows it and raises that floor past `sinceMs`. A coarse
- * clock stamps three changes microseconds apart with at most two different
- * times: never three rising ones.
+ * later than `sinceMs` and than every ctime stamped before. The kernel's
+ * stamps never go back: each is the coarse clock's time or, from Linux 6.13
+ * on, the latest fine one handed out if that is later (multigrain
+ * timestamps). So once a probe's changes get rising ctimes past `sinceMs`,
+ * every later change gets a later ctime than all made before the probe.
+ * They rise at once where the kernel stamps a looked-at file's change from
+ * the fine clock (6.13: ext4, XFS, Btrfs, tmpfs); elsewhere (ramfs, older
+ * kernels) only when a tick, or a fine stamp elsewhere, comes between.
+ * `beforeChange`: what runs before each change (tests: a preemption).
  */
-export function ctimesLaterFromNow(dir: string, sinceMs: number): boolean {
+export function ctimesLaterFromNow(dir: string, sinceMs: number, beforeChange?: () => void): boolean {
   const probe = join(dir, `.ctime-probe.${process.pid}`)
   let fd: number
   try {
@@ -176,6 +178,7 @@ export function ctimesLaterFromNow(dir: string, sinceMs: number): boolean {
     let last = BigInt(Math.ceil(sinceMs)) * 1_000_000n
     fstatSync(fd) // looked at: the next change is stamped finely where the kernel can
     for (let change = 0; change < 3; change++) {
+      beforeChange?.()
       writeSync(fd, 'x')
       const ctime = fstatSync(fd, {bigint: true}).ctimeNs
       if (ctime <= last) return false

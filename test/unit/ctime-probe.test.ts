@@ -29,19 +29,41 @@ describe('the ctime probe', () => {
     expect(ctimesLaterFromNow(join(scratchDir('ctime-probe'), 'missing'), Date.now())).toBe(false)
   })
 
-  // ramfs stamps ctimes from the coarse clock only; a user namespace of its own may mount one.
-  it.runIf(process.platform === 'linux')('says no on a file system that stamps ctimes coarsely (ramfs)', async () => {
+  /**
+   * `rounds` times on a fresh ramfs (coarse ctimes only; a user namespace of its own may mount one): a file made as
+   * the tree's, then the probe, its changes `pauseMs` apart; where it says yes, that file changed at once. What each
+   * round shows: "no", or whether the change's ctime was "later" than the file's and than the instant probed for.
+   */
+  async function onRamfs(rounds: number, pauseMs: number): Promise<string[]> {
     const dir = scratchDir('ctime-probe')
     // The built module (npm install builds it): the probe runs in a process of the namespace.
     const module = join(PROJECT, 'dist', 'git', 'first-index.js')
-    const probe = `import(${JSON.stringify(module)}).then(m => console.log(m.ctimesLaterFromNow(process.argv[1], Date.now() - 1)))`
-    const script = `mount -t ramfs none "$1" && "$3" -e "$2" "$1"`
-    const answers = []
-    for (let round = 0; round < 3; round++) {
-      const result = await execa('unshare', ['-rm', 'sh', '-c', script, 'sh', dir, probe, process.execPath], {cwd: PROJECT, reject: false})
-      expect(result.stderr).toBe('')
-      answers.push(result.stdout)
-    }
-    expect(answers).toEqual(['false', 'false', 'false'])
+    const round = `(i) => {
+      const tree = join(dir, 'tree' + i)
+      writeFileSync(tree, 'x')
+      const made = Date.now(), before = statSync(tree, {bigint: true}).ctimeNs
+      const pause = () => { const until = performance.now() + ${pauseMs}; while (performance.now() < until); }
+      if (!m.ctimesLaterFromNow(dir, made, pause)) return 'no'
+      appendFileSync(tree, 'y')
+      const after = statSync(tree, {bigint: true}).ctimeNs
+      return after > before && after > BigInt(made) * 1000000n ? 'later' : 'not later'
+    }`
+    const probe = `const {writeFileSync, appendFileSync, statSync} = await import('node:fs'), {join} = await import('node:path')
+      const m = await import(${JSON.stringify(module)}), dir = process.argv[1]
+      console.log(JSON.stringify(Array.from({length: ${rounds}}, (_, i) => (${round})(i))))`
+    const script = `mount -t ramfs none "$1" && "$3" --input-type=module -e "$2" "$1"`
+    const result = await execa('unshare', ['-rm', 'sh', '-c', script, 'sh', dir, probe, process.execPath], {cwd: PROJECT, reject: false})
+    expect(result.stderr).toBe('')
+    return JSON.parse(result.stdout) as string[]
+  }
+
+  // The kernel's stamps never go back, so rising ones on any clock mean every later one is later still.
+  it.runIf(process.platform === 'linux')('says yes on a ramfs only when a change made at once gets a later ctime than all before', async () => {
+    expect((await onRamfs(30, 0)).filter(answer => answer !== 'no' && answer !== 'later')).toEqual([])
+  })
+
+  // A coarse tick is 10 ms at HZ 100: changes 15 ms apart get rising ctimes there too.
+  it.runIf(process.platform === 'linux')('says yes there when its changes were made a tick apart, as a process preempted between them', async () => {
+    expect(await onRamfs(3, 15)).toEqual(['later', 'later', 'later'])
   })
 })
