@@ -246,7 +246,7 @@ describe('hmm diff', () => {
     expect(gits).toEqual(['ls-files', 'update-index', 'update-index', 'write-tree'])
   })
 
-  it('sets up the sandbox that reads the files while it takes the index in hand, not after', async () => {
+  it.skipIf(READERS_SLOWER !== undefined)(`sets up the sandbox that reads the files while it takes the index in hand, not after${slower}`, async () => {
     const sandboxes = (await diffAfterRun('cost-diff-ahead')).split('\n').filter(line => line.startsWith('hmm: debug: confined:'))
     expect(sandboxes.map(line => line.endsWith(' (set up ahead)'))).toEqual([true])
   })
@@ -256,7 +256,7 @@ describe('hmm diff', () => {
     expect({index: count(stderr, 'git diff-index:'), trees: count(stderr, 'git diff-tree:')}).toEqual({index: 0, trees: 2})
   })
 
-  it('has that tree written by the git that read the files, in their sandbox: no git of its own', async () => {
+  it.skipIf(READERS_SLOWER !== undefined)(`has that tree written by the git that read the files, in their sandbox: no git of its own${slower}`, async () => {
     expect(count(await diffAfterRun('cost-diff-write-tree'), 'git write-tree:')).toBe(0)
   })
 })
