@@ -12,10 +12,11 @@ import {isInsideGitDir} from '../git/top.js'
 import {askGitOrigin, recordGitOrigin, recordPlainOrigin, type OriginAnswers, type OriginRecord} from '../git/origin.js'
 import {statPairs, stopLocked, type StatPairs} from '../native/helper.js'
 import {loadConfig, makeAgentPlaces, settingsFor, type Effective} from '../sandbox/config.js'
-import type {Platform} from '../sandbox/policy.js'
+import type {Platform, WritePlaces} from '../sandbox/policy.js'
 import {hiddenFor} from '../platform/confine.js'
 import type {Launch} from '../platform/launch.js'
 import {currentPlatform} from '../platform/index.js'
+import {checkProgramFirst} from '../platform/programs.js'
 import {canonical, isWithin} from '../sandbox/paths.js'
 import {debugStep, HmmError, say, stopwatch, warn} from '../ui/errors.js'
 import {formatBytes, formatWork, listPaths} from '../ui/format.js'
@@ -198,6 +199,14 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)
   if (background) checkBackgroundPossible(settings.isolation, platform, 'run')
   checkNoSecretCloned(context, platform, settings)
+  // The origin's repository is asked about while the policy is built, by a git checked against where the command could
+  // write; a failure is said where the answers are awaited.
+  let asked: Promise<OriginAnswers | undefined> = Promise.resolve(undefined)
+  const askOrigin = (writes: WritePlaces) => {
+    checkProgramFirst('git', writes)
+    asked = askGitOrigin(context.origin)
+    asked.catch(() => {})
+  }
   // Before the workspace has an ID: its tree as hmm sandbox shows it, placed when the command starts (session.ts).
   const policy = await commandPolicy(
     context,
@@ -205,12 +214,9 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     {tree: treePath(context.data, '<id>', context.origin), origin: context.origin, command},
     given,
     settings,
+    askOrigin,
   )
   debugStep('run: sandbox policy made')
-  // The origin's repository is asked about while the helper starts; a failure is said where the answers are awaited.
-  // Not before the policy: git, which the policy checks out of the command's reach, would be checked against another.
-  const asked = askGitOrigin(context.origin)
-  asked.catch(() => {})
   const program = commandProgram(settings, command, policy)
   warnNetworkNeighbours(context, settings)
   makeAgentPlaces(settings)
@@ -219,6 +225,9 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   const starting = whileStarting()
   let workspace: Workspace | undefined
   let running: Launch | undefined
+  // The tree is made while the helper starts (it only waits until then); stopped where the start fails.
+  const making = new AbortController()
+  let made: Promise<Made> | undefined
   try {
     const agent = settings.agent?.name ?? ''
     workspace = new Workspace(store.reserve({name: request.name ?? null, origin: context.origin, command, writable: given, agent}, newId), context.data)
@@ -231,17 +240,20 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     // Started in the subdirectory of the tree the user is in (the origin is the repository's top).
     const cwd = workspace.treeDirFor(context.cwd)
     const alone = agentAlone(settings, workspace.row.onlyAgent)
-    running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd, program, alone, background})
+    made = makeTree(workspace, asked, AbortSignal.any([starting.signal, making.signal]))
+    made.catch(() => {})
+    running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd, program, alone, background, beingMade: true})
     debugStep('run: helper started')
     starting.check()
-    const record = await makeTree(workspace, asked, starting.signal)
+    const record = await made
     starting.check()
     store.update(workspace.id, {state: 'ready', ...record})
     noteFullCopy(context, record.size)
     sayLeftOut(workspace)
   } catch (error) {
+    making.abort()
     running?.abort()
-    await running?.outcome.catch(() => undefined)
+    await Promise.all([made?.catch(() => undefined), running?.outcome.catch(() => undefined)])
     const removed = workspace && (await removeUnstarted(store, workspace))
     // Listened to until here: a second Ctrl-C does not cut the clean-up short.
     starting.stop()

@@ -21,12 +21,12 @@ import {unmountedCopies} from './unmounted-copies.js'
 import {checkNoLinkOnTheWay, checkNotDataDirectory, checkNotInOwnTemp, checkReadsOutOfReach, writtenInPlace} from './grants.js'
 import {lookupBinds, startNetwork} from './network.js'
 import {launch, type Launch, type Outcome} from '../platform/launch.js'
-import {checkSandboxAvailable, placedAt, policyFor, userTmpdir} from '../platform/confine.js'
+import {checkSandboxAvailable, placedAt, policyFor, userTmpdir, writePlacesFor} from '../platform/confine.js'
 import {dataPlaces} from '../platform/index.js'
 import {agentProgram, checkProgramsOutOfReach} from '../platform/programs.js'
 import {commandEnv, noFsmonitor, othersRepositoriesGit, unsignedGit} from '../sandbox/env.js'
 import {canonical} from '../sandbox/paths.js'
-import {withBinds, type Platform, type PolicyInput, type SandboxPolicy} from '../sandbox/policy.js'
+import {withBinds, type Platform, type PolicyInput, type SandboxPolicy, type WritePlaces} from '../sandbox/policy.js'
 import {debugStep, HmmError, say} from '../ui/errors.js'
 import {formatWork, tildify} from '../ui/format.js'
 import type {Context} from '../workspaces/context.js'
@@ -97,7 +97,8 @@ export function withNetFlag(settings: Effective, net: string | undefined): Effec
  * write the -w paths and the config file's (which need not exist on every
  * machine it is used on: a missing one grants nothing). Refuses where the
  * sandbox cannot work or the command could reach hmm's own files or what
- * hmm reads outside later.
+ * hmm reads outside later. `writesKnown`: called with where the command
+ * could write once that is known, before the rest is built.
  */
 export async function commandPolicy(
   context: Context,
@@ -105,16 +106,40 @@ export async function commandPolicy(
   {tree, origin, command}: {tree: string; origin: string; command: string[]},
   given: string[],
   settings: Effective,
+  writesKnown?: (writes: WritePlaces) => void,
 ): Promise<SandboxPolicy> {
   const network = networkOf(settings)
   // Bad hosts are refused before anything is made.
   if (network?.kind === 'proxy') parseRules(network.hosts)
-  checkSandboxAvailable(platform, settings.isolation, network)
+  // The helper tries the layers while the rest is worked out; what it finds missing is said first, as if tried first.
+  const available = checkSandboxAvailable(platform, settings.isolation, network)
+  available.catch(() => {})
+  try {
+    const policy = await checkedPolicy(context, platform, {tree, origin, command}, given, settings, writesKnown)
+    await available
+    return policy
+  } catch (error) {
+    await available
+    throw error
+  }
+}
+
+/** commandPolicy but for the layers: the policy, and its checks. */
+async function checkedPolicy(
+  context: Context,
+  platform: Platform,
+  {tree, origin, command}: {tree: string; origin: string; command: string[]},
+  given: string[],
+  settings: Effective,
+  writesKnown?: (writes: WritePlaces) => void,
+): Promise<SandboxPolicy> {
+  const network = networkOf(settings)
   const namespaces = settings.isolation === 'full'
   const places = agentPlaces(settings, platform, namespaces)
   checkNotDataDirectory(dataPlaces(process.env, platform), {given, configured: settings.write})
   const asked = [...given, ...places.writable]
   const writable = asked.map(canonical)
+  writesKnown?.(writePlacesFor(platform, {dataDir: context.data, writable}))
   const policy = policyFor(platform, {
     tree,
     dataDir: context.data,
@@ -181,6 +206,8 @@ export async function startInWorkspace(
     alone: boolean
     /** hmm run -d: the command's terminal is the helper's, kept in the workspace's background directory. */
     background?: boolean
+    /** hmm run: the workspace is being made, while the helper starts; its command is its first. */
+    beingMade?: boolean
   },
 ): Promise<Launch> {
   const {settings} = options
@@ -235,8 +262,9 @@ export async function startInWorkspace(
   const env = settings.agent ? noFsmonitor(gitEnv) : gitEnv
   // macOS: the workspace's own temp directory, its $TMPDIR (on Linux the helper makes it).
   if (options.platform === 'darwin' && confinement.policy.tmpdir) mkdirSync(confinement.policy.tmpdir, {recursive: true, mode: 0o700})
-  // Before anything it runs can write: a check of the files cloned last, made before, no longer stands alone.
-  noteCommandStart(workspace.gitDir)
+  // Before anything it runs can write: a check of the files cloned last, made before, no longer stands alone. A
+  // workspace being made has its marks made before its first command starts.
+  if (!options.beingMade) noteCommandStart(workspace.gitDir)
   try {
     const launched = launch(confinement, {env, io: options.background ? 'ignore' : 'inherit', detached: false})
     return {...launched, outcome: launched.outcome.finally(() => net.finish())}

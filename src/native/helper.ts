@@ -69,8 +69,20 @@ export interface Layers {
 
 /** `ownPlaces`: as root, the command's home, hmm's data directory and -w places, for the ids' line. */
 export function sandboxLayers(ownPlaces: string[] = []): Layers {
+  return layersSaid(runHelper(['layers', ...ownPlaces]))
+}
+
+/** sandboxLayers without waiting: what hmm works out meanwhile overlaps the helper's tries. */
+export function sandboxLayersSoon(): Promise<Layers> {
+  return new Promise((resolve, reject) => {
+    childProcess().execFile(helperPath(), ['layers'], {encoding: 'utf8'}, (error, stdout) => (error ? reject(error) : resolve(layersSaid(stdout))))
+  })
+}
+
+/** What `hmm-helper layers` printed, as Layers. */
+function layersSaid(output: string): Layers {
   const said = new Map<string, string>()
-  for (const line of runHelper(['layers', ...ownPlaces]).split('\n')) {
+  for (const line of output.split('\n')) {
     const space = line.indexOf(' ')
     if (space > 0) said.set(line.slice(0, space), line.slice(space + 1))
   }

@@ -5,7 +5,7 @@
 import {existsSync} from 'node:fs'
 import {homedir, tmpdir} from 'node:os'
 import {debug, HmmError} from '../ui/errors.js'
-import {sandboxLayers} from '../native/helper.js'
+import {sandboxLayersSoon} from '../native/helper.js'
 import {configPath, type Isolation} from '../sandbox/config.js'
 import {tildify} from '../ui/format.js'
 import {SANDBOX_EXEC, darwinPath, darwinPolicy, seatbeltArgv} from './darwin.js'
@@ -38,7 +38,7 @@ export function optOut(): string {
  * where a layer of it cannot be had and the user has not opted out: never a
  * sandbox weaker than the user was told without a word (SPEC "Sandbox").
  */
-export function checkSandboxAvailable(platform: Platform, isolation: Isolation, network?: Network): void {
+export async function checkSandboxAvailable(platform: Platform, isolation: Isolation, network?: Network): Promise<void> {
   if (platform === 'darwin') {
     if (!existsSync(SANDBOX_EXEC)) throw new HmmError(`the sandbox needs ${SANDBOX_EXEC}, which this Mac does not have`)
     if (isolation === 'full') {
@@ -48,7 +48,7 @@ export function checkSandboxAvailable(platform: Platform, isolation: Isolation, 
     }
     return
   }
-  const layers = sandboxLayers()
+  const layers = await sandboxLayersSoon()
   if (layers.landlock < MIN_LANDLOCK_ABI) {
     const has = layers.landlock === 0 ? 'Landlock is not enabled in this kernel' : `this kernel has Landlock ABI ${layers.landlock}`
     throw new HmmError(`the sandbox needs Landlock ABI ${MIN_LANDLOCK_ABI} or later (Linux 5.19+); ${has}`)

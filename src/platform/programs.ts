@@ -143,6 +143,25 @@ export function programPath(name: Program): string | undefined {
   return path
 }
 
+/** hmm's install directory as a whole (the helper, the bundles, node_modules) and the Node running it. */
+function checkHmmOutOfReach(policy: WritePlaces): void {
+  checkInstalledOutOfReach('hmm', realpathSync(join(dirname(HELPER_PATH), '..', '..')), policy)
+  checkInstalledOutOfReach('node', realpathSync(process.execPath), policy)
+}
+
+/**
+ * A program hmm runs outside before the command's policy is built (run
+ * asks the origin's git while it is): checked against where the command
+ * could write. checkProgramsOutOfReach checks it again with the rest
+ * before the command starts.
+ */
+export function checkProgramFirst(name: Program, policy: WritePlaces): void {
+  checkHmmOutOfReach(policy)
+  const path = found(name)
+  if (path) checkOutOfReach(name, path, policy)
+  checked.add(name)
+}
+
 /**
  * Before a command starts: every program hmm runs outside, and what runs
  * hmm next time (the `hmm` and `node` on PATH, this hmm's files, this
@@ -151,9 +170,7 @@ export function programPath(name: Program): string | undefined {
  * paths found now.
  */
 export function checkProgramsOutOfReach(policy: WritePlaces, inPlace: InPlace): void {
-  // hmm's install directory as a whole (the helper, the bundles, node_modules) and the Node running it.
-  checkInstalledOutOfReach('hmm', realpathSync(join(dirname(HELPER_PATH), '..', '..')), policy)
-  checkInstalledOutOfReach('node', realpathSync(process.execPath), policy)
+  checkHmmOutOfReach(policy)
   const programs = ['git', 'gh', 'sh', 'cp'] as const
   for (const name of programs) {
     const path = found(name)
