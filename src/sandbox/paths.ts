@@ -9,7 +9,22 @@ import {dirname, join, resolve} from 'node:path'
  * that does not exist yet keeps its resolved parent.
  */
 export function canonical(path: string): string {
+  return resolvedNow(resolve(path))
+}
+
+/**
+ * canonical, for one of a batch of paths resolved at once: `known` keeps
+ * the answers for the rest of it (a policy resolves hundreds of secrets'
+ * places, most of them missing in one home, whose way is resolved once).
+ */
+export function canonicalAmong(path: string, known: Map<string, string>): string {
   const absolute = resolve(path)
+  const answer = known.get(absolute) ?? resolvedNow(absolute, known)
+  known.set(absolute, answer)
+  return answer
+}
+
+function resolvedNow(absolute: string, known?: Map<string, string>): string {
   // Most paths a policy resolves are secrets' places that do not exist: known so without the error realpath would
   // throw, which costs several times the lstat.
   if (existsUnthrown(absolute)) {
@@ -20,7 +35,8 @@ export function canonical(path: string): string {
   }
   const parent = resolve(absolute, '..')
   if (parent === absolute) return absolute
-  return join(canonical(parent), absolute.slice(parent.length + (parent.endsWith('/') ? 0 : 1)))
+  const name = absolute.slice(parent.length + (parent.endsWith('/') ? 0 : 1))
+  return join(known ? canonicalAmong(parent, known) : canonical(parent), name)
 }
 
 /** Whether something (a dangling link too) is at `path`; false for any error. */

@@ -8,7 +8,7 @@ import {createHash} from 'node:crypto'
 import {existsSync, lstatSync, readdirSync, readFileSync, statSync, type Dirent} from 'node:fs'
 import {basename, dirname, isAbsolute, join, resolve} from 'node:path'
 import {composeHome, type ComposedHome} from './home.js'
-import {canonical, isWithin, unique} from './paths.js'
+import {canonical, canonicalAmong, isWithin, unique} from './paths.js'
 import {socketsWithin} from './sockets.js'
 import {stopwatch} from '../ui/errors.js'
 
@@ -562,6 +562,15 @@ function bothForms(path: string): string[] {
   return unique([resolve(path), canonical(path)])
 }
 
+/** Whether `path` is a directory, or a link to one; false for any error. */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path, {throwIfNoEntry: false})?.isDirectory() === true
+  } catch {
+    return false
+  }
+}
+
 /** How deep, and how many entries, linksWithin looks: secrets are small directories; a browser profile is not. */
 const LINK_SEARCH = {depth: 3, entries: 5000}
 
@@ -571,6 +580,8 @@ const LINK_SEARCH = {depth: 3, entries: 5000}
  * the link, and Landlock sees only the path a file is reached by.
  */
 function linksWithin(dir: string): string[] {
+  // Most secrets' places are missing or files: a failed readdir costs an exception, a stat does not.
+  if (!isDirectory(dir)) return []
   const targets: string[] = []
   let budget = LINK_SEARCH.entries
   const walk = (path: string, depth: number) => {
@@ -651,7 +662,8 @@ function secretsOf(input: HiddenInput): Secrets {
   )
   const timing = stopwatch()
   const unsearched = secrets.filter(path => !searched.has(path))
-  for (const path of unsearched) searched.set(path, {forms: bothForms(path), linked: linksWithin(path)})
+  const known = new Map<string, string>()
+  for (const path of unsearched) searched.set(path, {forms: unique([resolve(path), canonicalAmong(path, known)]), linked: linksWithin(path)})
   if (unsearched.length > 0) timing.lap(`searched ${unsearched.length} secrets' places`)
   const each = secrets.map(path => searched.get(path)!)
   return {forms: each.flatMap(({forms}) => forms), linked: each.flatMap(({linked}) => linked), data: homes.data}
