@@ -2,8 +2,8 @@
 // The entry: as little as possible before the command runs. CommonJS (see
 // bin/package.json): Node starts a CommonJS entry faster than an ES module.
 // Listing (bare `hmm`, `hmm ls [-a] [-l] [--json]`) runs from one bundled file
-// without oclif; `hmm run` and `hmm exec` from another, with oclif's parser
-// only; every other command line, and their help and usage errors, go
+// without oclif; `hmm run`, `hmm exec` and `hmm diff` from another, with
+// oclif's parser only; every other command line, and their help and usage errors, go
 // through oclif.
 'use strict'
 const fs = require('node:fs')
@@ -82,7 +82,7 @@ if ((argv.length === 0 || argv[0] === 'ls') && listFlags.every(flag => LIST_FLAG
 } else if (argv[0] === '__complete') {
   // The completion scripts' question: answered fast, from the same bundle.
   if (loadBundle('list.bundle.cjs').completeMain(argv.slice(1))) process.exit()
-} else if (argv[0] === 'run' || argv[0] === 'exec') {
+} else if (argv[0] === 'run' || argv[0] === 'exec' || argv[0] === 'diff') {
   // Their help and usage errors are oclif's: startMain answers false, having done nothing.
   loadBundle('start.bundle.cjs')
     .startMain(argv)

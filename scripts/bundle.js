@@ -3,7 +3,7 @@
 // command's start from a bare `node -e 0`.
 // - dist/list.bundle.cjs: the listing path (dist/list.js and what it imports,
 //   better-sqlite3's JavaScript included), without oclif.
-// - dist/start.bundle.cjs: `hmm run` and `hmm exec` (dist/start.js), with
+// - dist/start.bundle.cjs: `hmm run`, `hmm exec` and `hmm diff` (dist/start.js), with
 //   oclif's parser but not its Command and Config.
 // - dist/main.bundle.cjs: everything else: oclif, every command, execa, and
 //   what they import (oclif finds the commands in it: package.json's

@@ -1,7 +1,5 @@
-import * as Args from '@oclif/core/args'
-import * as Flags from '@oclif/core/flags'
 import {HmmCommand} from '../ui/command.js'
-import {splitAtPaths} from '../ui/split-argv.js'
+import {DIFF} from './startable.js'
 
 export default class Diff extends HmmCommand {
   static override summary = 'Show what changed in a workspace since it was made, as a git patch'
@@ -12,15 +10,12 @@ export default class Diff extends HmmCommand {
     '<%= config.bin %> diff k3xq9a > work.patch',
     '<%= config.bin %> diff parser -- src tests',
   ]
-  static override args = {workspace: Args.string({description: 'name, ID or start of an ID (default: the latest here)'})}
-  static override flags = {
-    stat: Flags.boolean({description: "git's stat summary only"}),
-  }
+  static override args = DIFF.args
+  static override flags = DIFF.flags
 
   async run(): Promise<void> {
-    const {own, paths} = splitAtPaths(this.argv)
-    const {args, flags} = await this.parse(Diff, own)
-    const {diffWorkspace} = await import('../app/diff.js')
-    await diffWorkspace(args.workspace, {stat: flags.stat, paths})
+    const {own, rest} = DIFF.split(this.argv)
+    const {flags, args} = await this.parse(Diff, own)
+    process.exitCode = await DIFF.start({flags, args}, rest)
   }
 }

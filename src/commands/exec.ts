@@ -1,6 +1,5 @@
 import {HmmCommand} from '../ui/command.js'
-import {splitAtCommand} from '../ui/split-argv.js'
-import {EXEC} from './run-and-exec.js'
+import {EXEC} from './startable.js'
 
 export default class Exec extends HmmCommand {
   static override summary = 'Run a command again in an existing workspace, sandboxed as hmm run does'
@@ -15,8 +14,8 @@ export default class Exec extends HmmCommand {
   static override flags = EXEC.flags
 
   async run(): Promise<void> {
-    const {own, command} = splitAtCommand(this.argv, EXEC.flagsWithValue)
-    const {flags} = await this.parse(Exec, own)
-    process.exitCode = await EXEC.start(flags, command)
+    const {own, rest} = EXEC.split(this.argv)
+    const {flags, args} = await this.parse(Exec, own)
+    process.exitCode = await EXEC.start({flags, args}, rest)
   }
 }

@@ -1,6 +1,5 @@
 import {HmmCommand} from '../ui/command.js'
-import {splitAtCommand} from '../ui/split-argv.js'
-import {RUN} from './run-and-exec.js'
+import {RUN} from './startable.js'
 
 export default class Run extends HmmCommand {
   static override summary = 'Make a workspace of the working directory and run a command in it, sandboxed'
@@ -17,8 +16,8 @@ export default class Run extends HmmCommand {
   static override flags = RUN.flags
 
   async run(): Promise<void> {
-    const {own, command} = splitAtCommand(this.argv, RUN.flagsWithValue)
-    const {flags} = await this.parse(Run, own)
-    process.exitCode = await RUN.start(flags, command)
+    const {own, rest} = RUN.split(this.argv)
+    const {flags, args} = await this.parse(Run, own)
+    process.exitCode = await RUN.start({flags, args}, rest)
   }
 }

@@ -335,6 +335,15 @@ describe('hmm diff, a file rewritten in the second the workspace was made', () =
 })
 
 describe('hmm diff', () => {
+  it('stops without a word when what reads its output stops first (| head)', async () => {
+    world = new World('diff-head')
+    await world.gitRepo()
+    // More than a pipe holds: hmm is still writing when head has gone.
+    await made(world, 'seq 1 100000 > long.txt')
+    const piped = await execa('sh', ['-c', `${hmmCommand('diff')} | head -n 1`], {cwd: world.origin, env: world.env, extendEnv: false})
+    expect({stdout: piped.stdout, stderr: piped.stderr}).toEqual({stdout: 'diff --git a/long.txt b/long.txt', stderr: ''})
+  })
+
   it("leaves out what git ignores, by the origin's rules and the user's excludes file", async () => {
     world = new World('diff-ignored')
     world.write(join(world.home, '.gitignore_global'), '*.log\n')
