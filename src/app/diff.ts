@@ -15,7 +15,7 @@ import {mayHoldBinary, withTextShown} from '../git/text-shown.js'
 import {warn} from '../ui/errors.js'
 import {listPaths, printable} from '../ui/format.js'
 import {linksLeaving} from '../git/links-out.js'
-import {colourSettings, onTerminal, show, showPatch} from '../git/pager.js'
+import {askPagerSoon, colourSettings, onTerminal, show, showPatch} from '../git/pager.js'
 import {checkOrigin, checkUsable, pathspecsOf, warnNestedNotShown} from './taking.js'
 import {selected} from '../git/tree-edit.js'
 
@@ -29,13 +29,10 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
     checkOrigin(workspace)
     const pathspecs = pathspecsOf(workspace, context.cwd, options.paths)
     const origin = workspace.row.origin
-    const colour = await colourSettings(origin)
-    // git colours the stat (names are quoted by git); hmm colours the patch, whose content is the command's.
-    const request: DiffRequest = {
-      format: options.stat ? 'stat' : 'patch',
-      colour: options.stat ? colour : undefined,
-      columns: onTerminal() ? process.stdout.columns : undefined,
-    }
+    // The user's colours and pager are asked of their git while the files are read.
+    const colouring = colourSettings(origin)
+    colouring.catch(() => {})
+    askPagerSoon(origin)
     // What is shown: the workspace's files, or the fork tree with what changed under the paths.
     let selection: Promise<string> | undefined
     const shown = async () =>
@@ -44,6 +41,13 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
     // out what `exclude` names are asked once, for the links and WORK's count too (git/raw-changes.ts). Meanwhile the
     // patch of the files as git wrote them is made: the one shown, unless the command wrote what `exclude` names.
     const written = pathspecs ? undefined : await filesTree(workspace)
+    const colour = await colouring
+    // git colours the stat (names are quoted by git); hmm colours the patch, whose content is the command's.
+    const request: DiffRequest = {
+      format: options.stat ? 'stat' : 'patch',
+      colour: options.stat ? colour : undefined,
+      columns: onTerminal() ? process.stdout.columns : undefined,
+    }
     const ahead = written === undefined ? undefined : treeDiff(workspace, forkTree, written, request)
     ahead?.catch(() => {})
     const now = await shown()

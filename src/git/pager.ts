@@ -39,8 +39,22 @@ export async function colourSettings(origin: string): Promise<string[] | undefin
   return args
 }
 
-/** The pager git would use for `git diff` in the origin, or undefined for none. */
-async function pagerCommand(origin: string): Promise<string | undefined> {
+/** pagerCommand's answers, by origin: asked once, perhaps ahead (askPagerSoon). */
+const pagers = new Map<string, Promise<string | undefined>>()
+
+/** The pager git would use for `git diff` in the origin, or undefined for none; asked once. */
+function pagerCommand(origin: string): Promise<string | undefined> {
+  let pager = pagers.get(origin)
+  if (pager === undefined) pagers.set(origin, (pager = askPager(origin)))
+  return pager
+}
+
+/** On a terminal, asks for the pager now, while the output is being made: show takes the answer. */
+export function askPagerSoon(origin: string): void {
+  if (onTerminal()) pagerCommand(origin).catch(() => {})
+}
+
+async function askPager(origin: string): Promise<string | undefined> {
   const cwd = askIn(origin)
   // $GIT_PAGER first, as git does (git.ts scrubs it from git's environment).
   let pager = process.env.GIT_PAGER
