@@ -43,7 +43,9 @@ for k in kids:
     os.waitpid(k, 0)
 `
 
-const FREE = 64
+// What the user may still start: the command takes at most half; the other half is the user's, and what the suite's
+// other files start as the same user meanwhile (a plain user's run: their gits, helpers and nodes) must fit in it.
+const FREE = 256
 
 describe.skipIf(unreachable !== undefined)(`the command's processes${unreachable ? ` (skipped: ${unreachable})` : ''}`, () => {
   for (const isolated of [false, true])
