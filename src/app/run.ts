@@ -12,7 +12,7 @@ import {isInsideGitDir} from '../git/top.js'
 import {askGitOrigin, recordGitOrigin, recordPlainOrigin, type OriginAnswers, type OriginRecord} from '../git/origin.js'
 import {statPairs, stopLocked, type StatPairs} from '../native/helper.js'
 import {loadConfig, makeAgentPlaces, settingsFor, type Effective} from '../sandbox/config.js'
-import type {Platform, WritePlaces} from '../sandbox/policy.js'
+import type {Platform} from '../sandbox/policy.js'
 import {hiddenFor} from '../platform/confine.js'
 import type {Launch} from '../platform/launch.js'
 import {currentPlatform} from '../platform/index.js'
@@ -43,6 +43,7 @@ import {
   whileStarting,
   withNetFlag,
   workspaceLine,
+  type WritesKnown,
 } from './session.js'
 import {warnNetworkNeighbours} from './net-neighbours.js'
 import {checkBackgroundPossible, isBackgroundRun, runDetached, saidStarted} from './background.js'
@@ -200,11 +201,11 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   if (background) checkBackgroundPossible(settings.isolation, platform, 'run')
   checkNoSecretCloned(context, platform, settings)
   // The origin's repository is asked about while the policy is built, by a git checked against where the command could
-  // write; a failure is said where the answers are awaited.
+  // write, once the helper has said the sandbox can be had; a failure is said where the answers are awaited.
   let asked: Promise<OriginAnswers | undefined> = Promise.resolve(undefined)
-  const askOrigin = (writes: WritePlaces) => {
+  const askOrigin: WritesKnown = (writes, available) => {
     checkProgramFirst('git', writes)
-    asked = askGitOrigin(context.origin)
+    asked = available.then(() => askGitOrigin(context.origin))
     asked.catch(() => {})
   }
   // Before the workspace has an ID: its tree as hmm sandbox shows it, placed when the command starts (session.ts).

@@ -92,13 +92,19 @@ export function withNetFlag(settings: Effective, net: string | undefined): Effec
 }
 
 /**
+ * Called with where the command could write, before the rest of its
+ * policy is built, and with the check that the sandbox's layers can be had
+ * (resolved once the helper has said so; rejected with the refusal).
+ */
+export type WritesKnown = (writes: WritePlaces, available: Promise<void>) => void
+
+/**
  * The sandbox of the command in the workspace whose tree is `tree`, made
  * from `origin`, built once, before anything is made: the command may also
  * write the -w paths and the config file's (which need not exist on every
  * machine it is used on: a missing one grants nothing). Refuses where the
  * sandbox cannot work or the command could reach hmm's own files or what
- * hmm reads outside later. `writesKnown`: called with where the command
- * could write once that is known, before the rest is built.
+ * hmm reads outside later. `writesKnown`: see WritesKnown.
  */
 export async function commandPolicy(
   context: Context,
@@ -106,7 +112,7 @@ export async function commandPolicy(
   {tree, origin, command}: {tree: string; origin: string; command: string[]},
   given: string[],
   settings: Effective,
-  writesKnown?: (writes: WritePlaces) => void,
+  writesKnown?: WritesKnown,
 ): Promise<SandboxPolicy> {
   const network = networkOf(settings)
   // Bad hosts are refused before anything is made.
@@ -115,7 +121,7 @@ export async function commandPolicy(
   const available = checkSandboxAvailable(platform, settings.isolation, network)
   available.catch(() => {})
   try {
-    const policy = await checkedPolicy(context, platform, {tree, origin, command}, given, settings, writesKnown)
+    const policy = await checkedPolicy(context, platform, {tree, origin, command}, given, settings, available, writesKnown)
     await available
     return policy
   } catch (error) {
@@ -131,7 +137,8 @@ async function checkedPolicy(
   {tree, origin, command}: {tree: string; origin: string; command: string[]},
   given: string[],
   settings: Effective,
-  writesKnown?: (writes: WritePlaces) => void,
+  available: Promise<void>,
+  writesKnown?: WritesKnown,
 ): Promise<SandboxPolicy> {
   const network = networkOf(settings)
   const namespaces = settings.isolation === 'full'
@@ -139,7 +146,7 @@ async function checkedPolicy(
   checkNotDataDirectory(dataPlaces(process.env, platform), {given, configured: settings.write})
   const asked = [...given, ...places.writable]
   const writable = asked.map(canonical)
-  writesKnown?.(writePlacesFor(platform, {dataDir: context.data, writable}))
+  writesKnown?.(writePlacesFor(platform, {dataDir: context.data, writable, namespaces}), available)
   const policy = policyFor(platform, {
     tree,
     dataDir: context.data,

@@ -117,14 +117,18 @@ export function policyFor(
   return platformPolicy(platform, policy)
 }
 
-/** policyFor's write places alone, for a command with the namespaces off (the caches written in place). */
-export function writePlacesFor(platform: Platform, options: {dataDir: string; writable: string[]}): WritePlaces {
+/**
+ * policyFor's write places alone: by default for a command with the
+ * namespaces off (the caches written in place).
+ */
+export function writePlacesFor(platform: Platform, options: {dataDir: string; writable: string[]; namespaces?: boolean}): WritePlaces {
   const places = writePlaces({
     home: process.env.HOME || homedir(),
     dataDir: options.dataDir,
     extraWritable: options.writable,
     tmpdir: userTmpdir(),
     platform,
+    namespaces: options.namespaces,
   })
   if (platform !== 'darwin') return places
   // As darwinPolicy names them.

@@ -15,7 +15,7 @@
 // /proc/self the helper's namespace cannot be set up, as under AppArmor's
 // restriction, where mapping the user's ids fails.
 import {execa, execaSync} from 'execa'
-import {existsSync, readdirSync, realpathSync, rmSync} from 'node:fs'
+import {chmodSync, existsSync, readdirSync, readFileSync, realpathSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {asOnMacOS, BIN, HELPER, World} from '../world.js'
@@ -43,10 +43,10 @@ const sysctlOnly = (name: string, value: string) => {
 const canFakeProc = execaSync('unshare', ['-Urm', 'sh', '-c', sysctlOnly('kernel.x', '1'), 'sh', 'true'], {reject: false}).exitCode === 0
 
 /** hmm where the kernel refuses user namespaces (by default: user.max_user_namespaces is 0). */
-async function hmmWithoutUserns(args: string[], setUp = LIMIT_ZERO) {
+async function hmmWithoutUserns(args: string[], setUp = LIMIT_ZERO, env = world.env) {
   const result = await execa('unshare', [setUp === LIMIT_ZERO ? '-Ur' : '-Urm', 'sh', '-c', setUp, 'sh', process.execPath, BIN, ...args], {
     cwd: world.origin,
-    env: world.env,
+    env,
     extendEnv: false,
     reject: false,
     stdin: 'ignore',
@@ -69,6 +69,17 @@ describe.skipIf(!canUnshare)('where unprivileged user namespaces cannot be had',
     expect((await world.hmm(['ls'])).stdout).toBe('')
     const data = world.dataDir
     expect(existsSync(data) ? readdirSync(data).filter(name => /^[0-9a-z]{6}$/.test(name)) : []).toEqual([])
+  })
+
+  it('hmm run runs nothing outside before it refuses: not even git in the origin', async () => {
+    const bin = join(world.root, 'logging-bin')
+    const log = join(world.root, 'git-ran')
+    world.write(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec /usr/bin/git "$@"\n`)
+    chmodSync(join(bin, 'git'), 0o755)
+    const result = await hmmWithoutUserns(['run', 'true'], LIMIT_ZERO, {...world.env, PATH: `${bin}:${world.env.PATH}`})
+    expect(result.stderr).toMatch(/^hmm: the sandbox needs unprivileged user namespaces/)
+    expect(result.exitCode).toBe(1)
+    expect(existsSync(log) ? readFileSync(log, 'utf8') : '').toBe('')
   })
 
   it('hmm run runs under Landlock and seccomp alone once the user opted out', async () => {

@@ -34,6 +34,18 @@ describe('a program hmm runs outside the sandbox', () => {
     expect(existsSync(marker)).toBe(false)
   })
 
+  it('is refused before it ever runs where only a command with the namespaces could write it (~/go/pkg/mod, a layer)', async () => {
+    const modBin = join(world.home, 'go', 'pkg', 'mod', 'bin')
+    const marker = join(world.root, 'ran-outside')
+    const git = fakeGit(join(modBin, 'git'), marker)
+    const run = await world.hmm(['run', 'true'], {env: {...world.env, PATH: `${modBin}:${world.env.PATH}`}})
+    expect(run.stderr).toBe(
+      `hmm: git is ${git}, which the sandboxed command could write (${join(world.home, 'go', 'pkg', 'mod')}); install git elsewhere or change PATH\n`,
+    )
+    expect(run.exitCode).toBe(1)
+    expect(existsSync(marker)).toBe(false)
+  })
+
   it('written by the command into ~/.cargo/bin is not run by the next hmm diff', async () => {
     const cargoBin = join(world.home, '.cargo', 'bin')
     mkdirSync(cargoBin, {recursive: true})
