@@ -3,8 +3,8 @@
 // bin/package.json): Node starts a CommonJS entry faster than an ES module.
 // Listing (bare `hmm`, `hmm ls [-a] [-l] [--json]`) runs from one bundled file
 // without oclif; `hmm run`, `hmm exec` and `hmm diff` from another, with
-// oclif's parser only; every other command line, and their help and usage errors, go
-// through oclif.
+// oclif's parser only; every other command line, and their help and usage
+// errors, go through oclif.
 'use strict'
 const fs = require('node:fs')
 const path = require('node:path')

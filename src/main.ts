@@ -1,7 +1,7 @@
 // The entry behind bin/run.js for everything but plain listing (list.ts)
-// and the start of run and exec (start.ts; their help and usage errors are
-// this entry's): oclif parses, finds the command, prints help; errors
-// become one line.
+// and the start of run, exec and diff (start.ts; their help and usage
+// errors are this entry's): oclif parses, finds the command, prints help;
+// errors become one line.
 // Bundled with oclif and every command into dist/main.bundle.cjs.
 import {flush} from '@oclif/core/flush'
 import {readFileSync} from 'node:fs'

@@ -10,6 +10,7 @@ import {debugStep, HmmError, say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
 import {status, type Status} from '../workspaces/status.js'
 import type {Workspace} from '../workspaces/workspace.js'
+import {noteCommandStart} from '../git/first-index.js'
 import {lockedFiles, runsMoreNetwork} from '../native/helper.js'
 import type {Launch} from '../platform/launch.js'
 import {hostsMark} from '../sandbox/policy.js'
@@ -98,6 +99,8 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     const starting = whileStarting()
     let running: Launch | undefined
     try {
+      // Before anything it runs can write: a check of the files cloned last, made before, no longer stands alone.
+      noteCommandStart(workspace.gitDir)
       running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd, program, alone, background})
       starting.check()
     } catch (error) {

@@ -243,7 +243,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     const alone = agentAlone(settings, workspace.row.onlyAgent)
     made = makeTree(workspace, asked, AbortSignal.any([starting.signal, making.signal]))
     made.catch(() => {})
-    running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd, program, alone, background, beingMade: true})
+    running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd, program, alone, background})
     debugStep('run: helper started')
     starting.check()
     const record = await made

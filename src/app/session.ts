@@ -6,7 +6,7 @@ import {existsSync, lstatSync, mkdirSync, statSync} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
 import {constants, homedir} from 'node:os'
 import {planReading, readFilesSoon} from '../git/changes.js'
-import {commandsOver, noteCommandStart} from '../git/first-index.js'
+import {commandsOver} from '../git/first-index.js'
 import {gitOriginOf} from '../git/origin.js'
 import {isLinkedWorktree} from '../git/worktree-repo.js'
 import {lockedFiles} from '../native/helper.js'
@@ -213,8 +213,6 @@ export async function startInWorkspace(
     alone: boolean
     /** hmm run -d: the command's terminal is the helper's, kept in the workspace's background directory. */
     background?: boolean
-    /** hmm run: the workspace is being made, while the helper starts; its command is its first. */
-    beingMade?: boolean
   },
 ): Promise<Launch> {
   const {settings} = options
@@ -269,9 +267,6 @@ export async function startInWorkspace(
   const env = settings.agent ? noFsmonitor(gitEnv) : gitEnv
   // macOS: the workspace's own temp directory, its $TMPDIR (on Linux the helper makes it).
   if (options.platform === 'darwin' && confinement.policy.tmpdir) mkdirSync(confinement.policy.tmpdir, {recursive: true, mode: 0o700})
-  // Before anything it runs can write: a check of the files cloned last, made before, no longer stands alone. A
-  // workspace being made has its marks made before its first command starts.
-  if (!options.beingMade) noteCommandStart(workspace.gitDir)
   try {
     const launched = launch(confinement, {env, io: options.background ? 'ignore' : 'inherit', detached: false})
     return {...launched, outcome: launched.outcome.finally(() => net.finish())}

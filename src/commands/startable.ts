@@ -8,22 +8,24 @@ import * as Flags from '@oclif/core/flags'
 import type {ArgInput, FlagInput, InferredArgs, InferredFlags} from '@oclif/core/interfaces'
 import {EXEC_FLAGS_WITH_VALUE, RUN_FLAGS_WITH_VALUE, splitAtCommand, splitAtPaths} from '../ui/split-argv.js'
 
+/** What run and exec both take, said the same. */
+const commandFlags = () => ({
+  detach: Flags.boolean({char: 'd', description: 'run in the background: return at once (hmm attach, hmm peek)'}),
+  net: Flags.string({
+    description: "the command's network: none (loopback only), only HTTP(S) to HOST[,HOST...] through hmm's proxy, or profile (its agent's hosts)",
+  }),
+})
+
 const runFlags = {
   name: Flags.string({char: 'n', description: "the workspace's name (letters, digits, '-', '_', '.')"}),
   write: Flags.string({char: 'w', description: 'also let the command write PATH (repeatable)', multiple: true}),
   rm: Flags.boolean({description: 'remove the workspace when the command exits'}),
-  detach: Flags.boolean({char: 'd', description: 'run in the background: return at once (hmm attach, hmm peek)'}),
-  net: Flags.string({
-    description: "the command's network: none (loopback only), only HTTP(S) to HOST[,HOST...] through hmm's proxy, or profile (its agent's hosts)",
-  }),
+  ...commandFlags(),
 }
 
 const execFlags = {
   write: Flags.string({char: 'w', description: 'also let the command write PATH (repeatable, kept for later execs)', multiple: true}),
-  detach: Flags.boolean({char: 'd', description: 'run in the background: return at once (hmm attach, hmm peek)'}),
-  net: Flags.string({
-    description: "the command's network: none (loopback only), only HTTP(S) to HOST[,HOST...] through hmm's proxy, or profile (its agent's hosts)",
-  }),
+  ...commandFlags(),
 }
 
 const diffFlags = {
@@ -47,14 +49,17 @@ export interface Startable<F extends FlagInput, A extends ArgInput> {
   start(parsed: {flags: InferredFlags<F>; args: InferredArgs<A>}, rest: string[] | undefined): Promise<number>
 }
 
+/** hmm's part of a command line that runs a command, and the command (ui/split-argv.ts). */
+const atCommand = (flagsWithValue: string[]) => (argv: string[]) => {
+  const {own, command} = splitAtCommand(argv, flagsWithValue)
+  return {own, rest: command}
+}
+
 export const RUN: Startable<typeof runFlags, Record<string, never>> = {
   flags: runFlags,
   args: {},
   strict: true,
-  split: argv => {
-    const {own, command} = splitAtCommand(argv, RUN_FLAGS_WITH_VALUE)
-    return {own, rest: command}
-  },
+  split: atCommand(RUN_FLAGS_WITH_VALUE),
   async start({flags}, command = []) {
     const {runWorkspace} = await import('../app/run.js')
     return runWorkspace({name: flags.name, writable: flags.write ?? [], removeAfter: flags.rm, net: flags.net, command, detach: flags.detach})
@@ -66,10 +71,7 @@ export const EXEC: Startable<typeof execFlags, Record<string, never>> = {
   flags: execFlags,
   args: {},
   strict: false,
-  split: argv => {
-    const {own, command} = splitAtCommand(argv, EXEC_FLAGS_WITH_VALUE)
-    return {own, rest: command}
-  },
+  split: atCommand(EXEC_FLAGS_WITH_VALUE),
   async start({flags}, command = []) {
     const {execWorkspace} = await import('../app/exec.js')
     return execWorkspace({key: command[0], writable: flags.write ?? [], net: flags.net, command: command.slice(1), detach: flags.detach})

@@ -323,7 +323,7 @@ export function noteCommandStart(gitDir: string): void {
   try {
     names = readdirSync(gitDir)
   } catch {
-    return // A workspace being made: its marks come later, and the command is its first.
+    return // No private repository: no marks.
   }
   for (const name of names) if (name.endsWith(MARK)) appendToMark(join(gitDir, name), STARTED)
 }

@@ -5,7 +5,8 @@
 import {constants, copyFileSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync, type Dirent} from 'node:fs'
 import {join} from 'node:path'
 import {HmmError, debug, say} from '../ui/errors.js'
-import {childProcess, excludedAmong, helperPath, StatPairs, removeTree} from '../native/helper.js'
+import {excludedAmong, helperPath, StatPairs, removeTree} from '../native/helper.js'
+import {runCollected} from './collected.js'
 import {runsOn} from './index.js'
 import {programPath} from './programs.js'
 
@@ -48,50 +49,10 @@ function removeExcluded(destination: string, exclude: {patterns: string; leftOut
   writeFileSync(exclude.leftOut, highest.map(path => `${path}\0`).join(''))
 }
 
-/** How a cloning program ended: its status (null: ended by a signal), stdout (when asked for) and stderr. */
-interface Ended {
-  exitCode: number | null
-  stdout: Buffer
-  stderr: string
-}
-
-/**
- * Runs a program that clones: `input` on its stdin (else none), its stdout
- * kept where input is given, progress lines on fd 3 to `onProgress`, ended
- * (SIGTERM) when `signal` aborts. Node's spawn, not execa: loading execa and
- * starting through it were a tenth of `hmm run true`'s time.
- */
-function runCloner(
-  file: string,
-  args: string[],
-  options: {input?: Buffer | string; onProgress?: (chunk: Buffer) => void; signal?: AbortSignal},
-): Promise<Ended> {
-  return new Promise((resolve, reject) => {
-    const piped = options.input !== undefined
-    const child = childProcess().spawn(file, args, {
-      stdio: [piped ? 'pipe' : 'ignore', piped ? 'pipe' : 'ignore', 'pipe', ...(options.onProgress ? ['pipe' as const] : [])],
-      signal: options.signal,
-    })
-    const stdout: Buffer[] = []
-    const stderr: Buffer[] = []
-    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk))
-    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk))
-    if (options.onProgress) (child.stdio[3] as NodeJS.ReadableStream).on('data', options.onProgress)
-    // Aborted: the program was sent SIGTERM, and its status says so at 'close'.
-    child.on('error', error => (error.name === 'AbortError' ? undefined : reject(error)))
-    child.on('close', code => resolve({exitCode: code, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString('utf8')}))
-    if (piped) {
-      // It may exit before it read all of it (a failure): its status says why, not EPIPE.
-      child.stdin!.on('error', () => {})
-      child.stdin!.end(options.input)
-    }
-  })
-}
-
 /** macOS: clonefile(2) of the whole tree through cp -c (APFS), a plain copy elsewhere. */
 async function cloneOnDarwin(source: string, destination: string): Promise<void> {
   for (const flags of [['-c', '-pR'], ['-pR']]) {
-    const result = await runCloner(programPath('cp') ?? 'cp', [...flags, source, destination], {})
+    const result = await runCollected(programPath('cp') ?? 'cp', [...flags, source, destination])
     if (result.exitCode === 0) return
     removeTree(destination)
     if (flags.length === 1) throw new HmmError(`could not clone ${source}: ${result.stderr.trim().split('\n').at(-1)}`)
@@ -132,16 +93,15 @@ export async function cloneTree(source: string, destination: string, options: Cl
       options.onProgress!(Number(files), Number(bytes))
     }
   }
-  const result = await runCloner(file, args, {input: stats?.names, onProgress: options.onProgress && onProgress, signal: options.signal})
+  const result = await runCollected(file, args, {input: stats?.names, onFd3: options.onProgress && onProgress, signal: options.signal})
   // Notes (e.g. a skipped socket) are passed on; the clone still succeeded.
-  const stderr = result.stderr
   if (result.exitCode === 0) {
-    for (const line of stderr.split('\n').filter(Boolean)) say(line.replace(/^hmm: /, ''))
+    for (const line of result.stderr.split('\n').filter(Boolean)) say(line.replace(/^hmm: /, ''))
     // The stat pairs are binary: a last record ending in 0x0a (a size of 10) is not a final newline.
     return stats && StatPairs.of(result.stdout, stats.count)
   }
   const reason =
-    stderr
+    result.stderr
       .trim()
       .split('\n')
       .at(-1)
