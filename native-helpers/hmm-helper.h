@@ -66,6 +66,8 @@ char *rel_join(const char *rel, const char *name);
 void close_other_fds(int k1, int k2);
 /* Points stdin, stdout and stderr (unless kept) at /dev/null (a process that must hold nothing of the terminal). */
 void stdio_to_null(int keep_stderr);
+/* The same with a /dev/null opened before, and closes it. */
+void stdio_to(int null, int keep_stderr);
 
 #ifdef __linux__
 /* Opens a path hmm named, canonical, without following any symbolic link on

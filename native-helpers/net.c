@@ -110,12 +110,19 @@ void net_prepare(const struct exec_opts *o)
 		return;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pass) < 0)
 		setup_fail("network: socketpair: %s", strerror(errno));
+	/* Opened here, before the init makes the command's /dev: a bridge
+	 * that opened it there late (a loaded machine) could hold the empty
+	 * file a bind of null covers, open for writing, and that /dev could
+	 * not be made read-only. */
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	pid_t waiter = getpid();
 	pid_t pid = fork();
 	if (pid < 0)
 		setup_fail("network: cannot start the bridge: %s", strerror(errno));
 	if (pid > 0) {
 		close(pass[0]);
+		if (null >= 0)
+			close(null);
 		return;
 	}
 	/* The bridge. It dies with the waiter, which lives as long as the
@@ -128,8 +135,8 @@ void net_prepare(const struct exec_opts *o)
 		_exit(0);
 	setsid();
 	prctl(PR_SET_DUMPABLE, 0);
-	close_other_fds(pass[0], -1);
-	stdio_to_null(o->proxy_debug);
+	close_other_fds(pass[0], null);
+	stdio_to(null, o->proxy_debug);
 	int listener = receive_fd(pass[0]);
 	close(pass[0]);
 	if (listener < 0)

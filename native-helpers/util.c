@@ -142,9 +142,8 @@ static int close_fds_range(unsigned lo, unsigned hi)
 	return -1;
 }
 
-void stdio_to_null(int keep_stderr)
+void stdio_to(int null, int keep_stderr)
 {
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null < 0)
 		return;
 	dup2(null, 0);
@@ -152,6 +151,11 @@ void stdio_to_null(int keep_stderr)
 	if (!keep_stderr)
 		dup2(null, 2);
 	close(null);
+}
+
+void stdio_to_null(int keep_stderr)
+{
+	stdio_to(open("/dev/null", O_RDWR | O_CLOEXEC), keep_stderr);
 }
 
 static int keep_fd(int fd, int k1, int k2)

@@ -5,14 +5,14 @@
 // only way out is the loopback port the helper bridges to hmm's proxy (here
 // a stand-in on an abstract unix socket). In both modes seccomp leaves only
 // unix, IPv4 and IPv6 sockets, none raw.
-import {spawn} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
 import {createSocket} from 'node:dgram'
 import {mkdirSync} from 'node:fs'
 import {createServer, type AddressInfo, type Server} from 'node:net'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {execArgs, run, world} from './support.js'
+import {execArgs, repo, run, world} from './support.js'
 import {hostServer} from '../host-server.js'
 
 const policy = (w: string) => ['--read', '/', '--write', w, '--dev', '/dev']
@@ -149,6 +149,23 @@ process.on('exit', () => console.log(ok))`
     const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, ...net], [process.execPath, '-e', client]))
     expect(r.report).toBe('')
     expect(r.stdout).toBe('40\n')
+  })
+
+  it("sets up every time, however late the bridge starts: it holds nothing of the command's /dev, which is made read-only", async () => {
+    const {ws, lock} = workspace('net-proxy-late')
+    const {name} = await standIn()
+    const port = 39000 + Math.floor(Math.random() * 1000)
+    // The shim holds the bridge's first open of /dev/null until the init is making the command's /dev.
+    const shim = join(dirname(ws), 'late-null.so')
+    const built = spawnSync('cc', ['-O2', '-Wall', '-Wextra', '-Werror', '-std=gnu11', '-shared', '-fPIC', '-o', shim, 'test/helper/late-null.c', '-ldl'], {
+      cwd: repo,
+      encoding: 'utf8',
+    })
+    expect(built.stderr).toBe('')
+    const net = ['--net', 'proxy', '--proxy-port', String(port), '--proxy-socket', name]
+    const env = {...process.env, LD_PRELOAD: shim}
+    const r = await run(execArgs(lock, [...policy(ws), '--isolate', ws, ...net], ['true']), {env})
+    expect(r).toMatchObject({code: 0, report: ''})
   })
 
   /**
