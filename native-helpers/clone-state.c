@@ -103,13 +103,15 @@ struct job *pop(void)
 /* ---- metadata ---- */
 
 /* Owner first, then mode (chown clears set-user-ID), times last. Not being
- * root, we cannot give files away: keep ours, as cp does. */
+ * root, we cannot give files away: keep ours, as cp does. Nor can root of
+ * a user namespace give them an owner it does not map (EINVAL: the
+ * overflow id a file of an unmapped owner shows). */
 int set_owner(int fd, const char *name, uid_t uid, gid_t gid, int force)
 {
 	if (!force && uid == C.euid && gid == C.egid)
 		return 0; /* new files are already ours (no setgid parent, see below) */
 	int r = name ? fchownat(fd, name, uid, gid, AT_SYMLINK_NOFOLLOW) : fchown(fd, uid, gid);
-	if (r < 0 && errno == EPERM && C.euid != 0)
+	if (r < 0 && ((errno == EPERM && C.euid != 0) || errno == EINVAL))
 		return 0;
 	return r;
 }

@@ -344,6 +344,8 @@ int ids_userns(void);
 /* For `layers`, as root: whether the command's ids could be remapped with
  * these places its own; why not in why. */
 int ids_refusal(char **paths, int n, char *why, size_t len);
+/* Root of the host's user namespace (a container's root is not: ids.c). */
+int ids_host_root(void);
 /* Whether the command's ids are not the host's. */
 int ids_remapped(void);
 /* The devpts options that make its ptys its own ("" unless remapped). */

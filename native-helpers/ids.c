@@ -87,6 +87,30 @@ struct ids_mount_attr {
 static int userns = -1;
 static int remapped;
 
+/* Root whose user namespace maps every id to itself: the host's (the
+ * initial namespace), or a container's that holds the host's ids. Root of
+ * a namespace of a user's (a rootless container, unshare -r) cannot map
+ * the host's ids nor make idmapped mounts of the host's file systems: it
+ * takes a plain user's way (isolate.c), and is root over every file of
+ * its namespace's that it may read, which layers.c says. */
+int ids_host_root(void)
+{
+	if (geteuid() != 0)
+		return 0;
+	char map[128];
+	int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, map, sizeof map - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	map[n] = 0;
+	/* One line, every id to itself. */
+	unsigned long inside, outside, count;
+	return strchr(map, '\n') == map + n - 1 && sscanf(map, "%lu %lu %lu", &inside, &outside, &count) == 3 &&
+	       inside == 0 && outside == 0 && count == 4294967295UL;
+}
+
 int ids_userns(void)
 {
 	return userns;
@@ -119,6 +143,10 @@ static int make_userns(const char *map, const struct user_counts *counts)
 		setup_fail("ids: fork: %s", strerror(errno));
 	if (child == 0) {
 		char go;
+		/* Only the parent's ends: a parent that fails and exits leaves
+		 * this read at its end, not waiting for ever with hmm's output. */
+		close(made[0]);
+		close(mapped[1]);
 		if (unshare(CLONE_NEWUSER) < 0)
 			setup_fail("ids: cannot make a user namespace: %s", strerror(errno));
 		if (write(made[1], "u", 1) != 1 || read(mapped[0], &go, 1) != 1)
@@ -272,6 +300,10 @@ void ids_prepare(const struct exec_opts *o, const struct user_counts *counts)
 
 int ids_refusal(char **paths, int n, char *why, size_t len)
 {
+	if (!ids_host_root()) {
+		snprintf(why, len, "root of a user namespace, not the host's: its ids cannot be remapped");
+		return 1;
+	}
 	char map[64];
 	snprintf(map, sizeof map, "0 %u %u\n", COMMAND_IDS, COMMAND_IDS_COUNT);
 	userns = make_userns(map, NULL);

@@ -55,7 +55,8 @@ static void write_file(pid_t pid, const char *name, const char *text)
 /* A plain user's namespace maps the user to itself: files keep their
  * owners, and the command runs as the user it is. A plain user can map
  * only itself (which needs setgroups denied), and does so from inside.
- * (Root's command gets a namespace of its own: ids.c.) */
+ * So does a container's root (ids_host_root); the host's root's command
+ * gets a namespace of its own (ids.c). */
 static void map_ids(uid_t uid, gid_t gid)
 {
 	char map[64];
@@ -101,6 +102,7 @@ void isolate_namespaces(const struct exec_opts *o, int lock, void (*run)(const s
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
+	int root = ids_host_root();
 	struct user_counts counts;
 	user_counts_read(&counts);
 	/* Opened in the user's mount namespace: a file open for writing on
@@ -110,19 +112,22 @@ void isolate_namespaces(const struct exec_opts *o, int lock, void (*run)(const s
 	/* Root makes the namespaces as root, and the command alone gets a
 	 * user namespace (ids.c): idmapped mounts of the host's file systems
 	 * need root's capabilities in the host's. */
-	if (uid == 0 && unshare(CLONE_NEWNS | CLONE_NEWIPC) < 0)
+	if (root && unshare(CLONE_NEWNS | CLONE_NEWIPC) < 0)
 		setup_fail("namespaces: cannot make mount and IPC namespaces: %s", strerror(errno));
-	if (uid != 0 && unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC) < 0)
+	if (!root && unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC) < 0)
 		setup_fail("namespaces: cannot make user and mount namespaces: %s "
 			   "(unprivileged user namespaces may be turned off: "
 			   "sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces, "
 			   "or AppArmor's kernel.apparmor_restrict_unprivileged_userns)",
 			   strerror(errno));
-	if (uid == 0) {
+	if (root) {
 		ids_prepare(o, &counts);
 	} else {
 		map_ids(uid, gid);
 		user_counts_bound(&counts);
+		if (uid == 0 && o->home && !o->end_with_command)
+			fprintf(stderr, "hmm: warning: run as root, the command can read every file root may "
+					"(root of a user namespace, not the host's); hmm sandbox shows it\n");
 	}
 	/* Nothing mounted here reaches the user's mount namespace, and nothing
 	 * the host mounts later (a login's /run/user/<uid>, a disk, sshfs)
