@@ -17,6 +17,7 @@ import {existsSync, readFileSync} from 'node:fs'
 import {excludedAmong} from '../native/helper.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {git, type GitOptions} from './git.js'
+import {parseIndex, type ObjectFormat} from './index-file.js'
 import {changedPaths, treeWith} from './tree-edit.js'
 
 const nulSeparated = (text: string) => text.split('\0').filter(Boolean)
@@ -28,9 +29,14 @@ export function patternsOf(workspace: Workspace): string | undefined {
   return existsSync(file) && readFileSync(file, 'utf8').trim() !== '' ? file : undefined
 }
 
-/** Removes from the index git runs on (`on`) the entries the patterns exclude. */
-export async function dropExcluded(on: GitOptions & {cwd: string}, patterns: string): Promise<void> {
-  const out = excludedAmong(patterns, nulSeparated((await git(['ls-files', '-z'], on)).stdout))
+/**
+ * Removes from the index git runs on (`on`, its GIT_INDEX_FILE `index`,
+ * read here where its version allows) the entries the patterns exclude.
+ */
+export async function dropExcluded(on: GitOptions & {cwd: string}, patterns: string, index: {file: string; format: ObjectFormat}): Promise<void> {
+  const read = existsSync(index.file) ? parseIndex(readFileSync(index.file), index.format)?.paths() : undefined
+  const paths = read ?? nulSeparated((await git(['ls-files', '-z'], on)).stdout)
+  const out = excludedAmong(patterns, paths)
   if (out.length > 0) await git(['update-index', '-z', '--force-remove', '--stdin'], {...on, input: nulTerminated(out)})
 }
 

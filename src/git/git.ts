@@ -266,6 +266,9 @@ export function nulPairs(text: string): Array<[string, string]> {
   return pairs
 }
 
+/** The branch a full ref name names: none but under refs/heads/ (a detached HEAD names "HEAD"). */
+export const branchOf = (ref: string | undefined): string | null => (ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null)
+
 /** stdout without its final newline. */
 export async function gitLine(args: string[], options: GitOptions): Promise<string> {
   return (await git(args, options)).stdout.replace(/\n$/, '')

@@ -10,7 +10,7 @@
 import {copyFileSync, existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync, utimesSync} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
 import {HmmError} from '../ui/errors.js'
-import {git, gitLine, gitMessages, gitReason, nulPairs} from './git.js'
+import {branchOf, git, gitLine, gitMessages, gitReason, nulPairs} from './git.js'
 import {workTreeTop} from './top.js'
 import type {ObjectFormat} from './index-file.js'
 import {excludingUnrecordable} from './nested.js'
@@ -29,12 +29,44 @@ export interface GitOrigin {
   objectFormat: string
 }
 
+const REPOSITORY = [
+  'rev-parse',
+  '--show-toplevel',
+  '--absolute-git-dir',
+  '--git-common-dir',
+  '--git-path',
+  'objects',
+  '--git-path',
+  'index',
+  '--show-object-format',
+]
+
 /** The origin's repository if the origin is the top of a (non-bare) git repository. */
 export async function gitOriginOf(origin: string): Promise<GitOrigin | undefined> {
-  const probe = await git(
-    ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', '--git-path', 'objects', '--git-path', 'index', '--show-object-format'],
-    {cwd: origin, okStatuses: [128]},
-  )
+  return (await repositoryAndHead(origin, false))?.repo
+}
+
+/** Where HEAD is: its commit (null: no commit yet) and the branch it names (null: detached). */
+interface Head {
+  commit: string | null
+  branch: string | null
+}
+
+/**
+ * The origin's repository, and with `head` its HEAD, in one git where HEAD
+ * has a commit; where it has none (or there is no repository) a second git
+ * says which.
+ */
+async function repositoryAndHead(origin: string, head: boolean): Promise<{repo: GitOrigin; head?: Head} | undefined> {
+  if (head) {
+    const both = await git([...REPOSITORY, 'HEAD^{commit}', '--symbolic-full-name', 'HEAD'], {cwd: origin, okStatuses: [128]})
+    if (both.exitCode === 0) {
+      const lines = both.stdout.split('\n')
+      const repo = repositoryFrom(origin, lines)
+      return repo && {repo, head: {commit: lines[6] || null, branch: branchOf(lines[7])}}
+    }
+  }
+  const probe = await git(REPOSITORY, {cwd: origin, okStatuses: [128]})
   if (probe.exitCode !== 0) {
     // A repository git will not use (not safe.directory to this user: root in another user's; a broken one) is no
     // plain directory either: cloned as one, its work could never be merged, nor committed in the workspace.
@@ -43,7 +75,15 @@ export async function gitOriginOf(origin: string): Promise<GitOrigin | undefined
     }
     return undefined
   }
-  const [top, gitDir, commonDir, objects, index, objectFormat] = probe.stdout.split('\n')
+  const repo = repositoryFrom(origin, probe.stdout.split('\n'))
+  if (!repo || !head) return repo && {repo}
+  const branch = await git(['symbolic-ref', '--quiet', 'HEAD'], {cwd: origin, okStatuses: [1]})
+  return {repo, head: {commit: null, branch: branchOf(branch.stdout.trim())}}
+}
+
+/** REPOSITORY's answers, if the origin is its repository's top. */
+function repositoryFrom(origin: string, lines: string[]): GitOrigin | undefined {
+  const [top, gitDir, commonDir, objects, index, objectFormat] = lines
   if (!top || resolve(top) !== origin) return undefined
   const absolute = (path: string) => (isAbsolute(path) ? path : resolve(origin, path))
   return {
@@ -62,16 +102,34 @@ export interface OriginRecord {
 }
 
 /**
- * The settings under which git hashes the origin's files as the bytes they
- * hold: each filter driver the config defines (git-lfs's, git-crypt's) left
- * without a program. hmm diff shows the workspace's files as bytes, read by
- * a git that knows no driver; the tree it starts from must hold the same (a
- * git-lfs file's content, not the pointer git keeps), or the patch would
- * start from bytes the origin's file does not hold, and apply refuse it.
+ * What of the origin's config recording it needs: the user's
+ * core.excludesFile, as git expands it, and the settings under which git
+ * hashes the origin's files as the bytes they hold: each filter driver the
+ * config defines (git-lfs's, git-crypt's) left without a program. hmm diff
+ * shows the workspace's files as bytes, read by a git that knows no
+ * driver; the tree it starts from must hold the same (a git-lfs file's
+ * content, not the pointer git keeps), or the patch would start from bytes
+ * the origin's file does not hold, and apply refuse it.
  */
-async function unfiltered(origin: string): Promise<string[]> {
-  const defined = await git(['config', '--name-only', '--get-regexp', '^filter\\.'], {cwd: origin, okStatuses: [1]})
-  const drivers = new Set(defined.stdout.split('\n').flatMap(key => (key ? [key.slice('filter.'.length, key.lastIndexOf('.'))] : [])))
+async function originSettings(origin: string): Promise<{excludesFile: string | undefined; asBytes: string[]}> {
+  // One git for both; a value it cannot expand as a path (a driver's "~nobody/clean") makes it fail: then one each.
+  const both = await git(['config', '-z', '--path', '--get-regexp', '^(core\\.excludesfile$|filter\\.)'], {cwd: origin, okStatuses: [1, 128]})
+  if (both.exitCode === 128) {
+    const [excludesFile, defined] = await Promise.all([
+      git(['config', '--path', '--get', 'core.excludesFile'], {cwd: origin, okStatuses: [1]}),
+      git(['config', '--name-only', '--get-regexp', '^filter\\.'], {cwd: origin, okStatuses: [1]}),
+    ])
+    return {excludesFile: excludesFile.stdout.replace(/\n$/, '') || undefined, asBytes: unfiltered(defined.stdout.split('\n'))}
+  }
+  // `key\nvalue\0` each; the last core.excludesFile is the one git uses.
+  const entries = both.stdout.split('\0').flatMap(entry => (entry ? [entry.split('\n')] : []))
+  const excludesFile = entries.filter(([key]) => key === 'core.excludesfile').at(-1)?.[1]
+  return {excludesFile: excludesFile || undefined, asBytes: unfiltered(entries.map(([key]) => key).filter(key => key.startsWith('filter.')))}
+}
+
+/** The options that leave each filter driver a `filter.<driver>.<key>` names without a program. */
+function unfiltered(keys: string[]): string[] {
+  const drivers = new Set(keys.flatMap(key => (key ? [key.slice('filter.'.length, key.lastIndexOf('.'))] : [])))
   return [...drivers].flatMap(name => ['-c', `filter.${name}.clean=`, '-c', `filter.${name}.process=`, '-c', `filter.${name}.required=false`])
 }
 
@@ -109,21 +167,10 @@ export interface OriginAnswers {
  * run` asks while it builds the sandbox, before anything is made.
  */
 export async function askGitOrigin(origin: string): Promise<OriginAnswers | undefined> {
-  const repo = await gitOriginOf(origin)
-  if (!repo) return undefined
-  const [excludesFile, head, branch, asBytes] = await Promise.all([
-    git(['config', '--path', '--get', 'core.excludesFile'], {cwd: origin, okStatuses: [1]}),
-    git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {cwd: origin, okStatuses: [1]}),
-    git(['symbolic-ref', '--quiet', '--short', 'HEAD'], {cwd: origin, okStatuses: [1]}),
-    unfiltered(origin),
-  ])
-  return {
-    repo,
-    excludesFile: excludesFile.stdout.replace(/\n$/, '') || undefined,
-    headCommit: head.stdout.trim() || null,
-    headBranch: branch.stdout.trim() || null,
-    asBytes,
-  }
+  const found = await repositoryAndHead(origin, true)
+  if (!found?.head) return undefined
+  const settings = await originSettings(origin)
+  return {repo: found.repo, excludesFile: settings.excludesFile, headCommit: found.head.commit, headBranch: found.head.branch, asBytes: settings.asBytes}
 }
 
 /**
@@ -161,7 +208,7 @@ export async function recordGitOrigin(
     await git([...asBytes, 'add', '--all', '--', '.', ...excluded], {cwd: origin, env})
   }
   if (asBytes.length > 0) await hashFilteredAsBytes(origin, env, asBytes)
-  if (patterns) await dropExcluded({cwd: origin, env}, patterns)
+  if (patterns) await dropExcluded({cwd: origin, env}, patterns, {file: forkIndex, format: repoOfOrigin.objectFormat as ObjectFormat})
   const forkTree = await gitLine(['write-tree'], {cwd: origin, env})
   return {
     record: {headCommit, headBranch, forkTree},

@@ -6,7 +6,7 @@
 // someone else moved is never lost. Runs in the origin, the user's own
 // repository (their pre-push hook, their credential helpers).
 import {HmmError} from '../ui/errors.js'
-import {ALLOW_LOCAL_TRANSPORT, git, gitMessages, gitReason} from './git.js'
+import {ALLOW_LOCAL_TRANSPORT, branchOf, git, gitMessages, gitReason} from './git.js'
 
 export interface PushTarget {
   /** The origin's branch the work is based on. */
@@ -27,8 +27,9 @@ async function config(origin: string, key: string): Promise<string | undefined> 
 export async function pushTarget(origin: string, recordedBranch: string | null): Promise<PushTarget> {
   let branch = recordedBranch
   if (!branch) {
-    const now = await git(['symbolic-ref', '--quiet', '--short', 'HEAD'], {cwd: origin, okStatuses: [1, 128]})
-    branch = now.exitCode === 0 ? now.stdout.trim() : null
+    // Its name under refs/heads, not --short's (heads/main where a tag is named main too).
+    const now = await git(['symbolic-ref', '--quiet', 'HEAD'], {cwd: origin, okStatuses: [1, 128]})
+    branch = now.exitCode === 0 ? branchOf(now.stdout.trim()) : null
   }
   if (!branch) throw new HmmError(`${origin} is not on a branch`)
   const remote = (await config(origin, `branch.${branch}.remote`)) || 'origin'

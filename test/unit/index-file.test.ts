@@ -30,6 +30,16 @@ describe('the index file', () => {
     expect(parsed.entries.find(entry => entry.path === 'a.txt')!.stat.size).toBe(5)
   })
 
+  it('lists the paths as git ls-files -z does, and none of a sparse index, whose directories ls-files expands', async () => {
+    const dir = await repoWithIndex()
+    const listed = (await execa('git', ['ls-files', '-z'], {cwd: dir})).stdout.split('\0').filter(Boolean)
+    expect(parseIndex(readFileSync(join(dir, '.git/index')), 'sha1')!.paths()).toEqual(listed)
+    const env = {...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e'}
+    await execa('git', ['commit', '-qm', 'x'], {cwd: dir, env})
+    await execa('git', ['sparse-checkout', 'set', '--cone', '--sparse-index', 'dir'], {cwd: dir, env})
+    expect(parseIndex(readFileSync(join(dir, '.git/index')), 'sha1')!.paths()).toBeUndefined()
+  })
+
   it('writes back an index git accepts, with the new stat data', async () => {
     const dir = await repoWithIndex()
     const parsed = parseIndex(readFileSync(join(dir, '.git/index')), 'sha1')!
