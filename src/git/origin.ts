@@ -7,7 +7,7 @@
 // the origin's index, refs, stash and objects are left byte-for-byte as they
 // were. Anything else (no repository, a subdirectory of one, a bare one) is
 // recorded after cloning as the tree of the fresh clone.
-import {copyFileSync, existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync, utimesSync} from 'node:fs'
+import {copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, statSync, utimesSync} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
 import {HmmError} from '../ui/errors.js'
 import {branchOf, git, gitLine, gitMessages, gitReason, nulPairs} from './git.js'
@@ -184,12 +184,25 @@ export async function recordGitOrigin(
   patterns?: string,
 ): Promise<{record: OriginRecord; repo: PrivateRepo}> {
   const excludes = join(repoOfOrigin.gitDir, 'info', 'exclude')
-  const repo = await createPrivateRepo(gitDir, {
+  // Made while git adds the origin's files to its object directory, which is all the recording needs of it.
+  mkdirSync(join(gitDir, 'objects'), {recursive: true})
+  const made = createPrivateRepo(gitDir, {
     objects: repoOfOrigin.objects,
     objectFormat: repoOfOrigin.objectFormat,
     excludes: existsSync(excludes) ? [readFileSync(excludes, 'utf8')] : [],
     excludesFile,
   })
+  try {
+    const forkTree = await recordFork(origin, repoOfOrigin, asBytes, gitDir, patterns)
+    return {record: {headCommit, headBranch, forkTree}, repo: await made}
+  } finally {
+    // Ended, also when the recording failed: what removes the workspace must not race it.
+    await made.catch(() => undefined)
+  }
+}
+
+/** Writes the tree of the origin's files (its fork tree) with a copy of its index, into the private object directory. */
+async function recordFork(origin: string, repoOfOrigin: GitOrigin, asBytes: string[], gitDir: string, patterns?: string): Promise<string> {
   const forkIndex = join(gitDir, 'index.fork')
   // Starting from the origin's own index: its stat data matches the origin's
   // files, so git re-reads only what changed since the user's last `git add`.
@@ -209,11 +222,7 @@ export async function recordGitOrigin(
   }
   if (asBytes.length > 0) await hashFilteredAsBytes(origin, env, asBytes)
   if (patterns) await dropExcluded({cwd: origin, env}, patterns, {file: forkIndex, format: repoOfOrigin.objectFormat as ObjectFormat})
-  const forkTree = await gitLine(['write-tree'], {cwd: origin, env})
-  return {
-    record: {headCommit, headBranch, forkTree},
-    repo,
-  }
+  return gitLine(['write-tree'], {cwd: origin, env})
 }
 
 /**
