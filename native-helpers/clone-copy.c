@@ -118,15 +118,15 @@ static void copy_regular(struct dopen *d, const char *name, int s, const struct 
 		link_made(mine, L_SKIPPED);
 		return;
 	}
-	int side = 1, e = 0;
+	int side = 1, e = 0, keep = 0;
 	if (copy_data(s, t, st) < 0) {
 		e = errno;
 		side = 0; /* most likely the read; either way, name the source */
-	} else if (set_owner(t, NULL, st->st_uid, st->st_gid, 0) < 0 ||
+	} else if ((keep = set_owner(t, NULL, st->st_uid, st->st_gid, 0)) < 0 ||
 		   ((C.always_chmod || (st->st_mode & 07000)) &&
-		    fchmod(t, st->st_mode & 07777) < 0)) {
+		    fchmod(t, st->st_mode & keep) < 0)) {
 		e = errno;
-	} else if (!(e = copy_xattrs(s, t, -1, -1, NULL, &side))) {
+	} else if (!(e = copy_xattrs(s, t, -1, -1, NULL, &side, keep == 07777))) {
 		/* Attributes after chown, which drops security.capability. */
 		struct timespec ts[2] = {ST_ATIM(*st), ST_MTIM(*st)};
 		if (futimens(t, ts) < 0)
@@ -172,7 +172,7 @@ static void copy_subdir(struct dopen *d, const char *name, int sfd, const struct
 		return;
 	}
 	/* While it is still ours and writable (its owner and mode come last). */
-	int side, e = copy_xattrs(sfd, dfd, -1, -1, NULL, &side);
+	int side, e = copy_xattrs(sfd, dfd, -1, -1, NULL, &side, 1);
 	if (e) {
 		clone_fail(side, rel, name, e);
 		close(sfd);
@@ -271,11 +271,12 @@ static void copy_special(struct dopen *d, const char *name, const struct stat *s
 	struct timespec ts[2] = {ST_ATIM(*st), ST_MTIM(*st)};
 	/* A link's mode cannot be set on Linux (and is not looked at). */
 	int side = 1, e = 0;
-	if (set_owner(d->dfd, name, st->st_uid, st->st_gid, 0) < 0 ||
+	int keep = set_owner(d->dfd, name, st->st_uid, st->st_gid, 0);
+	if (keep < 0 ||
 	    (!is_link && (C.always_chmod || (st->st_mode & 07000)) &&
-	     fchmodat(d->dfd, name, st->st_mode & 07777, 0) < 0))
+	     fchmodat(d->dfd, name, st->st_mode & keep, 0) < 0))
 		e = errno;
-	else if (!(e = copy_xattrs(-1, -1, d->sfd, d->dfd, name, &side)) &&
+	else if (!(e = copy_xattrs(-1, -1, d->sfd, d->dfd, name, &side, keep == 07777)) &&
 		 utimensat(d->dfd, name, ts, AT_SYMLINK_NOFOLLOW) < 0)
 		e = errno, side = 1;
 	if (e) {

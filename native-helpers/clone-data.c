@@ -188,9 +188,10 @@ static int skipped(const char *name, int err)
 #endif
 
 /* Copies the extended attributes of one entry: by descriptors s and t when
- * both are open (>= 0), else by name in the directories sdir and tdir.
- * Returns 0, or an errno with *side set (0: reading the source). */
-int copy_xattrs(int s, int t, int sdir, int tdir, const char *name, int *side)
+ * both are open (>= 0), else by name in the directories sdir and tdir;
+ * security.capability only with_caps. Returns 0, or an errno with *side
+ * set (0: reading the source). */
+int copy_xattrs(int s, int t, int sdir, int tdir, const char *name, int *side, int with_caps)
 {
 #ifdef __linux__
 	struct xside src, dst;
@@ -203,6 +204,9 @@ int copy_xattrs(int s, int t, int sdir, int tdir, const char *name, int *side)
 		return errno == ENOTSUP || errno == EOPNOTSUPP ? 0 : errno;
 	int e = 0;
 	for (char *k = names; !e && k < names + n; k += strlen(k) + 1) {
+		/* A file's capabilities go with its owner, as its set-user-ID. */
+		if (!with_caps && strcmp(k, "security.capability") == 0)
+			continue;
 		char *value;
 		ssize_t len = x_read(&src, k, &value);
 		if (len < 0) {
@@ -217,7 +221,7 @@ int copy_xattrs(int s, int t, int sdir, int tdir, const char *name, int *side)
 	free(names);
 	return e;
 #else
-	(void)s, (void)t, (void)sdir, (void)tdir, (void)name, (void)side;
+	(void)s, (void)t, (void)sdir, (void)tdir, (void)name, (void)side, (void)with_caps;
 	return 0;
 #endif
 }

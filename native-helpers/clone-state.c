@@ -102,18 +102,29 @@ struct job *pop(void)
 
 /* ---- metadata ---- */
 
+static int chown_to(int fd, const char *name, uid_t uid, gid_t gid)
+{
+	return name ? fchownat(fd, name, uid, gid, AT_SYMLINK_NOFOLLOW) : fchown(fd, uid, gid);
+}
+
 /* Owner first, then mode (chown clears set-user-ID), times last. Not being
  * root, we cannot give files away: keep ours, as cp does. Nor can root of
  * a user namespace give them an owner it does not map (EINVAL: the
- * overflow id a file of an unmapped owner shows). */
+ * overflow id a file of an unmapped owner shows). Then what can be had is:
+ * the owner, or the group (one of the user's own). Returns the mode bits
+ * the copy may have: no set-user-ID but with its owner, no set-group-ID
+ * but with its group (as cp -p), or -1. */
 int set_owner(int fd, const char *name, uid_t uid, gid_t gid, int force)
 {
 	if (!force && uid == C.euid && gid == C.egid)
-		return 0; /* new files are already ours (no setgid parent, see below) */
-	int r = name ? fchownat(fd, name, uid, gid, AT_SYMLINK_NOFOLLOW) : fchown(fd, uid, gid);
-	if (r < 0 && ((errno == EPERM && C.euid != 0) || errno == EINVAL))
-		return 0;
-	return r;
+		return 07777; /* new files are already ours (no setgid parent, see below) */
+	if (chown_to(fd, name, uid, gid) == 0)
+		return 07777;
+	if (!((errno == EPERM && C.euid != 0) || errno == EINVAL))
+		return -1;
+	int owner = uid == C.euid || chown_to(fd, name, uid, (gid_t)-1) == 0;
+	int group = chown_to(fd, name, (uid_t)-1, gid) == 0;
+	return 07777 & ~(owner ? 0 : S_ISUID) & ~(group ? 0 : S_ISGID);
 }
 
 static void finish_dir(struct dnode *n)
@@ -122,8 +133,8 @@ static void finish_dir(struct dnode *n)
 	if (!atomic_load(&C.failed)) {
 		int e = 0;
 		int force = n->parent == NULL; /* DST's gid came from its parent */
-		if (set_owner(root, n->rel, n->uid, n->gid, force) < 0 ||
-		    fchmodat(root, n->rel, n->mode & 07777, 0) < 0 ||
+		int keep = set_owner(root, n->rel, n->uid, n->gid, force);
+		if (keep < 0 || fchmodat(root, n->rel, n->mode & keep, 0) < 0 ||
 		    utimensat(root, n->rel, n->times, AT_SYMLINK_NOFOLLOW) < 0)
 			e = errno;
 		if (e)

@@ -189,7 +189,7 @@ int cmd_clone(int argc, char **argv)
 		clone_fail(1, ".", NULL, errno);
 		return 1;
 	}
-	int side, e = copy_xattrs(sfd, dfd, -1, -1, NULL, &side);
+	int side, e = copy_xattrs(sfd, dfd, -1, -1, NULL, &side, 1);
 	if (e) {
 		clone_fail(side, ".", NULL, e);
 		return 1;

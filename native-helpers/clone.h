@@ -83,7 +83,7 @@ void dopen_put(struct dopen *d);
 
 /* clone-data.c */
 int copy_data(int s, int t, const struct stat *st);
-int copy_xattrs(int s, int t, int sdir, int tdir, const char *name, int *side);
+int copy_xattrs(int s, int t, int sdir, int tdir, const char *name, int *side, int with_caps);
 
 /* clone-copy.c */
 void run_dir(struct dnode *node, int sfd, int dfd);

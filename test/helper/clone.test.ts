@@ -6,7 +6,7 @@
 
 import {spawn, spawnSync} from 'node:child_process'
 import {createHash, randomBytes} from 'node:crypto'
-import {chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync} from 'node:fs'
+import {chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:net'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -424,6 +424,35 @@ describe('hmm-helper clone', () => {
     const r = await clone(join(w, 'link'), join(w, 'dst'))
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/^hmm: clone: .*link: /)
+  })
+
+  // The attacker's review 17, F1: as cp -p, a copy never has a set-ID bit of an owner or group it could not be given.
+  it.skipIf(!isRoot)('keeps no set-user-ID without the owner, nor set-group-ID without the group: as another user, as root of a user namespace', async () => {
+    // Under /var/tmp: the other user must reach it, which the suite's own directory may forbid.
+    const w = mkdtempSync('/var/tmp/hmm-clone-setid-')
+    try {
+      chmodSync(w, 0o755)
+      const src = join(w, 'src')
+      mkdirSync(join(src, 'shared'), {recursive: true})
+      writeFileSync(join(src, 'suid'), 'x')
+      writeFileSync(join(src, 'sgid'), 'x')
+      sh('chown 4321:4321 suid && chmod 4755 suid && chown 0:4321 sgid && chmod 2755 sgid && chown 4321:4321 shared && chmod 2775 shared && chmod 755 .', src)
+      const modes = (dst: string) => Object.fromEntries(['suid', 'sgid', 'shared'].map(name => [name, (lstatSync(join(dst, name)).mode & 0o7777).toString(8)]))
+      // Another user: owns the copies, of its own group.
+      const other = join(w, 'other')
+      mkdirSync(other)
+      sh(`chown 4322:4322 '${other}'`, w)
+      const asOther = await collect(spawn(helper, ['clone', src, join(other, 'dst')], {uid: 4322, gid: 4322, stdio: ['ignore', 'pipe', 'pipe']}))
+      expect(asOther.stderr).toBe('')
+      expect(modes(join(other, 'dst'))).toEqual({suid: '755', sgid: '755', shared: '775'})
+      // Root of a user namespace that maps root alone: 4321 is none of its ids; sgid keeps its owner, root.
+      const inNamespace = await collect(spawn('unshare', ['--map-root-user', helper, 'clone', src, join(w, 'ns')], {stdio: ['ignore', 'pipe', 'pipe']}))
+      expect(inNamespace.stderr).toBe('')
+      expect(modes(join(w, 'ns'))).toEqual({suid: '755', sgid: '755', shared: '775'})
+      expect(lstatSync(join(w, 'ns', 'sgid')).uid).toBe(0)
+    } finally {
+      rmSync(w, {recursive: true, force: true})
+    }
   })
 
   it('refuses to clone a directory into itself', async () => {
