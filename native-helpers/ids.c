@@ -87,28 +87,32 @@ struct ids_mount_attr {
 static int userns = -1;
 static int remapped;
 
-/* Root whose user namespace maps every id to itself: the host's (the
- * initial namespace), or a container's that holds the host's ids. Root of
- * a namespace of a user's (a rootless container, unshare -r) cannot map
- * the host's ids nor make idmapped mounts of the host's file systems: it
- * takes a plain user's way (isolate.c), and is root over every file of
- * its namespace's that it may read, which layers.c says. */
-int ids_host_root(void)
+/* Whether /proc/self/<file> maps every id to itself, in one line. */
+static int maps_all(const char *file)
 {
-	if (geteuid() != 0)
-		return 0;
-	char map[128];
-	int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+	char path[32], map[128];
+	snprintf(path, sizeof path, "/proc/self/%s", file);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : read(fd, map, sizeof map - 1);
 	if (fd >= 0)
 		close(fd);
 	if (n <= 0)
 		return 0;
 	map[n] = 0;
-	/* One line, every id to itself. */
 	unsigned long inside, outside, count;
 	return strchr(map, '\n') == map + n - 1 && sscanf(map, "%lu %lu %lu", &inside, &outside, &count) == 3 &&
 	       inside == 0 && outside == 0 && count == 4294967295UL;
+}
+
+/* Root whose user namespace maps every id, user and group, to itself: the
+ * host's (the initial namespace), or a container's that holds the host's
+ * ids. Root of a namespace of a user's (a rootless container, unshare -r)
+ * cannot map the host's ids nor make idmapped mounts of the host's file
+ * systems: it takes a plain user's way (isolate.c), and is root over
+ * every file of its namespace's that it may read, which layers.c says. */
+int ids_host_root(void)
+{
+	return geteuid() == 0 && maps_all("uid_map") && maps_all("gid_map");
 }
 
 int ids_userns(void)
