@@ -40,6 +40,8 @@ const REPOSITORY = [
   'index',
   '--show-object-format',
 ]
+/** The lines REPOSITORY prints. */
+const REPOSITORY_LINES = 6
 
 /** The origin's repository if the origin is the top of a (non-bare) git repository. */
 export async function gitOriginOf(origin: string): Promise<GitOrigin | undefined> {
@@ -53,30 +55,25 @@ interface Head {
 }
 
 /**
- * The origin's repository, and with `head` its HEAD, in one git where HEAD
- * has a commit; where it has none (or there is no repository) a second git
- * says which.
+ * The origin's repository, and with `head` its HEAD, in one git; where HEAD
+ * has no commit yet, git has said the rest before it failed on HEAD, and a
+ * second git says the branch.
  */
 async function repositoryAndHead(origin: string, head: boolean): Promise<{repo: GitOrigin; head?: Head} | undefined> {
-  if (head) {
-    const both = await git([...REPOSITORY, 'HEAD^{commit}', '--symbolic-full-name', 'HEAD'], {cwd: origin, okStatuses: [128]})
-    if (both.exitCode === 0) {
-      const lines = both.stdout.split('\n')
-      const repo = repositoryFrom(origin, lines)
-      return repo && {repo, head: {commit: lines[6] || null, branch: branchOf(lines[7])}}
-    }
-  }
-  const probe = await git(REPOSITORY, {cwd: origin, okStatuses: [128]})
-  if (probe.exitCode !== 0) {
+  const asked = await git(head ? [...REPOSITORY, 'HEAD^{commit}', '--symbolic-full-name', 'HEAD'] : REPOSITORY, {cwd: origin, okStatuses: [128]})
+  const lines = asked.stdout.split('\n')
+  const answered = asked.exitCode === 0 || (head && lines.length > REPOSITORY_LINES)
+  if (!answered) {
     // A repository git will not use (not safe.directory to this user: root in another user's; a broken one) is no
     // plain directory either: cloned as one, its work could never be merged, nor committed in the workspace.
     if (workTreeTop(origin) === origin) {
-      throw new HmmError(`git cannot use the repository at ${origin}: ${gitMessages(probe.stderr)[0] ?? 'unknown error'} (git status there says more)`)
+      throw new HmmError(`git cannot use the repository at ${origin}: ${gitMessages(asked.stderr)[0] ?? 'unknown error'} (git status there says more)`)
     }
     return undefined
   }
-  const repo = repositoryFrom(origin, probe.stdout.split('\n'))
+  const repo = repositoryFrom(origin, lines)
   if (!repo || !head) return repo && {repo}
+  if (asked.exitCode === 0) return {repo, head: {commit: lines[REPOSITORY_LINES] || null, branch: branchOf(lines[REPOSITORY_LINES + 1])}}
   const branch = await git(['symbolic-ref', '--quiet', 'HEAD'], {cwd: origin, okStatuses: [1]})
   return {repo, head: {commit: null, branch: branchOf(branch.stdout.trim())}}
 }
