@@ -2,9 +2,10 @@
 // Node cannot do itself — Landlock, flock held across exec, fast cloning,
 // removal that no racing process can turn against files outside.
 import type * as ChildProcess from 'node:child_process'
-import {existsSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {HmmError} from '../ui/errors.js'
+import {mayExclude} from './may-exclude.js'
 
 const RELATIVE = 'native-helpers/build/hmm-helper'
 
@@ -151,7 +152,7 @@ export function removeTree(path: string): void {
  * (native-helpers/exclude.c: the clone leaves out the same).
  */
 export function excludedAmong(patterns: string, paths: string[]): string[] {
-  if (paths.length === 0) return []
+  if (!mayExclude(readFileSync(patterns, 'utf8'), paths)) return []
   const out = childProcess().execFileSync(helperPath(), ['excluded', patterns], {
     input: paths.map(path => `${path}\0`).join(''),
     encoding: 'utf8',
