@@ -29,6 +29,7 @@ export interface GitOrigin {
   objectFormat: string
 }
 
+/** What git says of the origin's repository, a line each. */
 const REPOSITORY = [
   'rev-parse',
   '--show-toplevel',
@@ -40,7 +41,6 @@ const REPOSITORY = [
   'index',
   '--show-object-format',
 ]
-/** The lines REPOSITORY prints. */
 const REPOSITORY_LINES = 6
 
 /** The origin's repository if the origin is the top of a (non-bare) git repository. */
