@@ -26,8 +26,6 @@ const FILE_TYPE = 0o170000
 const REGULAR = 0o100000
 const SYMLINK = 0o120000
 const GITLINK = 0o160000
-/** A sparse index's directory entry. */
-const DIRECTORY = 0o040000
 /** ctime, mtime (s + ns each), dev, ino, mode, uid, gid, size: ten 32-bit fields. */
 const STAT_BYTES = 40
 /** Object names and the file's checksum are of the repository's hash. */
@@ -109,14 +107,14 @@ export class ParsedIndex {
     return newest
   }
 
-  /** Every entry's path, as `git ls-files -z` lists them; undefined for a sparse index, whose directories ls-files expands. */
+  /**
+   * Every entry's path, as `git ls-files -z` lists them; undefined for a
+   * split index (its entries' names are in another file) and a sparse one
+   * (whose directories ls-files expands).
+   */
   paths(): string[] | undefined {
-    const paths: string[] = []
-    for (let index = 0; index < this.offsets.length; index++) {
-      if ((this.buffer.readUInt32BE(this.offsets[index] + 4 * MODE) & FILE_TYPE) === DIRECTORY) return undefined
-      paths.push(this.buffer.toString('utf8', this.nameStarts[index], this.nameEnds[index]))
-    }
-    return paths
+    if (!keptExtensions(this)) return undefined
+    return Array.from(this.offsets, (_, index) => this.buffer.toString('utf8', this.nameStarts[index], this.nameEnds[index]))
   }
 
   /** The gitlinks (nested repositories, submodules): path and the commit recorded. */

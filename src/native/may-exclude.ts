@@ -9,10 +9,13 @@
 // whole. So each such last part is matched against every name, `*` and `?`
 // as exclude.c reads them; negations are left out (they only bring paths
 // back), and a pattern with a bracket expression leaves it to the helper.
+// The patterns are read as exclude.c reads them: a line ends at a NUL.
 
 /** One line of the patterns file as exclude.c's parse_line reads it: the pattern's body, or undefined (nothing, or a negation). */
 function positiveBody(line: string): string | undefined {
-  let text = line.endsWith('\r') ? line.slice(0, -1) : line
+  // A C string: the line ends at a NUL.
+  const read = line.split('\0')[0]
+  let text = read.endsWith('\r') ? read.slice(0, -1) : read
   while (text.endsWith(' ') && !text.endsWith('\\ ')) text = text.slice(0, -1)
   if (text === '' || text.startsWith('#') || text.startsWith('!')) return undefined
   return text.endsWith('/') ? text.slice(0, -1) : text
@@ -40,8 +43,10 @@ export function mayExclude(patterns: string, paths: string[]): boolean {
   for (const line of patterns.split('\n')) {
     const body = positiveBody(line)
     if (body === undefined) continue
+    // A bracket expression anywhere may hold the `/` taken for the last one.
+    if (body.includes('[')) return true
     const part = body.slice(body.lastIndexOf('/') + 1)
-    if (part === '' || part.includes('[')) return true
+    if (part === '') return true
     sources.push(nameSource(part))
   }
   if (sources.length === 0) return false

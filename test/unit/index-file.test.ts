@@ -30,7 +30,7 @@ describe('the index file', () => {
     expect(parsed.entries.find(entry => entry.path === 'a.txt')!.stat.size).toBe(5)
   })
 
-  it('lists the paths as git ls-files -z does, and none of a sparse index, whose directories ls-files expands', async () => {
+  it('lists the paths as git ls-files -z does, and none of a sparse or a split index', async () => {
     const dir = await repoWithIndex()
     const listed = (await execa('git', ['ls-files', '-z'], {cwd: dir})).stdout.split('\0').filter(Boolean)
     expect(parseIndex(readFileSync(join(dir, '.git/index')), 'sha1')!.paths()).toEqual(listed)
@@ -38,6 +38,12 @@ describe('the index file', () => {
     await execa('git', ['commit', '-qm', 'x'], {cwd: dir, env})
     await execa('git', ['sparse-checkout', 'set', '--cone', '--sparse-index', 'dir'], {cwd: dir, env})
     expect(parseIndex(readFileSync(join(dir, '.git/index')), 'sha1')!.paths()).toBeUndefined()
+    // Review 18: a split index names its entries in another file.
+    const split = await repoWithIndex()
+    await execa('git', ['update-index', '--split-index'], {cwd: split})
+    writeFileSync(join(split, 'new.txt'), 'new\n')
+    await execa('git', ['add', 'new.txt'], {cwd: split})
+    expect(parseIndex(readFileSync(join(split, '.git/index')), 'sha1')!.paths()).toBeUndefined()
   })
 
   it('writes back an index git accepts, with the new stat data', async () => {

@@ -58,6 +58,10 @@ describe("the origin's answers", () => {
     const expected = ['-c', 'filter.lfs.clean=', '-c', 'filter.lfs.process=', '-c', 'filter.lfs.required=false']
     const expanded = await git(dir, 'config', '--path', '--get', 'core.excludesFile')
     expect(await askGitOrigin(dir)).toMatchObject({excludesFile: expanded, asBytes: expected})
+    // Review 18: a value may hold a newline.
+    await git(dir, 'config', '--add', 'core.excludesFile', '/a\nb')
+    expect(await askGitOrigin(dir)).toMatchObject({excludesFile: '/a\nb', asBytes: expected})
+    await git(dir, 'config', '--unset', 'core.excludesFile', '^/a')
     await git(dir, 'config', 'filter.Crypt.smudge', '~no-such-user-here/smudge')
     const both = [...expected, '-c', 'filter.Crypt.clean=', '-c', 'filter.Crypt.process=', '-c', 'filter.Crypt.required=false']
     expect(await askGitOrigin(dir)).toMatchObject({excludesFile: expanded, asBytes: both})
