@@ -6,7 +6,7 @@
 
 import {spawn, spawnSync} from 'node:child_process'
 import {createHash, randomBytes} from 'node:crypto'
-import {chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:net'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -438,11 +438,15 @@ describe('hmm-helper clone', () => {
       writeFileSync(join(src, 'sgid'), 'x')
       sh('chown 4321:4321 suid && chmod 4755 suid && chown 0:4321 sgid && chmod 2755 sgid && chown 4321:4321 shared && chmod 2775 shared && chmod 755 .', src)
       const modes = (dst: string) => Object.fromEntries(['suid', 'sgid', 'shared'].map(name => [name, (lstatSync(join(dst, name)).mode & 0o7777).toString(8)]))
-      // Another user: owns the copies, of its own group.
+      // Another user: owns the copies, of its own group. It runs a copy of the helper: the suite's may lie where only
+      // its own user may search (CI's copy in a 0700 directory).
       const other = join(w, 'other')
       mkdirSync(other)
       sh(`chown 4322:4322 '${other}'`, w)
-      const asOther = await collect(spawn(helper, ['clone', src, join(other, 'dst')], {uid: 4322, gid: 4322, stdio: ['ignore', 'pipe', 'pipe']}))
+      const reachable = join(w, 'hmm-helper')
+      copyFileSync(helper, reachable)
+      chmodSync(reachable, 0o755)
+      const asOther = await collect(spawn(reachable, ['clone', src, join(other, 'dst')], {uid: 4322, gid: 4322, stdio: ['ignore', 'pipe', 'pipe']}))
       expect(asOther.stderr).toBe('')
       expect(modes(join(other, 'dst'))).toEqual({suid: '755', sgid: '755', shared: '775'})
       // Root of a user namespace that maps root alone: 4321 is none of its ids; sgid keeps its owner, root.
