@@ -172,15 +172,29 @@ function lstatOrNothing(path: string): BigIntStats | undefined {
 }
 
 /**
+ * The files git add would read, NUL-terminated, by two gits that read no
+ * contents (but of an entry racily clean): those whose stat data is not the
+ * index's, touched but unchanged ones too (diff-files; a gitlink by its
+ * HEAD alone: no git run in a nested repository, and .gitmodules has no
+ * say), then the new ones (ls-files; a nested repository as `dir/`). git
+ * add would read the touched ones to see they did not change; listed,
+ * their sizes are looked at before any is read, and update-index takes
+ * their stat data as add does, so that no later look reads them again.
+ */
+const TO_ADD = [
+  ['diff-files', '-z', '--name-only', '--ignore-submodules=dirty'],
+  ['ls-files', '-z', '--others', '--exclude-standard'],
+]
+
+/**
  * Refuses, before git reads any, files larger than max_file_size among
  * those git add would read, or larger than max_read_size together: the
- * ones whose stat data changed since the index and the new ones (listed by
- * one git, which reads no contents but of files whose stat data it cannot
- * trust). Their size is looked at, never their contents.
+ * ones whose stat data changed since the index and the new ones (TO_ADD's
+ * gits). Their size is looked at, never their contents.
  */
 async function refuseLargeFiles(workspace: Workspace, env: Record<string, string>, reading: Reading): Promise<void> {
-  const listed = await git(['ls-files', '-z', '--modified', '--others', '--exclude-standard'], {cwd: workspace.tree, env, readsWorkspace: reading})
-  const files = [...new Set(listed.stdout.split('\0').filter(Boolean))].flatMap(path => {
+  const listed = await Promise.all(TO_ADD.map(args => git(args, {cwd: workspace.tree, env, readsWorkspace: reading})))
+  const files = [...new Set(listed.flatMap(({stdout}) => stdout.split('\0').filter(Boolean)))].flatMap(path => {
     const stat = lstatOrNothing(join(workspace.tree, path))
     return stat?.isFile() ? [{path, size: stat.size}] : []
   })
@@ -205,23 +219,21 @@ const NOT_CHECKED = 90
 
 /**
  * refuseLargeFiles and git add in one sandbox (one start of the helper,
- * not two): git lists the files git add would read into a file of the
- * private repository's, the helper looks at their sizes, then git
+ * not two): git lists the files git add would read (TO_ADD) into a file of
+ * the private repository's, the helper looks at their sizes, then git
  * update-index reads those files, and only those: what `git add --all`
- * does, without looking for untracked files a second time (a nested
- * repository is listed as `dir/`, which the helper writes as update-index
- * takes it; --replace lets a file take the place of a directory, and the
- * other way, as add does). A file touched but not changed is not listed:
- * the refresh takes its stat data, as add does, or every later look would
- * read it again. Then git writes the index's tree (treeNow), on stdout.
- * When the helper finds one too large (or either fails), nothing is added:
+ * does, without looking for untracked files a second time (the helper
+ * writes a nested repository's `dir/` as update-index takes it; --replace
+ * lets a file take the place of a directory, and the other way, as add
+ * does). Then git writes the index's tree (treeNow), on stdout. When the
+ * helper finds one too large (or any fails), nothing is added:
  * refuseLargeFiles looks again, and names them.
  */
 const CHECKED_ADD = [
   'git=$1 listed=$2 helper=$3 limit=$4 total=$5 checked=$6',
-  `"$git" ls-files -z --modified --others --exclude-standard >"$listed" || exit ${NOT_CHECKED}`,
+  `{ ${TO_ADD.map(args => `"$git" ${args.join(' ')}`).join(' && ')}; } >"$listed" || exit ${NOT_CHECKED}`,
   `"$helper" larger-than "$limit" "$total" <"$listed" >"$checked" || exit ${NOT_CHECKED}`,
-  '"$git" update-index --add --remove --replace -z --stdin <"$checked" && "$git" update-index -q --refresh && "$git" write-tree --missing-ok',
+  '"$git" update-index --add --remove --replace -z --stdin <"$checked" && "$git" write-tree --missing-ok',
   // One line: HMM_DEBUG shows the command on one.
 ].join('; ')
 

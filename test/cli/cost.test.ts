@@ -240,10 +240,10 @@ describe('hmm diff', () => {
 
   it('looks for new files once, with the git that lists what changed; the one that reads them reads only those', async () => {
     const stderr = await diffAfterRun('cost-diff-scans')
-    // Each git of the confined script, by its subcommand: git add --all would look through the whole tree again (the
-    // refresh, the second update-index, only looks at the files the index holds).
+    // Each git of the confined script, by its subcommand: git add --all would look through the whole tree again
+    // (diff-files only looks at the files the index holds), and so would a refresh after the update-index.
     const gits = [...stderr.matchAll(/"\$git" ([a-z-]+)/g)].map(([, subcommand]) => subcommand)
-    expect(gits).toEqual(['ls-files', 'update-index', 'update-index', 'write-tree'])
+    expect(gits).toEqual(['diff-files', 'ls-files', 'update-index', 'write-tree'])
   })
 
   it.skipIf(READERS_SLOWER !== undefined)(`sets up the sandbox that reads the files while it takes the index in hand, not after${slower}`, async () => {
