@@ -13,9 +13,11 @@ const [major, minor] = release().split('.').map(Number)
 const MULTIGRAIN = process.platform === 'linux' && (major > 6 || (major === 6 && minor >= 13))
 
 describe('the ctime probe', () => {
+  // A no is safe (hmm then waits a tick), and a loaded machine gets one now and then (CI's, once): a yes in five tries.
   it.runIf(MULTIGRAIN)('says yes where the kernel stamps looked-at ctimes finely, and leaves nothing behind', () => {
     const dir = scratchDir('ctime-probe')
-    expect(ctimesLaterFromNow(dir, Date.now())).toBe(true)
+    const answers = Array.from({length: 5}, () => ctimesLaterFromNow(dir, Date.now()))
+    expect(answers).toContain(true)
     expect(readdirSync(dir)).toEqual([])
   })
 
