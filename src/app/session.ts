@@ -120,14 +120,10 @@ export async function commandPolicy(
   // The helper tries the layers while the rest is worked out; what it finds missing is said first, as if tried first.
   const available = checkSandboxAvailable(platform, settings.isolation, network)
   available.catch(() => {})
-  try {
-    const policy = await checkedPolicy(context, platform, {tree, origin, command}, given, settings, available, writesKnown)
-    await available
-    return policy
-  } catch (error) {
-    await available
-    throw error
-  }
+  const policy = checkedPolicy(context, platform, {tree, origin, command}, given, settings, available, writesKnown)
+  policy.catch(() => {})
+  await available
+  return policy
 }
 
 /** commandPolicy but for the layers: the policy, and its checks. */
