@@ -727,10 +727,11 @@ function ownable(input: Pick<PolicyInput, 'dataDir' | 'home'>): (path: string) =
  * be the command's own, and with nothing (Landlock does not stop connect()
  * to a socket by its path, so hiding is not enough) the session's places,
  * each hidden path that exists (Landlock still hides it, and what is made
- * there later), and each socket found in /run and the home directory.
- * Never a hidden path that holds the tree (and so the command's working
- * directory) or a path it may write; never a socket in the tree, its
- * temporary directories or a path the user lets it write: those it may use.
+ * there later), and each socket found in /run and the home directory (of
+ * a composed home, in what it keeps). Never a hidden path that holds the
+ * tree (and so the command's working directory) or a path it may write;
+ * never a socket in the tree, its temporary directories or a path the user
+ * lets it write: those it may use.
  */
 function isolationFor(
   input: PolicyInput,
@@ -749,7 +750,10 @@ function isolationFor(
   // Not searched: what is covered whole, the secrets (a browser profile is big), the overlaid caches (a socket in a
   // lower layer cannot be connected to through the overlay).
   const granted = [tree, ...temp, ...input.extraWritable.map(canonical)]
-  const found = socketsWithin([...SOCKET_ROOTS, input.home], [data, ...session, ...hidden, ...caches]).filter(
+  // Of a composed home, the command has only what it keeps: the rest of the home, with whatever listens there, is not
+  // in its mount namespace, and a home holds trees of any size (searching them cost a run 30 ms on a home of 25,000).
+  const homePlaces = home ? home.keep.map(entry => entry.path) : [input.home]
+  const found = socketsWithin([...SOCKET_ROOTS, ...homePlaces], [data, ...session, ...hidden, ...caches]).filter(
     socket => !granted.some(place => isWithin(socket, place)),
   )
   return {

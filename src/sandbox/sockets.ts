@@ -4,7 +4,7 @@
 // screen, an ssh ControlMaster, Docker Desktop, an editor's server) is
 // reachable whatever Landlock hides; the helper covers each one found with
 // /dev/null in the command's mount namespace (native-helpers/isolate.c).
-import {readFileSync, readdirSync, type Dirent} from 'node:fs'
+import {lstatSync, readFileSync, readdirSync, type Dirent} from 'node:fs'
 import {canonical, isWithin, unique} from './paths.js'
 
 /**
@@ -64,6 +64,14 @@ export function socketsWithin(roots: string[], skip: string[]): string[] {
   return found
 }
 
+function isSocket(path: string): boolean {
+  try {
+    return lstatSync(path).isSocket()
+  } catch {
+    return false
+  }
+}
+
 function search(roots: string[], skip: string[]): string[] {
   const found: string[] = []
   let budget = SOCKET_SEARCH.entries
@@ -78,7 +86,10 @@ function search(roots: string[], skip: string[]): string[] {
       try {
         entries = readdirSync(dir, {withFileTypes: true})
       } catch {
-        continue // gone, or not the user's to read (then not to connect to either)
+        // A place searched that is a socket itself (a file the composed home keeps); else gone, or not the user's to read
+        // (then not to connect to either).
+        if (depth === 0 && isSocket(dir)) found.push(dir)
+        continue
       }
       const prefix = dir === '/' ? '/' : `${dir}/`
       for (const entry of entries) {

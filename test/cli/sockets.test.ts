@@ -204,9 +204,31 @@ describe('other workspaces', () => {
   })
 })
 
+describe('a composed home', () => {
+  it('is searched only where it keeps the home: a socket there is covered, one elsewhere in the home is not there at all', async () => {
+    world = new World('sock-composed')
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), `show = ["~/shared", "~/lone.sock"]\n`)
+    const kept = [join(world.home, 'shared', 'app.sock'), join(world.home, 'lone.sock')]
+    const elsewhere = join(world.home, '.docker', 'desktop', 'docker.sock')
+    const listening = await Promise.all([...kept, elsewhere].map(listen))
+    const result = await world.hmm(['sandbox'])
+    expect(result.exitCode, result.stderr).toBe(0)
+    const covered = result.stdout.split('covered in its mount namespace')[1]?.split('\nnetwork:')[0] + '\n'
+    for (const path of kept) expect(covered, result.stdout).toContain(`\n  ${path}\n`)
+    expect(covered).not.toContain(elsewhere)
+    const probed = await world.hmm(['run', '--rm', process.execPath, probe(), ...kept, elsewhere])
+    expect(probed.exitCode, probed.stderr).toBe(0)
+    expect(probed.stdout).toContain(`${elsewhere} ENOENT\n`)
+    expect(probed.stdout).not.toContain('connected')
+    expect(listening.map(server => server.connections())).toEqual([0, 0, 0])
+  })
+})
+
 describe('hmm sandbox', () => {
   it("shows what the command's mount namespace covers: the session's places, the hidden paths that exist, the sockets found, the data directory", async () => {
     world = new World('sock-shown')
+    // The whole home is there to search only where it is not composed.
+    world.write(join(world.home, '.config', 'hmm', 'config.toml'), `home = "visible"\n`)
     const socket = join(world.home, '.docker', 'desktop', 'docker.sock')
     await listen(socket)
     world.write(join(world.home, '.gnupg', 'pubring.kbx'), 'keys')
