@@ -30,6 +30,8 @@
 //   - `hmm run true` with the namespaces vs with `isolation = "landlock-only"`
 //     (tiny tree): what the isolation layers cost, as a difference (the
 //     median of the differences within back-to-back pairs, 21 pairs at least);
+//   - `hmm run true` with a home of 25,000 entries vs a near-empty one (tiny
+//     tree): what the user's home costs a run, as a difference;
 //   - `hmm ls` (and bare `hmm`) with 20 workspaces vs `node -e 0`: start-up;
 //   - 200 sequential HTTPS requests, each on a new connection, from node in
 //     `hmm run --net localhost:PORT` (through hmm's proxy: CONNECT, the
@@ -556,6 +558,26 @@ function visibleHome(place) {
   return {...place, env: {...place.env, XDG_CONFIG_HOME: config}}
 }
 
+/**
+ * The place with a home like a developer's: projects of folders of files,
+ * 25,000 entries within four levels (what hmm searches of a home is bounded
+ * by depth and count: sandbox/sockets.ts), made once.
+ */
+function fullHome(place) {
+  const home = join(place.root, 'full-home')
+  if (!existsSync(join(home, '.made'))) {
+    for (let project = 1; project <= 40; project++) {
+      for (let folder = 1; folder <= 30; folder++) {
+        const dir = join(home, 'projects', `p${project}`, `d${folder}`)
+        mkdirSync(dir, {recursive: true})
+        for (let file = 1; file <= 20; file++) writeFileSync(join(dir, `f${file}`), '')
+      }
+    }
+    writeFileSync(join(home, '.made'), '')
+  }
+  return {...place, env: {...place.env, HOME: home}}
+}
+
 function copySide(place, origin, file, args) {
   const output = join(place.out, 'copy')
   return {
@@ -815,6 +837,14 @@ function measuresFor(place, runs) {
       extra: 0.01,
       targetText: '+10 ms',
       run: () => compare({runs: Math.max(runs, 21), subject: hmmRunSide(place, c.tiny), baseline: hmmRunSide(visibleHome(place), c.tiny)}),
+    })
+    list.push({
+      name: `hmm run true, a home of 25,000 entries vs a near-empty one, tiny`,
+      needs: ['tiny'],
+      // What the user's home costs a run (its searches are bounded): at most 10 ms more, as a median of pairs' differences.
+      extra: 0.01,
+      targetText: '+10 ms',
+      run: () => compare({runs: Math.max(runs, 21), subject: hmmRunSide(fullHome(place), c.tiny), baseline: hmmRunSide(place, c.tiny)}),
     })
     const listing = {...place, hmmHome: join(place.root, 'hmm-ls'), env: cleanEnv(place.home, join(place.root, 'hmm-ls'))}
     for (const [label, args] of [
