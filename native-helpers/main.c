@@ -77,7 +77,7 @@ static void usage(void)
 	      "                        [--exclude-from FILE --excluded-to FILE] SRC DST\n"
 	      "       hmm-helper excluded FILE < NUL-separated relative paths\n"
 	      "       hmm-helper stat-pairs ROOT_A ROOT_B < NUL-separated relative paths\n"
-	      "       hmm-helper larger-than LIMIT TOTAL < NUL-separated relative paths > the same, for git update-index\n"
+	      "       hmm-helper larger-than LIMIT TOTAL [FILE...] < NUL-separated relative paths > the same, for git update-index\n"
 	      "       hmm-helper remove DIR\n"
 	      "       hmm-helper disk-usage DIR...\n",
 	      stderr);

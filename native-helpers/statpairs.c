@@ -16,8 +16,9 @@
  *
  * clone --stat-pairs gives the same answer while it copies (sp_* below).
  *
- * larger-than LIMIT TOTAL: whether any of the relative paths on stdin (each
- * ended by NUL, relative to the working directory) is a regular file of more
+ * larger-than LIMIT TOTAL [FILE...]: whether any of the relative paths in
+ * the FILEs, in turn, or else on stdin (each ended by NUL, relative to the
+ * working directory) is a regular file of more
  * than LIMIT bytes, or all of them more than TOTAL together; exit 3 if so, 0
  * if not. Links are not followed; a path that is not there is no file. hmm runs it in the sandbox that reads a
  * workspace, between git listing the files git add would read and git
@@ -71,29 +72,51 @@ static int below_root(const char *p)
 
 /* Relative paths from stdin, each ended by NUL; one that is not below the
  * roots ends the mode (exit 1, naming it) before anything is looked at. */
-static char **read_paths(const char *mode, size_t *count)
+/* Adds the NUL-ended paths read from `in` to paths[*n..] (*cap slots). */
+static void read_paths_from(FILE *in, const char *mode, char ***paths, size_t *n, size_t *cap)
 {
-	size_t n = 0, cap = 1024;
-	char **paths = xmalloc(cap * sizeof *paths);
 	char *line = NULL;
 	size_t linecap = 0;
 	ssize_t len;
-	while ((len = getdelim(&line, &linecap, '\0', stdin)) > 0 && line[len - 1] == '\0') {
-		if (n == cap) {
-			cap *= 2;
-			paths = realloc(paths, cap * sizeof *paths);
-			if (!paths)
+	while ((len = getdelim(&line, &linecap, '\0', in)) > 0 && line[len - 1] == '\0') {
+		if (*n == *cap) {
+			*cap *= 2;
+			*paths = realloc(*paths, *cap * sizeof **paths);
+			if (!*paths)
 				oom();
 		}
 		if (!below_root(line)) {
 			fprintf(stderr, "hmm-helper: %s: not a path below the roots: %s\n", mode, line);
 			exit(1);
 		}
-		paths[n++] = xstrdup(line);
+		(*paths)[(*n)++] = xstrdup(line);
 	}
 	free(line);
+}
+
+/* The paths of each of files[0..nfiles) in turn, or of stdin if none. */
+static char **read_paths_of(const char *mode, char **files, int nfiles, size_t *count)
+{
+	size_t n = 0, cap = 1024;
+	char **paths = xmalloc(cap * sizeof *paths);
+	if (nfiles == 0)
+		read_paths_from(stdin, mode, &paths, &n, &cap);
+	for (int i = 0; i < nfiles; i++) {
+		FILE *in = fopen(files[i], "re");
+		if (!in) {
+			fprintf(stderr, "hmm-helper: %s: cannot read %s: %s\n", mode, files[i], strerror(errno));
+			exit(1);
+		}
+		read_paths_from(in, mode, &paths, &n, &cap);
+		fclose(in);
+	}
 	*count = n;
 	return paths;
+}
+
+static char **read_paths(const char *mode, size_t *count)
+{
+	return read_paths_of(mode, NULL, 0, count);
 }
 
 /* ---- stat pairs while cloning (clone --stat-pairs) ----
@@ -244,14 +267,14 @@ int cmd_stat_pairs(int argc, char **argv)
 
 int cmd_larger_than(int argc, char **argv)
 {
-	long limit = argc == 4 ? parse_num(argv[2], 0, LONG_MAX) : -1;
-	long total = argc == 4 ? parse_num(argv[3], 0, LONG_MAX) : -1;
+	long limit = argc >= 4 ? parse_num(argv[2], 0, LONG_MAX) : -1;
+	long total = argc >= 4 ? parse_num(argv[3], 0, LONG_MAX) : -1;
 	if (limit < 0 || total < 0) {
-		fputs("usage: hmm-helper larger-than LIMIT TOTAL < NUL-separated paths\n", stderr);
+		fputs("usage: hmm-helper larger-than LIMIT TOTAL [FILE...] < NUL-separated paths\n", stderr);
 		return 2;
 	}
 	size_t n;
-	char **paths = read_paths("larger-than", &n);
+	char **paths = read_paths_of("larger-than", argv + 4, argc - 4, &n);
 	long left = total; /* what the files may still take together */
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
