@@ -6,6 +6,7 @@
 import {lstatSync} from 'node:fs'
 import {loadConfig, makeAgentPlaces, networkOf, settingsFor, type Effective} from '../sandbox/config.js'
 import {currentPlatform} from '../platform/index.js'
+import {tryLayersSoon} from '../platform/confine.js'
 import {debugStep, HmmError, say} from '../ui/errors.js'
 import {Context} from '../workspaces/context.js'
 import {status, type Status} from '../workspaces/status.js'
@@ -71,6 +72,7 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
   const context = new Context()
   try {
     const platform = currentPlatform()
+    tryLayersSoon(platform)
     const command = commandOrShell(request.command)
     const given = givenWritable(request.writable)
     const workspace = context.workspace(request.key)

@@ -13,7 +13,7 @@ import {askGitOrigin, recordGitOrigin, recordPlainOrigin, type OriginAnswers, ty
 import {statPairs, stopLocked, type StatPairs} from '../native/helper.js'
 import {loadConfig, makeAgentPlaces, settingsFor, type Effective} from '../sandbox/config.js'
 import type {Platform} from '../sandbox/policy.js'
-import {hiddenFor} from '../platform/confine.js'
+import {hiddenFor, tryLayersSoon} from '../platform/confine.js'
 import type {Launch} from '../platform/launch.js'
 import {currentPlatform} from '../platform/index.js'
 import {checkProgramFirst} from '../platform/programs.js'
@@ -195,6 +195,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
   debugStep('run: started')
   const context = new Context()
   const platform = currentPlatform()
+  tryLayersSoon(platform)
   const command = commandOrShell(request.command)
   const given = checkRequest(context, request)
   const settings = withNetFlag(settingsFor(loadConfig(), command), request.net)

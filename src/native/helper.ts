@@ -4,7 +4,7 @@
 import type * as ChildProcess from 'node:child_process'
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {HmmError} from '../ui/errors.js'
+import {debug, HmmError} from '../ui/errors.js'
 import {mayExclude} from './may-exclude.js'
 
 const RELATIVE = 'native-helpers/build/hmm-helper'
@@ -75,10 +75,15 @@ export function sandboxLayers(ownPlaces: string[] = []): Layers {
 
 /** sandboxLayers without waiting: what hmm works out meanwhile overlaps the helper's tries. */
 export function sandboxLayersSoon(): Promise<Layers> {
-  return new Promise((resolve, reject) => {
+  layersAsked ??= new Promise((resolve, reject) => {
+    debug('asked the helper which sandbox layers this system has')
     childProcess().execFile(helperPath(), ['layers'], {encoding: 'utf8'}, (error, stdout) => (error ? reject(error) : resolve(layersSaid(stdout))))
   })
+  return layersAsked
 }
+
+/** sandboxLayersSoon's answer: the helper is asked once per hmm process. */
+let layersAsked: Promise<Layers> | undefined
 
 /** What `hmm-helper layers` printed, as Layers. */
 function layersSaid(output: string): Layers {

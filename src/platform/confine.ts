@@ -38,6 +38,15 @@ export function optOut(): string {
  * where a layer of it cannot be had and the user has not opted out: never a
  * sandbox weaker than the user was told without a word (SPEC "Sandbox").
  */
+/**
+ * Has the helper start trying the layers that checkSandboxAvailable asks
+ * about: called first thing, so that its answer is in before hmm has
+ * worked out the policy.
+ */
+export function tryLayersSoon(platform: Platform): void {
+  if (platform === 'linux') sandboxLayersSoon().catch(() => {})
+}
+
 export async function checkSandboxAvailable(platform: Platform, isolation: Isolation, network?: Network): Promise<void> {
   if (platform === 'darwin') {
     if (!existsSync(SANDBOX_EXEC)) throw new HmmError(`the sandbox needs ${SANDBOX_EXEC}, which this Mac does not have`)

@@ -123,6 +123,23 @@ describe('hmm run in a plain directory', () => {
     expect(searches(exec.stderr).slice(1)).toEqual([1])
   })
 
+  it('asks the helper about the sandbox layers once, first, so that the answer is in before the policy is', async () => {
+    world = new World('cost-run-layers')
+    world.file('a.txt', 'a\n')
+    const debug = {env: {...world.env, HMM_DEBUG: '1'}}
+    const run = await world.hmm(['run', 'true'], debug)
+    const exec = await world.hmm(['exec', workspaceLine(run.stderr).id, 'true'], debug)
+    for (const result of [run, exec]) {
+      expect(result.exitCode, result.stderr).toBe(0)
+      const lines = result.stderr.split('\n')
+      const asked = lines.findIndex(line => line === 'hmm: debug: asked the helper which sandbox layers this system has')
+      // Before the secrets are searched (the first of the policy's work), not after.
+      expect(asked, result.stderr).toBeGreaterThan(-1)
+      expect(asked, result.stderr).toBeLessThan(lines.findIndex(line => /^hmm: debug: (searched \d+ secrets' places|made the sandbox policy)/.test(line)))
+      expect(count(result.stderr, 'asked the helper which sandbox layers')).toBe(1)
+    }
+  })
+
   it('works out the sandbox that reads the files once, while the command runs', async () => {
     world = new World('cost-exec-reader-ahead')
     world.file('a.txt', 'a\n')
