@@ -12,7 +12,8 @@
 //              (packed, as a real repository's objects are), so that a diff
 //              has a `git status` to be compared with;
 //   files20k   the same with 20,000 files in 200 directories;
-//   tiny       a one-file directory of which 20 workspaces are listed.
+//   tiny       a one-file directory of which 20 workspaces are listed;
+//   tiny-git   the same, a git repository of one commit.
 //
 // and measures, on ext4 (where /var/tmp is) and on a loop-mounted XFS with
 // reflink when it can mount one (root, mkfs.xfs, loop devices):
@@ -23,8 +24,9 @@
 //   - the first `hmm diff --stat` of a fresh workspace in which one file was
 //     changed vs `node -e 0; git status` in the origin (warm cache), on 20k
 //     and 100k files: the diff must not re-read the tree;
-//   - `hmm run true` and `hmm exec WS true` vs `node -e 0` (tiny tree): the
-//     fixed cost; `hmm run -d true` vs `hmm run true`;
+//   - `hmm run true` and `hmm exec WS true` vs `node -e 0` (tiny tree; and
+//     `hmm run true` in a tiny git repository): the fixed cost; `hmm run -d
+//     true` vs `hmm run true`;
 //   - `hmm run true` with the composed home vs `home = "visible"` (tiny tree):
 //     what building the home costs, as a difference (as the next);
 //   - `hmm run true` with the namespaces vs with `isolation = "landlock-only"`
@@ -317,6 +319,15 @@ function buildFiles(root, tops = 10) {
 function buildTiny(root) {
   mkdirSync(root, {recursive: true})
   writeFileSync(join(root, 'notes.txt'), 'tiny\n')
+}
+
+/** The tiny directory as a git repository of one commit: what most projects hmm runs in are. */
+function buildTinyGit(root) {
+  buildTiny(root)
+  const git = args => run('git', [...GIT_ID, ...args], {cwd: root})
+  git(['init', '-q', '-b', 'main'])
+  git(['add', '-A'])
+  git(['commit', '-q', '-m', 'tiny'])
 }
 
 /** 100 files of 1 MB of random bytes (no compression or dedup can explain a saving). */
@@ -798,6 +809,12 @@ function measuresFor(place, runs) {
       run: () => compare({runs, subject: hmmRunSide(place, c.tiny), baseline: nodeSide(place)}),
     })
     list.push({
+      name: 'hmm run true vs node -e 0, tiny git repository',
+      needs: ['tinyGit'],
+      target: 2.5,
+      run: () => compare({runs, subject: hmmRunSide(place, c.tinyGit), baseline: nodeSide(place)}),
+    })
+    list.push({
       name: 'hmm exec WS true vs node -e 0, tiny',
       needs: ['tiny'],
       target: 2,
@@ -919,6 +936,7 @@ function placeAt(fs, root, home, corpusSource) {
       files: join(root, 'corpus', 'files100k'),
       files20k: join(root, 'corpus', 'files20k'),
       tiny: join(root, 'corpus', 'tiny'),
+      tinyGit: join(root, 'corpus', 'tiny-git'),
       mb100plain: join(root, 'corpus', 'mb100-dir'),
       mb100git: join(root, 'corpus', 'mb100-git'),
     },
@@ -936,6 +954,7 @@ function prepareCorpus(place, needs, fresh) {
     files: ['the 100,000-file tree', buildFiles],
     files20k: ['the 20,000-file tree', path => buildFiles(path, 2)],
     tiny: ['the tiny directory', buildTiny],
+    tinyGit: ['the tiny git repository', buildTinyGit],
     mb100plain: ['the 100 MB directory', path => buildHundredMegabytes(path, false)],
     mb100git: ['the 100 MB git repository', path => buildHundredMegabytes(path, true)],
   }
