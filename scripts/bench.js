@@ -32,8 +32,9 @@
 //   - `hmm run true` with the namespaces vs with `isolation = "landlock-only"`
 //     (tiny tree): what the isolation layers cost, as a difference (the
 //     median of the differences within back-to-back pairs, 21 pairs at least);
-//   - `hmm run true` with a home of 25,000 entries vs a near-empty one (tiny
-//     tree): what the user's home costs a run, as a difference;
+//   - `hmm run true` with a developer's home (39,000 entries: projects, an
+//     editor's server, browsers) vs a near-empty one (tiny tree): what the
+//     user's home costs a run, as a difference;
 //   - `hmm ls` (and bare `hmm`) with 20 workspaces vs `node -e 0`: start-up;
 //   - 200 sequential HTTPS requests, each on a new connection, from node in
 //     `hmm run --net localhost:PORT` (through hmm's proxy: CONNECT, the
@@ -569,21 +570,33 @@ function visibleHome(place) {
   return {...place, env: {...place.env, XDG_CONFIG_HOME: config}}
 }
 
+/** Makes `count` empty files f1.. in `dir`. */
+function emptyFiles(dir, count) {
+  mkdirSync(dir, {recursive: true})
+  for (let file = 1; file <= count; file++) writeFileSync(join(dir, `f${file}`), '')
+}
+
 /**
- * The place with a home like a developer's: projects of folders of files,
- * 25,000 entries within four levels (what hmm searches of a home is bounded
- * by depth and count: sandbox/sockets.ts), made once.
+ * The place with a home like a developer's, made once: projects of folders
+ * of files, 25,000 entries within four levels (what hmm searches of a home
+ * is bounded by depth and count: sandbox/sockets.ts), and the big secret
+ * places of editors' servers and browsers, whose links hmm looks for
+ * (sandbox/policy.ts linksWithin): 13,000 entries more.
  */
 function fullHome(place) {
   const home = join(place.root, 'full-home')
   if (!existsSync(join(home, '.made'))) {
     for (let project = 1; project <= 40; project++) {
-      for (let folder = 1; folder <= 30; folder++) {
-        const dir = join(home, 'projects', `p${project}`, `d${folder}`)
-        mkdirSync(dir, {recursive: true})
-        for (let file = 1; file <= 20; file++) writeFileSync(join(dir, `f${file}`), '')
+      for (let folder = 1; folder <= 30; folder++) emptyFiles(join(home, 'projects', `p${project}`, `d${folder}`), 20)
+    }
+    for (const server of ['.vscode-server', '.cursor-server']) {
+      for (let extension = 1; extension <= 60; extension++) {
+        emptyFiles(join(home, server, 'extensions', `e${extension}`), 30)
+        emptyFiles(join(home, server, 'extensions', `e${extension}`, 'out'), 20)
       }
     }
+    for (const profile of ['Default', 'Profile 1']) emptyFiles(join(home, '.config', 'google-chrome', profile, 'Cache'), 2000)
+    emptyFiles(join(home, '.mozilla', 'firefox', 'p.default', 'cache2', 'entries'), 3000)
     writeFileSync(join(home, '.made'), '')
   }
   return {...place, env: {...place.env, HOME: home}}
@@ -856,7 +869,7 @@ function measuresFor(place, runs) {
       run: () => compare({runs: Math.max(runs, 21), subject: hmmRunSide(place, c.tiny), baseline: hmmRunSide(visibleHome(place), c.tiny)}),
     })
     list.push({
-      name: `hmm run true, a home of 25,000 entries vs a near-empty one, tiny`,
+      name: `hmm run true, a developer's home vs a near-empty one, tiny`,
       needs: ['tiny'],
       // What the user's home costs a run (its searches are bounded): at most 10 ms more, as a median of pairs' differences.
       extra: 0.01,

@@ -591,11 +591,11 @@ function linksWithin(dir: string): string[] {
     } catch {
       return
     }
+    // Most entries are neither: their paths are not made (a join per entry was most of this search's time).
     for (const entry of entries) {
       if (--budget < 0) return
-      const child = join(path, entry.name)
-      if (entry.isSymbolicLink()) targets.push(canonical(child))
-      else if (entry.isDirectory() && depth > 1) walk(child, depth - 1)
+      if (entry.isSymbolicLink()) targets.push(canonical(join(path, entry.name)))
+      else if (depth > 1 && entry.isDirectory()) walk(join(path, entry.name), depth - 1)
     }
   }
   walk(dir, LINK_SEARCH.depth)
