@@ -18,14 +18,14 @@
  *
  * larger-than LIMIT TOTAL [FILE...]: whether any of the relative paths in
  * the FILEs, in turn, or else on stdin (each ended by NUL, relative to the
- * working directory) is a regular file of more
- * than LIMIT bytes, or all of them more than TOTAL together; exit 3 if so, 0
- * if not. Links are not followed; a path that is not there is no file. hmm runs it in the sandbox that reads a
- * workspace, between git listing the files git add would read and git
- * update-index reading them (git/changes.ts): one sandbox for the three
- * instead of one per git. Within the limits, it writes the paths back on
- * stdout as update-index takes them: a nested repository, which ls-files
- * lists as `dir/`, by its name.
+ * working directory) is a regular file of more than LIMIT bytes, or all of
+ * them more than TOTAL together; exit 3 if so, 0 if not. Links are not
+ * followed; a path that is not there is no file. hmm runs it in the sandbox
+ * that reads a workspace, between the gits listing the files git add would
+ * read and git update-index reading them (git/changes.ts): one sandbox for
+ * them all instead of one per git. Within the limits, it writes the paths
+ * back on stdout as update-index takes them: a nested repository, which
+ * ls-files lists as `dir/`, by its name.
  */
 #include "hmm-helper.h"
 
@@ -70,9 +70,9 @@ static int below_root(const char *p)
 	}
 }
 
-/* Relative paths from stdin, each ended by NUL; one that is not below the
- * roots ends the mode (exit 1, naming it) before anything is looked at. */
-/* Adds the NUL-ended paths read from `in` to paths[*n..] (*cap slots). */
+/* Adds the relative paths read from `in`, each ended by NUL, to
+ * paths[*n..] (*cap slots); one that is not below the roots ends the mode
+ * (exit 1, naming it) before anything is looked at. */
 static void read_paths_from(FILE *in, const char *mode, char ***paths, size_t *n, size_t *cap)
 {
 	char *line = NULL;

@@ -34,11 +34,6 @@ export function optOut(): string {
 }
 
 /**
- * Refuses, before anything is made, where the sandbox cannot work, and
- * where a layer of it cannot be had and the user has not opted out: never a
- * sandbox weaker than the user was told without a word (SPEC "Sandbox").
- */
-/**
  * Has the helper start trying the layers that checkSandboxAvailable asks
  * about: called first thing, so that its answer is in before hmm has
  * worked out the policy.
@@ -47,6 +42,11 @@ export function tryLayersSoon(platform: Platform): void {
   if (platform === 'linux') sandboxLayersSoon().catch(() => {})
 }
 
+/**
+ * Refuses, before anything is made, where the sandbox cannot work, and
+ * where a layer of it cannot be had and the user has not opted out: never a
+ * sandbox weaker than the user was told without a word (SPEC "Sandbox").
+ */
 export async function checkSandboxAvailable(platform: Platform, isolation: Isolation, network?: Network): Promise<void> {
   if (platform === 'darwin') {
     if (!existsSync(SANDBOX_EXEC)) throw new HmmError(`the sandbox needs ${SANDBOX_EXEC}, which this Mac does not have`)
