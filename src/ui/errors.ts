@@ -64,11 +64,13 @@ export function debug(message: string): void {
 
 /** A step for HMM_DEBUG, with the time since the process started: where a command's time goes. */
 export function debugStep(what: string): void {
-  debug(`${what} at ${Math.round(performance.now())} ms`)
+  // Not asked for, the clock is not read: Node loads perf_hooks (a millisecond) at the first look at it.
+  if (debugEnabled()) debug(`${what} at ${Math.round(performance.now())} ms`)
 }
 
 /** Times steps for HMM_DEBUG: each lap prints the time since the last. */
 export function stopwatch(): {lap(what: string): void} {
+  if (!debugEnabled()) return {lap() {}}
   let last = performance.now()
   return {
     lap(what) {
