@@ -219,9 +219,9 @@ const NOT_CHECKED = 90
 /**
  * refuseLargeFiles and git add in one sandbox (one start of the helper,
  * not two): two gits list the files git add would read (TO_ADD) into files
- * of the private repository's, at once (each only reads the index, and the
- * tree's metadata: on two cores, a 20,000-file tree is listed in 27 ms
- * instead of 34-40), the helper looks at their sizes, then git
+ * of the private repository's, at once (each only reads the index and the
+ * tree's metadata, so neither waits for the other), the helper looks at
+ * their sizes, then git
  * update-index reads those files, and only those: what `git add --all`
  * does, without looking for untracked files a second time (the helper
  * writes a nested repository's `dir/` as update-index takes it; --replace

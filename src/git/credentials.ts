@@ -13,7 +13,7 @@ import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {dirname, join, resolve} from 'node:path'
 import {isGitCredential} from '../sandbox/env.js'
 import {holdsLogin} from '../sandbox/secret-values.js'
-import {git} from './git.js'
+import {configEntries, git} from './git.js'
 
 /** A first look, without git: most config files hold nothing of the kind. */
 const MAY_HOLD = /extraheader|:\/\/[^\s/?#@]+@|password=/i
@@ -21,17 +21,6 @@ const MAY_HOLD = /extraheader|:\/\/[^\s/?#@]+@|password=/i
 /** `text` with the login taken out of each URL that holds one (secret-values.ts holdsLogin); the rest as it was. */
 function withoutLogins(text: string): string {
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi, (url, scheme: string) => (holdsLogin(url) ? scheme : url))
-}
-
-/** The entries of `git config --null --list`: a key, then a newline and its value unless it has none. */
-function entries(listed: string): Array<[string, string | undefined]> {
-  return listed
-    .split('\0')
-    .filter(entry => entry !== '')
-    .map(entry => {
-      const newline = entry.indexOf('\n')
-      return newline < 0 ? [entry, undefined] : [entry.slice(0, newline), entry.slice(newline + 1)]
-    })
 }
 
 /** include.path and includeIf.<condition>.path (git-config(1), INCLUDES). */
@@ -47,7 +36,7 @@ const INCLUDE = '^include(if\\..*)?\\.path$'
 export async function includedFiles(file: string, text: string, home: string): Promise<string[]> {
   if (!/include/i.test(text)) return []
   const listed = await git(['config', '--file', file, '--null', '--get-regexp', INCLUDE], {cwd: '/', okStatuses: [1]})
-  return entries(listed.stdout).flatMap(([, path]) => settingPath(path, dirname(file), home) ?? [])
+  return configEntries(listed.stdout).flatMap(([, path]) => settingPath(path, dirname(file), home) ?? [])
 }
 
 /** Settings that name a file git reads: the user's ignore and attribute files, a commit message template. */
@@ -57,7 +46,7 @@ const NAMED_FILES = '^(core\\.excludesfile|core\\.attributesfile|commit\\.templa
 export async function namedFiles(file: string, text: string, home: string): Promise<string[]> {
   if (!/excludesfile|attributesfile|template/i.test(text)) return []
   const listed = await git(['config', '--file', file, '--null', '--get-regexp', NAMED_FILES], {cwd: '/', okStatuses: [1]})
-  return entries(listed.stdout).flatMap(([, path]) => settingPath(path, dirname(file), home) ?? [])
+  return configEntries(listed.stdout).flatMap(([, path]) => settingPath(path, dirname(file), home) ?? [])
 }
 
 /**
@@ -83,7 +72,7 @@ export async function withoutCredentials(text: string, scratch: string): Promise
   try {
     const options = {cwd: dirname(scratch)}
     const file = ['config', '--file', scratch]
-    const listed = entries((await git([...file, '--null', '--list'], options)).stdout)
+    const listed = configEntries((await git([...file, '--null', '--list'], options)).stdout)
     const unset = listed.filter(([key, value]) => isGitCredential(key, value))
     const changed = listed.filter(
       (entry): entry is [string, string] => !unset.includes(entry) && entry[1] !== undefined && withoutLogins(entry[1]) !== entry[1],

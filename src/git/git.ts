@@ -266,6 +266,17 @@ export function nulPairs(text: string): Array<[string, string]> {
   return pairs
 }
 
+/** The entries of `git config -z` (--list, --get-regexp): a key, then a newline and its value unless it has none. */
+export function configEntries(listed: string): Array<[string, string | undefined]> {
+  return listed
+    .split('\0')
+    .filter(entry => entry !== '')
+    .map(entry => {
+      const newline = entry.indexOf('\n')
+      return newline < 0 ? [entry, undefined] : [entry.slice(0, newline), entry.slice(newline + 1)]
+    })
+}
+
 /** The branch a full ref name names: none but under refs/heads/ (a detached HEAD names "HEAD"). */
 export const branchOf = (ref: string | undefined): string | null => (ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null)
 

@@ -10,7 +10,7 @@
 import {copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, statSync, utimesSync} from 'node:fs'
 import {isAbsolute, join, resolve} from 'node:path'
 import {HmmError} from '../ui/errors.js'
-import {branchOf, git, gitLine, gitMessages, gitReason, nulPairs} from './git.js'
+import {branchOf, configEntries, git, gitLine, gitMessages, gitReason, nulPairs} from './git.js'
 import {workTreeTop} from './top.js'
 import type {ObjectFormat} from './index-file.js'
 import {excludingUnrecordable} from './nested.js'
@@ -118,16 +118,10 @@ async function originSettings(origin: string): Promise<{excludesFile: string | u
     ])
     return {excludesFile: excludesFile.stdout.replace(/\n$/, '') || undefined, asBytes: unfiltered(defined.stdout.split('\n'))}
   }
-  // `key\nvalue\0` each; the last core.excludesFile is the one git uses.
-  const entries = both.stdout.split('\0').flatMap(entry => (entry ? [splitOnce(entry, '\n')] : []))
+  // The last core.excludesFile is the one git uses.
+  const entries = configEntries(both.stdout)
   const excludesFile = entries.filter(([key]) => key === 'core.excludesfile').at(-1)?.[1]
   return {excludesFile: excludesFile || undefined, asBytes: unfiltered(entries.map(([key]) => key).filter(key => key.startsWith('filter.')))}
-}
-
-/** `text` cut at the first `separator` (a value may hold more): one part, or two. */
-function splitOnce(text: string, separator: string): string[] {
-  const at = text.indexOf(separator)
-  return at === -1 ? [text] : [text.slice(0, at), text.slice(at + 1)]
 }
 
 /** The options that leave each filter driver a `filter.<driver>.<key>` names without a program. */

@@ -7,7 +7,7 @@
 // as git runs it (through the shell). NO_COLOR turns colour off.
 import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {git} from './git.js'
+import {configEntries, git} from './git.js'
 import {programPath} from '../platform/programs.js'
 import {patchColours, patchForTerminal} from '../ui/patch.js'
 
@@ -30,13 +30,8 @@ export async function colourSettings(origin: string): Promise<string[] | undefin
   const wanted = await git(['config', '--get-colorbool', 'color.diff', 'true'], {cwd, okStatuses: [1, 128]})
   if (wanted.stdout.trim() !== 'true') return undefined
   const settings = await git(['config', '-z', '--get-regexp', '^color\\.diff\\.'], {cwd, okStatuses: [1, 128]})
-  const pairs = settings.exitCode === 0 ? settings.stdout.split('\0').filter(Boolean) : []
-  const args: string[] = []
-  for (const pair of pairs) {
-    const newline = pair.indexOf('\n')
-    if (newline > 0) args.push('-c', `${pair.slice(0, newline)}=${pair.slice(newline + 1)}`)
-  }
-  return args
+  const entries = settings.exitCode === 0 ? configEntries(settings.stdout) : []
+  return entries.flatMap(([key, value]) => (value === undefined ? [] : ['-c', `${key}=${value}`]))
 }
 
 /** pagerCommand's answers, by origin: asked once, perhaps ahead (askPagerSoon). */

@@ -73,6 +73,9 @@ export function sandboxLayers(ownPlaces: string[] = []): Layers {
   return layersSaid(runHelper(['layers', ...ownPlaces]))
 }
 
+/** sandboxLayersSoon's answer: the helper is asked once per hmm process. */
+let layersAsked: Promise<Layers> | undefined
+
 /** sandboxLayers without waiting: what hmm works out meanwhile overlaps the helper's tries. */
 export function sandboxLayersSoon(): Promise<Layers> {
   layersAsked ??= new Promise((resolve, reject) => {
@@ -81,9 +84,6 @@ export function sandboxLayersSoon(): Promise<Layers> {
   })
   return layersAsked
 }
-
-/** sandboxLayersSoon's answer: the helper is asked once per hmm process. */
-let layersAsked: Promise<Layers> | undefined
 
 /** What `hmm-helper layers` printed, as Layers. */
 function layersSaid(output: string): Layers {

@@ -9,11 +9,17 @@ import {HELPER, PROJECT} from '../world.js'
 const dirs: string[] = []
 afterEach(() => dirs.splice(0).forEach(dir => rmSync(dir, {recursive: true, force: true})))
 
+/** A directory of its own under the project's .test-worlds, removed after the test. */
+function scratch(prefix: string): string {
+  mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
+  const dir = mkdtempSync(join(PROJECT, '.test-worlds', prefix))
+  dirs.push(dir)
+  return dir
+}
+
 describe('hmm-helper stat-pairs', () => {
   it("answers, for each path, both sides: kind and the stat words of git's index, links not followed", () => {
-    mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
-    const dir = mkdtempSync(join(PROJECT, '.test-worlds', 'statpairs-'))
-    dirs.push(dir)
+    const dir = scratch('statpairs-')
     for (const side of ['a', 'b']) mkdirSync(join(dir, side, 'sub'), {recursive: true})
     writeFileSync(join(dir, 'a', 'sub', 'f x'), 'hello')
     writeFileSync(join(dir, 'b', 'sub', 'f x'), 'hello, world')
@@ -45,9 +51,7 @@ describe('hmm-helper stat-pairs', () => {
   it.each([['..'], ['../a/sub/f x'], ['sub/../../a/sub/f x'], ['sub/..'], ['/etc/passwd'], ['//etc/passwd']])(
     'refuses a path that is not below the roots (%j): exit 1, one line naming it, nothing answered',
     path => {
-      mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
-      const dir = mkdtempSync(join(PROJECT, '.test-worlds', 'statpairs-'))
-      dirs.push(dir)
+      const dir = scratch('statpairs-')
       mkdirSync(join(dir, 'a', 'sub'), {recursive: true})
       writeFileSync(join(dir, 'a', 'sub', 'f x'), 'hello')
       const input = `sub/f x\0${path}\0`
@@ -68,9 +72,7 @@ describe('hmm-helper stat-pairs', () => {
 
 describe('hmm-helper larger-than', () => {
   it('exits 3 when a path on stdin is a regular file of more than LIMIT bytes, or they are more than TOTAL together, else 0 and writes them back: links not followed, missing paths no file', () => {
-    mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
-    const dir = mkdtempSync(join(PROJECT, '.test-worlds', 'larger-'))
-    dirs.push(dir)
+    const dir = scratch('larger-')
     writeFileSync(join(dir, 'ten'), '0123456789')
     writeFileSync(join(dir, '-dash\nnew line'), '0123456789')
     symlinkSync('ten', join(dir, 'link'))
@@ -95,9 +97,7 @@ describe('hmm-helper larger-than', () => {
   })
 
   it('reads the paths of each FILE given in turn instead of stdin, and counts them together', () => {
-    mkdirSync(join(PROJECT, '.test-worlds'), {recursive: true})
-    const dir = mkdtempSync(join(PROJECT, '.test-worlds', 'larger-'))
-    dirs.push(dir)
+    const dir = scratch('larger-')
     writeFileSync(join(dir, 'ten'), '0123456789')
     writeFileSync(join(dir, 'five'), '01234')
     writeFileSync(join(dir, 'first'), 'ten\0sub/\0')
