@@ -1,11 +1,22 @@
-#!/usr/bin/env node
+#!/bin/sh
+':' //; if [ -n "$NODE_EXTRA_CA_CERTS" ]; then export HMM_NODE_EXTRA_CA_CERTS="$NODE_EXTRA_CA_CERTS"; unset NODE_EXTRA_CA_CERTS; fi; exec node "$0" "$@"
 // The entry: as little as possible before the command runs. CommonJS (see
 // bin/package.json): Node starts a CommonJS entry faster than an ES module.
 // Listing (bare `hmm`, `hmm ls [-a] [-l] [--json]`) runs from one bundled file
 // without oclif; `hmm run`, `hmm exec` and `hmm diff` from another, with
 // oclif's parser only; every other command line, and their help and usage
 // errors, go through oclif.
+//
+// The first two lines are a shell script that starts this file with node,
+// NODE_EXTRA_CA_CERTS moved aside: Node before 23 reads every certificate it
+// names as it starts (40-50 ms for a system's bundle, a third of `hmm run
+// true`), and hmm makes no TLS connection of its own. To Node, line 2 is a
+// string and a comment. What hmm starts gets the variable back, as it was.
 'use strict'
+if (process.env.HMM_NODE_EXTRA_CA_CERTS !== undefined) {
+  process.env.NODE_EXTRA_CA_CERTS = process.env.HMM_NODE_EXTRA_CA_CERTS
+  delete process.env.HMM_NODE_EXTRA_CA_CERTS
+}
 const fs = require('node:fs')
 const path = require('node:path')
 

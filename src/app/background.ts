@@ -44,10 +44,21 @@ export function prepareBackground(workspace: Workspace): void {
   }
 }
 
+/**
+ * The environment with NODE_EXTRA_CA_CERTS moved aside, as bin/run.js's
+ * first line moves it: Node before 23 reads every certificate it names as it
+ * starts (40-50 ms for a system's bundle), and hmm makes no TLS connection
+ * of its own. bin/run.js puts it back before anything reads the environment.
+ */
+function withCertificatesDeferred(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const {NODE_EXTRA_CA_CERTS: certificates, ...rest} = env
+  return certificates ? {...rest, HMM_NODE_EXTRA_CA_CERTS: certificates} : env
+}
+
 /** Starts this same hmm command in the background and relays what it says until the command has started; its exit status. */
 export async function runDetached(): Promise<number> {
   const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
-    env: {...process.env, [MARK]: '1'},
+    env: {...withCertificatesDeferred(process.env), [MARK]: '1'},
     stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
     detached: true,
   })

@@ -3,7 +3,7 @@
 // `hmm attach` joins it on a real pseudo-terminal and leaves it running on
 // Ctrl-]; its end is recorded (WORK) with nobody attached.
 import {execa} from 'execa'
-import {existsSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, PROJECT, workspaceLine, World} from '../world.js'
@@ -157,6 +157,18 @@ describe('hmm run -d', () => {
     const ended = await until('nf', now => now.state === 'done' && now.files !== null)
     expect(ended.exit).toBe(127)
     expect((await world.hmm(['peek', 'nf'])).stdout).toBe('hmm: no-such-command-here: command not found\n')
+  })
+
+  it('leaves NODE_EXTRA_CA_CERTS unread by the background hmm (bin/run.js), and gives it to the command', async () => {
+    const certificates = join(world.root, 'no-such-bundle.pem')
+    const started = await world.hmm(['run', '-d', '-n', 'certs', 'sh', '-c', 'printf %s "$NODE_EXTRA_CA_CERTS" > shown'], {
+      env: {...world.env, NODE_EXTRA_CA_CERTS: certificates},
+    })
+    expect(started.exitCode, started.stderr).toBe(0)
+    // Node's warning at its start, certificates it could not read: this hmm's (started as node bin/run.js), not a second.
+    expect(started.stderr.split('Ignoring extra certs from')).toHaveLength(2)
+    await until('certs', now => now.state === 'done' && now.files !== null)
+    expect(readFileSync(join(workspaceLine(started.stderr).tree, 'shown'), 'utf8')).toBe(certificates)
   })
 
   it('exits 1, as hmm run does, when the background hmm fails before the command starts', async () => {
