@@ -51,6 +51,27 @@ const commandsSortedByCodeUnits = {
 }
 
 /**
+ * oclif's logger loads the debug package, which looks at the terminal and its
+ * colours as it loads (node:tty, supports-color, the environment): 7 ms of
+ * the start of `hmm run true`, for messages oclif's parser never writes on
+ * the way to starting a command (help and usage errors, which could, go
+ * through dist/main.bundle.cjs). In dist/start.bundle.cjs its debug is one
+ * that is never enabled.
+ */
+const debugNeverEnabled = {
+  name: 'debug-never-enabled',
+  setup(build) {
+    build.onResolve({filter: /^debug$/}, args =>
+      /[/\\]@oclif[/\\]core[/\\]lib[/\\]logger\.js$/.test(args.importer) ? {path: 'debug', namespace: 'debug-never-enabled'} : undefined,
+    )
+    build.onLoad({filter: /.*/, namespace: 'debug-never-enabled'}, () => ({
+      contents: 'module.exports = () => Object.assign(() => {}, {enabled: false})',
+      loader: 'js',
+    }))
+  },
+}
+
+/**
  * bin/run.js reads the bundles as latin1, the fastest decoding, which is right only where they are ASCII (and
  * a single other character would make the whole source a two-byte string, slower to read and to compile).
  * esbuild writes non-ASCII characters as escapes, but not in regular expressions: ansis's pattern of ANSI
@@ -83,7 +104,7 @@ for (const [entry, out] of Object.entries(BUNDLES)) {
     // The sources find files next to themselves with import.meta.dirname (and .filename): in a bundle, its own.
     // Never import.meta.url: making a file: URL of __filename costs the listing a millisecond at start.
     define: {'import.meta.dirname': '__dirname', 'import.meta.filename': '__filename'},
-    plugins: [chalkGuessesNothing, commandsSortedByCodeUnits],
+    plugins: [chalkGuessesNothing, commandsSortedByCodeUnits, ...(out === 'start.bundle.cjs' ? [debugNeverEnabled] : [])],
     logLevel: 'warning',
   })
   makeAscii(fileURLToPath(new URL(`../dist/${out}`, import.meta.url)))

@@ -3,12 +3,13 @@
 // 1.3x); these cases keep out what made it slower before, each a
 // millisecond or more of a listing of 70: Node modules it has no use for,
 // and Node's wait at a natural exit for V8's background work (compiling
-// what the listing ran) and the freeing of the whole heap.
+// what the listing ran) and the freeing of the whole heap. The start of
+// `hmm run` keeps out a package that cost it as much.
 import {execa} from 'execa'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {BIN, World} from '../world.js'
+import {BIN, PROJECT, World} from '../world.js'
 
 let world: World
 afterEach(() => world?.dispose())
@@ -46,5 +47,13 @@ describe('listing', () => {
       }
       expect(listed.ranDry, `hmm ${args.join(' ')}`).toBe(false)
     }
+  })
+})
+
+describe('hmm run, exec and diff', () => {
+  it("start from a bundle without the debug package oclif's logger loads (it looks at the terminal as it loads)", () => {
+    const bundle = readFileSync(join(PROJECT, 'dist', 'start.bundle.cjs'), 'latin1')
+    expect(bundle).toContain('node_modules/@oclif/core/lib/logger.js')
+    expect(bundle).not.toContain('node_modules/debug/')
   })
 })
