@@ -52,7 +52,8 @@ interface Indexed {
 /** The private repository's index and git's environment on it and the tree. */
 function indexEnv(workspace: Workspace): {index: string; env: Record<string, string>} {
   const repo = privateRepo(workspace.gitDir)
-  return {index: repo.index, env: {...privateEnv(repo), GIT_WORK_TREE: workspace.tree}}
+  // In C: hmm reads what git says of the files it could not read (refuseUnreadable).
+  return {index: repo.index, env: {...privateEnv(repo), GIT_WORK_TREE: workspace.tree, LC_ALL: 'C'}}
 }
 
 const readings = new Map<string, Reading>()
@@ -280,6 +281,32 @@ async function checkedAdd(workspace: Workspace, options: GitOptions & {env: Reco
 }
 
 /**
+ * What git says of a path it could not read, each followed by why (the
+ * sandbox's git speaks C: indexEnv): a directory it could not list (which
+ * ls-files and add leave out, with only a warning), a tracked file it could
+ * not look at (which diff-files takes as unchanged), a file it could not
+ * open (which fails the add).
+ */
+const UNREADABLE = [
+  /^warning: could not open directory '(.+)': (.+)$/,
+  /^(?!(?:error|fatal|warning|hint): )(.+): (Permission denied)$/,
+  /^error: open\("(.+)"\): (.+)$/,
+]
+
+/**
+ * Refuses a workspace some of whose files git could not read (a mode the
+ * command set): a diff without them would show less than the workspace
+ * holds, and apply or merge take less, with nothing said.
+ */
+function refuseUnreadable(workspace: Workspace, said: string): void {
+  const found = said.split('\n').flatMap(line => UNREADABLE.map(pattern => pattern.exec(line)).filter(match => match !== null))
+  if (found.length === 0) return
+  const paths = [...new Set(found.map(([, path]) => path))]
+  const reasons = [...new Set(found.map(([, , reason]) => reason))].join(', ')
+  throw new HmmError(`could not read the files of workspace ${workspace.label}: git cannot read ${listPaths(paths)} (${reasons})`)
+}
+
+/**
  * `git add --all` into the private index, waiting for another hmm that
  * holds it; `checked`: large files refused first. The tree of the index,
  * where the git that added wrote it (CHECKED_ADD).
@@ -290,6 +317,7 @@ async function addAll(workspace: Workspace, env: Record<string, string>, reading
   for (let attempt = 1; ; attempt++) {
     const script = checked && attempt === 1
     const added = script ? await checkedAdd(workspace, options) : await git(['add', '--all', '--', '.', ...excluded], options)
+    refuseUnreadable(workspace, added.stderr)
     if (added.exitCode === 0) return /^[0-9a-f]{40,64}$/.exec(added.stdout.trim())?.[0]
     // Once: a nested repository git cannot record (another object format, no commit) is left out.
     if (!added.stderr.includes('index.lock') && excluded.length === 0) {

@@ -208,6 +208,27 @@ describe('taking work back safely', () => {
     expect(await world.git(['log', '--format=%s'])).toBe('first')
   })
 
+  // Root reads them all: a plain user's case.
+  it.skipIf(process.getuid?.() === 0)('names what git cannot read of the workspace, and shows no diff without it', async () => {
+    world = new World('safety-unreadable')
+    await world.gitRepo()
+    // A directory it cannot list: git leaves it out of what it adds, and says so only as a warning.
+    const dir = await made(world, 'mkdir new && echo work > new/f && chmod 000 new')
+    const before = snapshot(world.origin)
+    const unreadable = `hmm: could not read the files of workspace ${dir.label}: git cannot read new/ (Permission denied)\n`
+    for (const command of ['diff', 'apply']) expect(await taking(world, [command, dir.id])).toEqual({exitCode: 1, stdout: '', stderr: unreadable})
+    expect((await hmm(world, ['rm', dir.id])).exitCode).toBe(1)
+    // A changed file it cannot open, a tracked one in a directory it cannot list (git takes it as unchanged).
+    const files = await made(world, 'echo changed >> README.md && chmod 000 README.md && echo changed >> src/main.c && chmod 000 src')
+    const said = (await taking(world, ['diff', files.id])).stderr
+    expect(said).toMatch(new RegExp(`^hmm: could not read the files of workspace ${files.label}: git cannot read .* \\(Permission denied\\)\n$`))
+    for (const path of ['README.md', 'src/']) expect(said).toContain(path)
+    expect(snapshot(world.origin)).toEqual(before)
+    // Readable again, all of it is shown.
+    expect((await hmm(world, ['exec', dir.id, 'chmod', '-R', 'u+rwX', '.'])).exitCode).toBe(0)
+    expect((await hmm(world, ['diff', '--stat', dir.id])).stdout).toContain('new/f')
+  })
+
   it.skipIf(process.platform !== 'linux')(
     "is not kept waiting for ever by a FIFO where git reads a file (a nested repository's HEAD, its own HEAD)",
     async () => {
