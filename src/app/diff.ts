@@ -18,6 +18,17 @@ import {linksLeaving} from '../git/links-out.js'
 import {askPagerSoon, colourSettings, onTerminal, show, showPatch} from '../git/pager.js'
 import {checkOrigin, checkUsable, pathspecsOf, warnNestedNotShown} from './taking.js'
 import {selected} from '../git/tree-edit.js'
+import type {Workspace} from '../workspaces/workspace.js'
+
+/**
+ * What the user has seen of the workspace once a diff showed what lies
+ * under `pathspecs` now: that, and elsewhere what the last diff showed (the
+ * fork tree where none did), so that a change made elsewhere since is not
+ * taken as shown.
+ */
+async function seenWith(workspace: Workspace, forkTree: string, pathspecs: string[]): Promise<string> {
+  return selected(workspace, workspace.row.shownTree ?? forkTree, await treeNow(workspace), pathspecs)
+}
 
 /** `paths`: only what lies under them (SPEC "hmm apply" › Paths). */
 export async function diffWorkspace(key: string | undefined, options: {stat: boolean; paths?: string[]}): Promise<void> {
@@ -70,7 +81,8 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
     // What apply, merge and pr may take (app/taking.ts checkShown): the tree of the index the patch was read from.
     // Recorded whether or not hmm sees a process there: without the namespaces one may live unseen. A stat shows no content.
     // The stat is kept apart, so that apply can say why it did not count.
-    context.store.update(workspace.id, options.stat ? {statTree: await treeNow(workspace)} : {shownTree: await treeNow(workspace)})
+    if (options.stat) context.store.update(workspace.id, {statTree: await treeNow(workspace)})
+    else context.store.update(workspace.id, {shownTree: pathspecs ? await seenWith(workspace, forkTree, pathspecs) : await treeNow(workspace)})
     await recordWork(context.store, workspace, context.data)
   } finally {
     context.close()

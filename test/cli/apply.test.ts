@@ -272,6 +272,32 @@ describe('hmm apply', () => {
     expect((await hmm(world, ['apply', 'st'])).exitCode).toBe(0)
   })
 
+  it('after hmm diff -- PATH, takes only what some diff showed: a change elsewhere since is refused, by apply and by merge', async () => {
+    world = new World('apply-shown-paths')
+    await world.gitRepo()
+    const ws = await made(world, 'echo one >> src/main.c && echo one > docs.md && git add src/main.c docs.md && git commit -qm one', 'sp')
+    const part = await made(world, 'echo three > other.md && echo three >> notes.txt', 'pt')
+    expect((await hmm(world, ['diff', 'sp'])).stdout).toContain('+one\n')
+    // After the full diff: a commit the user did not see, outside the path they look at next.
+    await world.hmm(['exec', 'sp', 'sh', '-c', 'echo unseen >> src/main.c && echo two >> docs.md && git commit -qm two src/main.c docs.md'])
+    expect((await hmm(world, ['diff', 'sp', '--', 'docs.md'])).stdout).not.toContain('unseen')
+    const before = snapshot(world.origin)
+    const changedSince = (label: string) => `hmm: workspace ${label} changed since hmm diff showed it (hmm diff shows it as it is now)\n`
+    expect(await hmm(world, ['apply', 'sp'])).toEqual({exitCode: 1, stdout: '', stderr: changedSince(ws.label)})
+    expect(await taking(world, ['merge', 'sp'])).toEqual({exitCode: 1, stdout: '', stderr: changedSince(ws.label)})
+    // Never looked at in full, seen under one path only: the rest was not shown either.
+    expect((await hmm(world, ['diff', 'pt', '--', 'other.md'])).exitCode).toBe(0)
+    expect(await hmm(world, ['apply', 'pt'])).toEqual({exitCode: 1, stdout: '', stderr: changedSince(part.label)})
+    expect(snapshot(world.origin)).toEqual(before)
+    // Each part looked at: all of it is taken.
+    expect((await hmm(world, ['diff', 'pt', '--', 'notes.txt'])).stdout).toContain('+three\n')
+    expect((await hmm(world, ['apply', 'pt'])).exitCode).toBe(0)
+    expect((await hmm(world, ['diff', 'sp'])).stdout).toContain('+unseen\n')
+    const merged = await taking(world, ['merge', 'sp'])
+    expect(merged.exitCode, merged.stderr).toBe(0)
+    expect(readFileSync(join(world.origin, 'src', 'main.c'), 'utf8')).toContain('unseen\n')
+  })
+
   it('refuses a running workspace', async () => {
     world = new World('apply-running')
     const go = join(world.root, 'go')
