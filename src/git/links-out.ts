@@ -7,13 +7,18 @@
 // would from the link's directory, climbs above the tree's top: `..` after
 // a link counts from where that link leads, not from its name, so
 // `c -> e/up/../secret` with `e/up -> ..` leads out though its text does
-// not. The links followed are those of the same tree; a directory the tree
-// does not hold is taken as a plain one. Everything here reads hmm's private
-// repository only.
+// not. A repository's `.git` (as git names it: refused-paths.ts) is not of
+// the tree either: a tool writing through `dist/app.conf -> ../.git/config`
+// rewrites the origin's config, which git runs. The links followed are
+// those of the same tree; a directory the tree does not hold is taken as a
+// plain one. A link the tree had before is looked at again when a link on
+// its way is new: `d/sub` made a link turns `d/a -> sub/../../x` out.
+// Everything here reads hmm's private repository only.
 import type {Workspace} from '../workspaces/workspace.js'
 import {git, gitBytes} from './git.js'
 import {rawChangesBetween} from './raw-changes.js'
 import {privateEnv, privateRepo} from './private-repo.js'
+import {refusedName} from './refused-paths.js'
 
 export interface LinkOut {
   path: string
@@ -67,6 +72,7 @@ function resolved(dir: string[], target: string, links: Map<string, string>, bud
       at.pop()
       continue
     }
+    if (refusedName(name)) return undefined
     const link = links.get([...at, name].join('/'))
     if (link === undefined) {
       at.push(name)
@@ -80,16 +86,23 @@ function resolved(dir: string[], target: string, links: Map<string, string>, bud
   return at
 }
 
+/** Whether the link at `path` among `links` (of one tree) leads to a place in that tree. */
+function leadsIn(path: string, links: Map<string, string>): boolean {
+  return resolved(path.split('/').slice(0, -1), links.get(path)!, links, {left: MAX_LINKS}) !== undefined
+}
+
 /**
- * The links that lead out of the tree `to` among those new or changed in it
- * since any of `from` (trees or commits), sorted by path.
+ * The links that lead out of the tree `to` and did not in any of `from`
+ * (trees or commits): those new or changed since, and those unchanged that
+ * a new link on their way turns out. Sorted by path.
  */
 export async function linksLeaving(workspace: Workspace, from: string[], to: string): Promise<LinkOut[]> {
   const changed = new Set((await Promise.all(from.map(tree => changedLinks(workspace, tree, to)))).flat())
   if (changed.size === 0) return []
-  const links = await linksOf(workspace, to)
-  return [...changed]
+  const [links, ...before] = await Promise.all([to, ...from].map(tree => linksOf(workspace, tree)))
+  const turnedOut = (path: string) => before.some(had => had.get(path) === links.get(path) && leadsIn(path, had))
+  return [...links.keys()]
     .sort()
-    .filter(path => links.has(path) && resolved(path.split('/').slice(0, -1), links.get(path)!, links, {left: MAX_LINKS}) === undefined)
+    .filter(path => !leadsIn(path, links) && (changed.has(path) || turnedOut(path)))
     .map(path => ({path, target: links.get(path)!}))
 }

@@ -2,7 +2,7 @@
 // "hmm apply" › Paths): files the origin does not track, which git would
 // overwrite or remove, and symbolic links that lead out of the tree.
 import {execa} from 'execa'
-import {mkdirSync, readFileSync, readlinkSync, renameSync} from 'node:fs'
+import {mkdirSync, readFileSync, readlinkSync, renameSync, symlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {World} from '../world.js'
@@ -251,6 +251,36 @@ describe('symbolic links that lead out of the tree', () => {
     expect(snapshot(world.origin)).toEqual(before)
     expect((await taking(world, ['merge', '--force'])).exitCode).toBe(0)
     expect(readlinkSync(join(world.origin, 'a/b'))).toBe('../../x')
+  })
+
+  it("counts a link into a repository's .git as leading out, and one the origin had that a directory made a link turns out", async () => {
+    world = new World('links-git')
+    await world.git(['init', '-q'])
+    world.file('README.md', 'hello\n')
+    world.file('d/sub/f', 'f\n')
+    // Inside as the origin has it: d/sub/.. is d, and d/.. the top.
+    symlinkSync('sub/../../README.md', join(world.origin, 'd', 'a'))
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'first'])
+    const ws = await made(
+      world,
+      'mkdir dist && ln -s ../.git/config dist/app.conf && ln -s .git/hooks hooks && ln -s n/.GIT/config m && rm -r d/sub && ln -s .. d/sub',
+    )
+    const marks = [
+      'hmm: d/a -> sub/../../README.md (outside the tree)',
+      'hmm: dist/app.conf -> ../.git/config (outside the tree)',
+      'hmm: hooks -> .git/hooks (outside the tree)',
+      'hmm: m -> n/.GIT/config (outside the tree)',
+    ]
+    const diff = await hmm(world, ['diff'])
+    expect(diff.exitCode).toBe(0)
+    expect(diff.stderr.split('\n').filter(Boolean)).toEqual(marks)
+    const before = snapshot(world.origin)
+    const refused = await hmm(world, ['apply'])
+    expect(refused.exitCode).toBe(1)
+    expect(refused.stderr).toContain(`hmm: workspace ${ws.label} holds symbolic links that lead out of the tree:\n`)
+    for (const path of ['d/a', 'dist/app.conf', 'hooks', 'm']) expect(refused.stderr).toContain(`hmm:   ${path}: link outside the tree`)
+    expect(snapshot(world.origin)).toEqual(before)
   })
 
   it('keeps links inside the tree working as before', async () => {
