@@ -92,9 +92,9 @@ function leadsIn(path: string, links: Map<string, string>): boolean {
 }
 
 /**
- * The links that lead out of the tree `to` and did not in any of `from`
- * (trees or commits): those new or changed since, and those unchanged that
- * a new link on their way turns out. Sorted by path.
+ * The links that lead out of the tree `to`: those new or changed since any
+ * of `from` (trees or commits), and those unchanged that led in there,
+ * which a new link on their way turns out. Sorted by path.
  */
 export async function linksLeaving(workspace: Workspace, from: string[], to: string): Promise<LinkOut[]> {
   const changed = new Set((await Promise.all(from.map(tree => changedLinks(workspace, tree, to)))).flat())
