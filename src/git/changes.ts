@@ -285,13 +285,17 @@ async function checkedAdd(workspace: Workspace, options: GitOptions & {env: Reco
  * sandbox's git speaks C: indexEnv): a directory it could not list (which
  * ls-files and add leave out, with only a warning), a tracked file it could
  * not look at (which diff-files takes as unchanged), a file it could not
- * open (which fails the add).
+ * open (which fails the add). A path may hold newlines: each message is
+ * looked for from the start of a line to the reason at the end of one.
  */
 const UNREADABLE = [
-  /^warning: could not open directory '(.+)': (.+)$/,
-  /^(?!(?:error|fatal|warning|hint): )(.+): (Permission denied)$/,
-  /^error: open\("(.+)"\): (.+)$/,
+  /^warning: could not open directory '([^]+?)': ([^\n]+)$/gm,
+  /^error: open\("([^]+?)"\): ([^\n]+)$/gm,
+  /^(?!(?:error|fatal|warning|hint): )([^]+?): (Permission denied)$/gm,
 ]
+
+/** What marks each of them, wherever in git's messages: found, the workspace is refused though no path could be told. */
+const UNREADABLE_MARK = /could not open directory|^error: open\(|: Permission denied$/m
 
 /**
  * Refuses a workspace some of whose files git could not read (a mode the
@@ -299,11 +303,12 @@ const UNREADABLE = [
  * holds, and apply or merge take less, with nothing said.
  */
 function refuseUnreadable(workspace: Workspace, said: string): void {
-  const found = said.split('\n').flatMap(line => UNREADABLE.map(pattern => pattern.exec(line)).filter(match => match !== null))
-  if (found.length === 0) return
+  if (!UNREADABLE_MARK.test(said)) return
+  const found = UNREADABLE.flatMap(pattern => [...said.matchAll(pattern)])
   const paths = [...new Set(found.map(([, path]) => path))]
-  const reasons = [...new Set(found.map(([, , reason]) => reason))].join(', ')
-  throw new HmmError(`could not read the files of workspace ${workspace.label}: git cannot read ${listPaths(paths)} (${reasons})`)
+  const reasons = [...new Set(found.map(([, , reason]) => reason))].join(', ') || 'Permission denied'
+  const what = paths.length > 0 ? listPaths(paths) : 'some of its files'
+  throw new HmmError(`could not read the files of workspace ${workspace.label}: git cannot read ${what} (${reasons})`)
 }
 
 /**

@@ -224,6 +224,11 @@ describe('taking work back safely', () => {
     expect(said).toMatch(new RegExp(`^hmm: could not read the files of workspace ${files.label}: git cannot read .* \\(Permission denied\\)\n$`))
     for (const path of ['README.md', 'src/']) expect(said).toContain(path)
     expect(snapshot(world.origin)).toEqual(before)
+    // A name that breaks git's message over two lines, the second like another message.
+    const split = await made(world, `d=$(printf 'a\\nerror: b') && mkdir "$d" && echo work > "$d/f" && chmod 000 "$d"`)
+    const refused = await taking(world, ['diff', split.id])
+    expect(refused.exitCode).toBe(1)
+    expect(refused.stderr).toMatch(new RegExp(`^hmm: could not read the files of workspace ${split.label}: git cannot read .* \\(Permission denied\\)\n$`))
     // Readable again, all of it is shown.
     expect((await hmm(world, ['exec', dir.id, 'chmod', '-R', 'u+rwX', '.'])).exitCode).toBe(0)
     expect((await hmm(world, ['diff', '--stat', dir.id])).stdout).toContain('new/f')
