@@ -11,9 +11,13 @@
 // the tree either: a tool writing through `dist/app.conf -> ../.git/config`
 // rewrites the origin's config, which git runs. The links followed are
 // those of the same tree; a directory the tree does not hold is taken as a
-// plain one. A link the tree had before is looked at again when a link on
-// its way is new: `d/sub` made a link turns `d/a -> sub/../../x` out.
-// Everything here reads hmm's private repository only.
+// plain one, unless the origin has a link there (which no tree holds: an
+// ignored `bazel-out`). A link the tree had before is looked at again when
+// a link on its way is new: `d/sub` made a link turns `d/a -> sub/../../x`
+// out. Everything here reads hmm's private repository, and the origin's
+// files' types.
+import {lstatSync} from 'node:fs'
+import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
 import {git, gitBytes} from './git.js'
 import {rawChangesBetween} from './raw-changes.js'
@@ -61,8 +65,14 @@ async function linksOf(workspace: Workspace, tree: string): Promise<Map<string, 
   return targets
 }
 
+/** The links of one tree, path to target, and whether a path the tree holds no link at is one in the origin. */
+interface Links {
+  of: Map<string, string>
+  inOrigin: (path: string) => boolean
+}
+
 /** Where `target`, read from the directory `dir` (its names from the top), leads: its names, or undefined when out of the tree. */
-function resolved(dir: string[], target: string, links: Map<string, string>, budget: {left: number}): string[] | undefined {
+function resolved(dir: string[], target: string, links: Links, budget: {left: number}): string[] | undefined {
   if (target.startsWith('/')) return undefined
   const at = [...dir]
   for (const name of target.split('/')) {
@@ -73,8 +83,10 @@ function resolved(dir: string[], target: string, links: Map<string, string>, bud
       continue
     }
     if (refusedName(name)) return undefined
-    const link = links.get([...at, name].join('/'))
+    const path = [...at, name].join('/')
+    const link = links.of.get(path)
     if (link === undefined) {
+      if (links.inOrigin(path)) return undefined
       at.push(name)
       continue
     }
@@ -87,8 +99,18 @@ function resolved(dir: string[], target: string, links: Map<string, string>, bud
 }
 
 /** Whether the link at `path` among `links` (of one tree) leads to a place in that tree. */
-function leadsIn(path: string, links: Map<string, string>): boolean {
-  return resolved(path.split('/').slice(0, -1), links.get(path)!, links, {left: MAX_LINKS}) !== undefined
+function leadsIn(path: string, links: Links): boolean {
+  return resolved(path.split('/').slice(0, -1), links.of.get(path)!, links, {left: MAX_LINKS}) !== undefined
+}
+
+/**
+ * Whether the origin has a link at `path` (from its top): one no tree
+ * holds (ignored, as Bazel's `bazel-out` or a `.venv` made a link often
+ * is) leads where the tree cannot say; a link through it is taken as
+ * leading out.
+ */
+function originLink(origin: string): (path: string) => boolean {
+  return path => lstatSync(join(origin, path), {throwIfNoEntry: false})?.isSymbolicLink() === true
 }
 
 /**
@@ -99,10 +121,11 @@ function leadsIn(path: string, links: Map<string, string>): boolean {
 export async function linksLeaving(workspace: Workspace, from: string[], to: string): Promise<LinkOut[]> {
   const changed = new Set((await Promise.all(from.map(tree => changedLinks(workspace, tree, to)))).flat())
   if (changed.size === 0) return []
-  const [links, ...before] = await Promise.all([to, ...from].map(tree => linksOf(workspace, tree)))
-  const turnedOut = (path: string) => before.some(had => had.get(path) === links.get(path) && leadsIn(path, had))
-  return [...links.keys()]
+  const inOrigin = originLink(workspace.row.origin)
+  const [links, ...before] = (await Promise.all([to, ...from].map(tree => linksOf(workspace, tree)))).map(of => ({of, inOrigin}))
+  const turnedOut = (path: string) => before.some(had => had.of.get(path) === links.of.get(path) && leadsIn(path, had))
+  return [...links.of.keys()]
     .sort()
     .filter(path => !leadsIn(path, links) && (changed.has(path) || turnedOut(path)))
-    .map(path => ({path, target: links.get(path)!}))
+    .map(path => ({path, target: links.of.get(path)!}))
 }

@@ -283,6 +283,26 @@ describe('symbolic links that lead out of the tree', () => {
     expect(snapshot(world.origin)).toEqual(before)
   })
 
+  it('counts a link through a link the origin has and no tree holds (ignored) as leading out', async () => {
+    world = new World('links-ignored')
+    await world.git(['init', '-q'])
+    world.file('.gitignore', 'bazel-out\n')
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'first'])
+    mkdirSync(join(world.root, 'outside'))
+    symlinkSync(join(world.root, 'outside'), join(world.origin, 'bazel-out'))
+    const ws = await made(world, 'ln -s bazel-out/app.conf y && ln -s bazel-out/../PWNED z && ln -s .gitignore inside')
+    const diff = await hmm(world, ['diff'])
+    expect(diff.stderr.split('\n').filter(Boolean)).toEqual([
+      'hmm: y -> bazel-out/app.conf (outside the tree)',
+      'hmm: z -> bazel-out/../PWNED (outside the tree)',
+    ])
+    const before = snapshot(world.origin)
+    const refused = await hmm(world, ['apply'])
+    expect(refused.stderr).toContain(`hmm: workspace ${ws.label} holds symbolic links that lead out of the tree:\n`)
+    expect(snapshot(world.origin)).toEqual(before)
+  })
+
   it('keeps links inside the tree working as before', async () => {
     const ws = await madeWithLinks(
       'links-inside',
