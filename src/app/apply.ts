@@ -34,7 +34,7 @@ import {privateEnv, privateRepo} from '../git/private-repo.js'
 import {applyConversions} from '../git/conversions.js'
 import {linksLeaving} from '../git/links-out.js'
 import {CONVERTED, linkOutside} from './commits.js'
-import {checkShown, checkTakeable, pathspecsOf, warnNested} from './taking.js'
+import {checkShown, checkShownUnder, checkTakeable, pathspecsOf, warnNested} from './taking.js'
 import {selected} from '../git/tree-edit.js'
 import type {Workspace} from '../workspaces/workspace.js'
 
@@ -127,7 +127,9 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
     const {forkTree, origin} = checkTakeable(workspace)
     const pathspecs = pathspecsOf(workspace, context.cwd, options.paths)
     const now = await treeNow(workspace)
-    checkShown(workspace, {tree: now})
+    // With paths, what lies under them is what must have been shown (a diff of them shows no more).
+    if (pathspecs) await checkShownUnder(workspace, now, tree => selected(workspace, forkTree, tree, pathspecs))
+    else checkShown(workspace, {tree: now})
     // Said first: whatever follows is about the rest.
     const nested = await warnNested(workspace)
     if (now === forkTree) {

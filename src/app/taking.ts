@@ -48,8 +48,12 @@ export function checkOrigin(workspace: Workspace): string {
  * them; without the namespaces, unseen by hmm after its keeper was killed),
  * so what is taken would be what the user never saw.
  */
-export function checkShown(workspace: Workspace, now: {tree: string; tip?: string}): void {
-  const {shownTree, shownTip, statTree} = workspace.row
+export function checkShown(
+  workspace: Workspace,
+  now: {tree: string; tip?: string},
+  {shownTree, statTree}: {shownTree: string | null; statTree: string | null} = workspace.row,
+): void {
+  const {shownTip} = workspace.row
   const changedSince = (command: string) =>
     new HmmError(`workspace ${workspace.label} changed since hmm ${command} showed it (hmm ${command} shows it as it is now)`)
   // The user did look at the files as they are now, in a summary that shows none of their content.
@@ -60,6 +64,17 @@ export function checkShown(workspace: Workspace, now: {tree: string; tip?: strin
   // The commits first: they are what merge and pr take, and hmm log -p is where they are looked at.
   if (now.tip !== undefined && shownTip !== null && shownTip !== now.tip) throw changedSince('log -p')
   if (shownTree !== null && shownTree !== now.tree) throw statTree === now.tree ? onlyStat() : changedSince('diff')
+}
+
+/**
+ * checkShown for what lies under `pathspecs` only (`hmm apply -- PATH`):
+ * what the diffs showed there against what is there now, the rest left out
+ * of both (`part`: a tree with only what changed under them).
+ */
+export async function checkShownUnder(workspace: Workspace, now: string, part: (tree: string) => Promise<string>): Promise<void> {
+  const {shownTree, statTree} = workspace.row
+  const partOf = async (tree: string | null) => (tree === null ? null : part(tree))
+  checkShown(workspace, {tree: await part(now)}, {shownTree: await partOf(shownTree), statTree: await partOf(statTree)})
 }
 
 /** All of the above, for the commands that change the origin. */

@@ -289,9 +289,16 @@ describe('hmm apply', () => {
     expect((await hmm(world, ['diff', 'pt', '--', 'other.md'])).exitCode).toBe(0)
     expect(await hmm(world, ['apply', 'pt'])).toEqual({exitCode: 1, stdout: '', stderr: changedSince(part.label)})
     expect(snapshot(world.origin)).toEqual(before)
-    // Each part looked at: all of it is taken.
+    // What was shown under a path is taken under it; a change there since is not.
+    expect((await hmm(world, ['apply', 'pt', '--', 'other.md'])).exitCode).toBe(0)
+    expect(readFileSync(join(world.origin, 'other.md'), 'utf8')).toBe('three\n')
     expect((await hmm(world, ['diff', 'pt', '--', 'notes.txt'])).stdout).toContain('+three\n')
+    await world.hmm(['exec', 'pt', 'sh', '-c', 'echo sneaky >> notes.txt'])
+    expect(await hmm(world, ['apply', 'pt', '--', 'notes.txt'])).toEqual({exitCode: 1, stdout: '', stderr: changedSince(part.label)})
+    // Each part looked at: all of it is taken.
+    expect((await hmm(world, ['diff', 'pt', '--', 'notes.txt'])).stdout).toContain('+sneaky\n')
     expect((await hmm(world, ['apply', 'pt'])).exitCode).toBe(0)
+    expect(readFileSync(join(world.origin, 'notes.txt'), 'utf8')).toBe('untracked\nthree\nsneaky\n')
     expect((await hmm(world, ['diff', 'sp'])).stdout).toContain('+unseen\n')
     const merged = await taking(world, ['merge', 'sp'])
     expect(merged.exitCode, merged.stderr).toBe(0)
