@@ -33,6 +33,7 @@ import {mergedTip} from '../git/merged.js'
 import {privateEnv, privateRepo} from '../git/private-repo.js'
 import {applyConversions} from '../git/conversions.js'
 import {linksLeaving} from '../git/links-out.js'
+import {repositoriesMade, REPOSITORY_MADE} from '../git/repositories-made.js'
 import {CONVERTED, linkOutside} from './commits.js'
 import {checkShown, checkShownUnder, checkTakeable, pathspecsOf, warnNested} from './taking.js'
 import {selected} from '../git/tree-edit.js'
@@ -158,6 +159,14 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
       throw new Refusal(
         `workspace ${workspace.label} holds symbolic links that lead out of the tree`,
         links.map(link => linkOutside(link)),
+        `look at them with hmm diff ${workspace.id}; hmm apply --force ${workspace.id} takes them anyway`,
+      )
+    }
+    const repositories = options.force ? [] : await repositoriesMade(workspace, [base], target)
+    if (repositories.length > 0) {
+      throw new Refusal(
+        `workspace ${workspace.label} holds directories git takes for repositories`,
+        repositories.map(path => ({path, reason: REPOSITORY_MADE})),
         `look at them with hmm diff ${workspace.id}; hmm apply --force ${workspace.id} takes them anyway`,
       )
     }

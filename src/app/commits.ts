@@ -15,6 +15,7 @@ import {listPaths, printable} from '../ui/format.js'
 import {gitOriginOf} from '../git/origin.js'
 import {REFUSED} from '../git/refused-paths.js'
 import {linksLeaving, type LinkOut} from '../git/links-out.js'
+import {repositoriesMade, REPOSITORY_MADE} from '../git/repositories-made.js'
 import {mergeWrites, untrackedInTheWay, type MergeWrites} from '../git/merge-writes.js'
 import {excludedOf} from '../git/excluded.js'
 import {checkShown, checkTakeable} from './taking.js'
@@ -146,7 +147,8 @@ export async function takeForGit(
 
 /**
  * What a merge would write into the origin's files: refused when it leaves
- * a symbolic link leading out of the tree (unless `force`), and always when
+ * a symbolic link leading out of the tree or a directory git takes for a
+ * repository (unless `force`), and always when
  * it would overwrite or remove a file git does not track there
  * (git/merge-writes.ts), which --force does not take: that file is the
  * user's alone, with no copy anywhere.
@@ -157,6 +159,14 @@ async function checkWrites(workspace: Workspace, origin: string, tip: string, wr
     throw new Refusal(
       `workspace ${workspace.label}'s commits hold symbolic links that lead out of the tree`,
       links.map(link => linkOutside(link)),
+      `look at them with hmm log -p ${workspace.id}; hmm merge --force ${workspace.id} takes them anyway`,
+    )
+  }
+  const repositories = force ? [] : await repositoriesMade(workspace, writes.bases, tip)
+  if (repositories.length > 0) {
+    throw new Refusal(
+      `workspace ${workspace.label}'s commits hold directories git takes for repositories`,
+      repositories.map(path => ({path, reason: REPOSITORY_MADE})),
       `look at them with hmm log -p ${workspace.id}; hmm merge --force ${workspace.id} takes them anyway`,
     )
   }

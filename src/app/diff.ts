@@ -15,6 +15,7 @@ import {mayHoldBinary, withTextShown} from '../git/text-shown.js'
 import {warn} from '../ui/errors.js'
 import {listPaths, printable} from '../ui/format.js'
 import {linksLeaving} from '../git/links-out.js'
+import {repositoriesMade, REPOSITORY_MADE} from '../git/repositories-made.js'
 import {askPagerSoon, colourSettings, onTerminal, show, showPatch} from '../git/pager.js'
 import {checkOrigin, checkUsable, pathspecsOf, warnNestedNotShown} from './taking.js'
 import {selected} from '../git/tree-edit.js'
@@ -77,6 +78,7 @@ export async function diffWorkspace(key: string | undefined, options: {stat: boo
     for (const link of await linksLeaving(workspace, [forkTree], await shown())) {
       warn(`${printable(link.path)} -> ${printable(link.target)} (outside the tree)`)
     }
+    for (const dir of await repositoriesMade(workspace, [forkTree], await shown())) warn(`${printable(dir)}: ${REPOSITORY_MADE}`)
     await warnNestedNotShown(workspace)
     // What apply, merge and pr may take (app/taking.ts checkShown): the tree of the index the patch was read from.
     // Recorded whether or not hmm sees a process there: without the namespaces one may live unseen. A stat shows no content.

@@ -77,8 +77,12 @@ describe('nested repositories', () => {
       for (const path of ['nested', 'a/b/deep', 'gitfile', 'wt', 'sub', 'README.md']) expect(stat.stdout).toContain(` ${path} `)
     }
     expect(markers()).toEqual([])
-    expect((await hmm(world, ['apply', '--check'])).exitCode).toBe(0)
-    expect((await hmm(world, ['apply'])).exitCode).toBe(0)
+    // The git directory the command made in the tree (store/real.git, gitfile's) is one git would take for a repository:
+    // refused unless forced.
+    const refused = await hmm(world, ['apply', '--check'])
+    expect(refused.exitCode).toBe(1)
+    expect(refused.stderr).toContain('hmm:   store/real.git: a directory git takes for a repository')
+    expect((await hmm(world, ['apply', '--force'])).exitCode).toBe(0)
     await world.git(['reset', '-q', '--hard'])
     await world.git(['clean', '-qffd'])
     expect(await hmm(world, ['merge'])).toMatchObject({exitCode: 0})

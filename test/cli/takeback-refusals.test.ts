@@ -167,6 +167,42 @@ describe('hmm merge never overwrites or removes what the origin does not track',
   })
 })
 
+describe('directories git takes for repositories (HEAD, objects/ and refs/ in one)', () => {
+  /** docs made a bare repository whose config runs a program: git run in docs in the origin would run it. */
+  const BARE = [
+    'mkdir -p docs/objects docs/refs && touch docs/objects/.keep docs/refs/.keep',
+    'echo "ref: refs/heads/main" > docs/HEAD',
+    `printf '[core]\\n\\tfsmonitor = "touch $HOME/ran"\\n' > docs/config`,
+    'echo text > docs/readme.md',
+  ].join(' && ')
+  const MARK = 'a directory git takes for a repository (HEAD, objects/ and refs/ in it): git run there runs what its config says'
+
+  it('hmm diff marks them; apply and merge refuse them naming each, changing nothing, and take them with --force', async () => {
+    world = new World('repo-lookalike')
+    await world.gitRepo()
+    const files = await made(world, BARE)
+    expect((await hmm(world, ['diff', files.id])).stderr).toBe(`hmm: docs: ${MARK}\n`)
+    const before = snapshot(world.origin)
+    expect(await hmm(world, ['apply', files.id])).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: [
+        `hmm: workspace ${files.label} holds directories git takes for repositories:`,
+        `hmm:   docs: ${MARK}`,
+        `hmm: look at them with hmm diff ${files.id}; hmm apply --force ${files.id} takes them anyway`,
+        '',
+      ].join('\n'),
+    })
+    const commits = await made(world, `${BARE} && git add docs && git commit -qm docs`)
+    const merged = await taking(world, ['merge', commits.id])
+    expect(merged.exitCode).toBe(1)
+    expect(merged.stderr).toContain(`hmm: workspace ${commits.label}'s commits hold directories git takes for repositories:\nhmm:   docs: ${MARK}\n`)
+    expect(snapshot(world.origin)).toEqual(before)
+    expect((await hmm(world, ['apply', '--force', files.id])).exitCode).toBe(0)
+    expect(readFileSync(join(world.origin, 'docs', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n')
+  })
+})
+
 describe('symbolic links that lead out of the tree', () => {
   /** A link to the user's key (absolute), one climbing out with .., one climbing out through another link, and one staying inside. */
   const LINKS = [
