@@ -110,7 +110,14 @@ function leadsIn(path: string, links: Links): boolean {
  * leading out.
  */
 function originLink(origin: string): (path: string) => boolean {
-  return path => lstatSync(join(origin, path), {throwIfNoEntry: false})?.isSymbolicLink() === true
+  return path => {
+    try {
+      return lstatSync(join(origin, path), {throwIfNoEntry: false})?.isSymbolicLink() === true
+    } catch (error) {
+      // A file on the way: nothing is there. Else (not to be looked at, say): what is there cannot be told.
+      return (error as NodeJS.ErrnoException).code !== 'ENOTDIR'
+    }
+  }
 }
 
 /**

@@ -327,8 +327,10 @@ describe('symbolic links that lead out of the tree', () => {
     await world.git(['commit', '-qm', 'first'])
     mkdirSync(join(world.root, 'outside'))
     symlinkSync(join(world.root, 'outside'), join(world.origin, 'bazel-out'))
-    const ws = await made(world, 'ln -s bazel-out/app.conf y && ln -s bazel-out/../PWNED z && ln -s .gitignore inside')
+    // And one through a file, which leads nowhere.
+    const ws = await made(world, 'ln -s bazel-out/app.conf y && ln -s bazel-out/../PWNED z && ln -s .gitignore inside && ln -s .gitignore/x nowhere')
     const diff = await hmm(world, ['diff'])
+    expect(diff.exitCode).toBe(0)
     expect(diff.stderr.split('\n').filter(Boolean)).toEqual([
       'hmm: y -> bazel-out/app.conf (outside the tree)',
       'hmm: z -> bazel-out/../PWNED (outside the tree)',
