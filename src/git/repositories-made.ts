@@ -1,45 +1,61 @@
-// Directories that git takes for a repository though no `.git` is in their
-// path: git's own test (setup.c is_git_directory) is a HEAD, an objects/
-// and a refs/ directory. Written into the origin, a git run in one or below
-// it (a shell prompt's, an editor's) takes it for a bare repository and
-// runs what its config names: core.fsmonitor, hooks. hmm diff marks them;
-// apply and merge refuse them unless --force, as links leading out
-// (links-out.ts). Everything here reads hmm's private repository only.
+// Directories that git may take for a repository though no `.git` is in
+// their path. Git looks for one in each directory it is run in or below
+// (setup.c is_git_directory): a HEAD there, with objects/ and refs/ beside
+// it or in the directory its `commondir` file names. Written into the
+// origin, such a directory has a git run in it (a shell prompt's, an
+// editor's) run what its config names: core.fsmonitor, hooks. So a change
+// that writes a HEAD, or writes beside a HEAD the tree or the origin holds
+// what makes it a repository (objects/, refs/, config, commondir, ...), is
+// marked by hmm diff and refused by apply and merge unless --force, as
+// links leading out are (links-out.ts). The origin's top counts too: one
+// that is no repository has no `.git` there to come first.
+import {lstatSync} from 'node:fs'
+import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
 import {git} from './git.js'
 import {rawChangesBetween} from './raw-changes.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
-/** The names a change must touch for its directory to be looked at: what makes one a repository, and its config. */
-const OF_A_REPOSITORY = new Set(['HEAD', 'objects', 'refs', 'config'])
+/** Files beside a HEAD that make, or steer, the repository git finds there; and directories. */
+const FILES_OF_A_REPOSITORY = new Set(['HEAD', 'config', 'config.worktree', 'commondir', 'gitdir', 'packed-refs'])
+const DIRECTORIES_OF_A_REPOSITORY = new Set(['objects', 'refs', 'hooks', 'info', 'worktrees'])
 
-/** The directories above `path` (from the top) that hold one of its names in OF_A_REPOSITORY: candidates. */
+/** The directories (from the top, '' for it) that a change to `path` would make, or steer, a repository if a HEAD is there. */
 function candidatesOf(path: string): string[] {
   const names = path.split('/')
-  return names.flatMap((name, at) => (at > 0 && OF_A_REPOSITORY.has(name) ? [names.slice(0, at).join('/')] : []))
+  const under = names.flatMap((name, at) => (at < names.length - 1 && DIRECTORIES_OF_A_REPOSITORY.has(name) ? [names.slice(0, at).join('/')] : []))
+  return FILES_OF_A_REPOSITORY.has(names.at(-1)!) ? [...under, names.slice(0, -1).join('/')] : under
 }
 
 /**
- * The directories of `to` that git takes for repositories and that a change
- * since any of `from` (trees or commits) made so or touched, sorted.
+ * The directories of `to` that git may take for repositories, made so or
+ * touched by a change since any of `from` (trees or commits): '.' for the
+ * top. Sorted.
  */
 export async function repositoriesMade(workspace: Workspace, from: string[], to: string): Promise<string[]> {
   const changes = (await Promise.all(from.map(tree => rawChangesBetween(workspace, tree, to)))).flat()
-  const candidates = new Set(changes.flatMap(([, path]) => candidatesOf(path)))
+  // `:<old mode> <new mode> <old id> <new id> <status>`: what a change deletes makes no repository.
+  const written = changes.filter(([record]) => !record.endsWith(' D')).map(([, path]) => path)
+  const candidates = new Set(written.flatMap(candidatesOf))
   if (candidates.size === 0) return []
   const on = {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))}
-  const files = (await git(['ls-tree', '-r', '-z', '--name-only', to], on)).stdout.split('\0').filter(Boolean)
-  // Of each candidate: whether it holds a HEAD file, and anything under objects/ and refs/ (a tree holds no empty directory).
-  const held = new Set<string>()
-  for (const file of files) {
-    const names = file.split('/')
-    names.forEach((name, at) => {
-      const dir = names.slice(0, at).join('/')
-      if (at > 0 && candidates.has(dir) && (name === 'objects' || name === 'refs' || (name === 'HEAD' && at === names.length - 1))) held.add(`${dir}\0${name}`)
-    })
+  const files = new Set((await git(['ls-tree', '-r', '-z', '--name-only', to], on)).stdout.split('\0'))
+  const headOf = (dir: string) => (dir === '' ? 'HEAD' : `${dir}/HEAD`)
+  const originHas = (path: string) => inOrigin(join(workspace.row.origin, path))
+  return [...candidates]
+    .filter(dir => files.has(headOf(dir)) || originHas(headOf(dir)))
+    .map(dir => dir || '.')
+    .sort()
+}
+
+/** Whether something is at `path`: not where a file is on the way; yes where it cannot be told (no right to look). */
+function inOrigin(path: string): boolean {
+  try {
+    return lstatSync(path, {throwIfNoEntry: false}) !== undefined
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOTDIR'
   }
-  return [...candidates].filter(dir => ['HEAD', 'objects', 'refs'].every(name => held.has(`${dir}\0${name}`))).sort()
 }
 
 /** What hmm says of one, after its path. */
-export const REPOSITORY_MADE = 'a directory git takes for a repository (HEAD, objects/ and refs/ in it): git run there runs what its config says'
+export const REPOSITORY_MADE = 'a directory git may take for a repository (a HEAD in it): git run there runs what its config says'

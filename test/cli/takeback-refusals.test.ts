@@ -167,7 +167,7 @@ describe('hmm merge never overwrites or removes what the origin does not track',
   })
 })
 
-describe('directories git takes for repositories (HEAD, objects/ and refs/ in one)', () => {
+describe('directories git may take for repositories (a HEAD in one)', () => {
   /** docs made a bare repository whose config runs a program: git run in docs in the origin would run it. */
   const BARE = [
     'mkdir -p docs/objects docs/refs && touch docs/objects/.keep docs/refs/.keep',
@@ -175,7 +175,7 @@ describe('directories git takes for repositories (HEAD, objects/ and refs/ in on
     `printf '[core]\\n\\tfsmonitor = "touch $HOME/ran"\\n' > docs/config`,
     'echo text > docs/readme.md',
   ].join(' && ')
-  const MARK = 'a directory git takes for a repository (HEAD, objects/ and refs/ in it): git run there runs what its config says'
+  const MARK = 'a directory git may take for a repository (a HEAD in it): git run there runs what its config says'
 
   it('hmm diff marks them; apply and merge refuse them naming each, changing nothing, and take them with --force', async () => {
     world = new World('repo-lookalike')
@@ -187,7 +187,7 @@ describe('directories git takes for repositories (HEAD, objects/ and refs/ in on
       exitCode: 1,
       stdout: '',
       stderr: [
-        `hmm: workspace ${files.label} holds directories git takes for repositories:`,
+        `hmm: workspace ${files.label} holds directories git may take for repositories:`,
         `hmm:   docs: ${MARK}`,
         `hmm: look at them with hmm diff ${files.id}; hmm apply --force ${files.id} takes them anyway`,
         '',
@@ -196,10 +196,26 @@ describe('directories git takes for repositories (HEAD, objects/ and refs/ in on
     const commits = await made(world, `${BARE} && git add docs && git commit -qm docs`)
     const merged = await taking(world, ['merge', commits.id])
     expect(merged.exitCode).toBe(1)
-    expect(merged.stderr).toContain(`hmm: workspace ${commits.label}'s commits hold directories git takes for repositories:\nhmm:   docs: ${MARK}\n`)
+    expect(merged.stderr).toContain(`hmm: workspace ${commits.label}'s commits hold directories git may take for repositories:\nhmm:   docs: ${MARK}\n`)
     expect(snapshot(world.origin)).toEqual(before)
     expect((await hmm(world, ['apply', '--force', files.id])).exitCode).toBe(0)
     expect(readFileSync(join(world.origin, 'docs', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n')
+  })
+
+  it('marks a HEAD written anywhere (commondir finds the rest elsewhere), at the top of a plain origin, and what is written beside a HEAD the origin has', async () => {
+    world = new World('repo-lookalike-parts')
+    world.file('src/main.c', 'int main;\n')
+    world.file('lib/HEAD', 'ref: refs/heads/main\n')
+    const parts = await made(
+      world,
+      'echo "ref: refs/heads/main" > src/HEAD && echo ../docs/b > src/commondir && echo "ref: refs/heads/main" > HEAD && echo "[core]" > lib/config && echo ok > ok.txt',
+    )
+    expect((await hmm(world, ['diff', parts.id])).stderr).toBe(['.', 'lib', 'src'].map(dir => `hmm: ${dir}: ${MARK}\n`).join(''))
+    const refused = await hmm(world, ['apply', parts.id])
+    expect(refused.exitCode).toBe(1)
+    expect(refused.stderr).toContain(
+      `hmm: workspace ${parts.label} holds directories git may take for repositories:\nhmm:   .: ${MARK}\nhmm:   lib: ${MARK}\nhmm:   src: ${MARK}\n`,
+    )
   })
 })
 
