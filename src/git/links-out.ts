@@ -7,7 +7,7 @@
 // would from the link's directory, climbs above the tree's top: `..` after
 // a link counts from where that link leads, not from its name, so
 // `c -> e/up/../secret` with `e/up -> ..` leads out though its text does
-// not. A repository's `.git` (as git names it: refused-paths.ts) is not of
+// not. A repository's `.git` (as git or the file system names it: refused-paths.ts) is not of
 // the tree either: a tool writing through `dist/app.conf -> ../.git/config`
 // rewrites the origin's config, which git runs. The links followed are
 // those of the same tree; a directory the tree does not hold is taken as a
@@ -22,7 +22,7 @@ import type {Workspace} from '../workspaces/workspace.js'
 import {git, gitBytes} from './git.js'
 import {rawChangesBetween} from './raw-changes.js'
 import {privateEnv, privateRepo} from './private-repo.js'
-import {refusedName} from './refused-paths.js'
+import {folded, refusedName} from './refused-paths.js'
 
 export interface LinkOut {
   path: string
@@ -82,7 +82,7 @@ function resolved(dir: string[], target: string, links: Links, budget: {left: nu
       at.pop()
       continue
     }
-    if (refusedName(name)) return undefined
+    if (refusedName(name) || folded(name) === '.git') return undefined
     const path = [...at, name].join('/')
     const link = links.of.get(path)
     if (link === undefined) {

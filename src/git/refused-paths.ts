@@ -17,6 +17,18 @@ export function refusedName(name: string): boolean {
   return name === '.' || name === '..' || name.replace(HFS_IGNORED, '').toLowerCase() === '.git' || /^(\.git|git~1)[. ]*([\\:]|$)/i.test(name)
 }
 
+/**
+ * A name as a file system may read it that folds case and ignores what
+ * Unicode marks as ignorable (macOS's, FAT's and NTFS's, Linux's casefold
+ * directories: `Objects` is `objects` there, `.G\u200bit` may be `.git`):
+ * for names hmm looks for, not for what git refuses.
+ */
+export const folded = (name: string): string =>
+  name
+    .normalize('NFC')
+    .replace(/\p{Default_Ignorable_Code_Point}/gu, '')
+    .toLowerCase()
+
 /** The paths among `paths` ('/'-separated) with a refused name, sorted: the files (or empty directories), not each directory above them. */
 export function refusedAmong(paths: Iterable<string>): string[] {
   const refused = [...paths].filter(path => path.split('/').some(refusedName))

@@ -15,17 +15,24 @@ import type {Workspace} from '../workspaces/workspace.js'
 import {git} from './git.js'
 import {rawChangesBetween} from './raw-changes.js'
 import {privateEnv, privateRepo} from './private-repo.js'
+import {folded} from './refused-paths.js'
 
-/** Files beside a HEAD that make, or steer, the repository git finds there; and directories. */
-const FILES_OF_A_REPOSITORY = new Set(['HEAD', 'config', 'config.worktree', 'commondir', 'gitdir', 'packed-refs'])
+/**
+ * Files beside a HEAD that make, or steer, the repository git finds there;
+ * and directories. Names compared folded (refused-paths.ts): where the
+ * origin's file system folds them, `head` is git's HEAD.
+ */
+const FILES_OF_A_REPOSITORY = new Set(['head', 'config', 'config.worktree', 'commondir', 'gitdir', 'packed-refs'])
 const DIRECTORIES_OF_A_REPOSITORY = new Set(['objects', 'refs', 'hooks', 'info', 'worktrees'])
 
 /** The directories (from the top, '' for it) that a change to `path` would make, or steer, a repository if a HEAD is there. */
 function candidatesOf(path: string): string[] {
   const names = path.split('/')
-  const under = names.flatMap((name, at) => (at < names.length - 1 && DIRECTORIES_OF_A_REPOSITORY.has(name) ? [names.slice(0, at).join('/')] : []))
-  return FILES_OF_A_REPOSITORY.has(names.at(-1)!) ? [...under, names.slice(0, -1).join('/')] : under
+  const under = names.flatMap((name, at) => (at < names.length - 1 && DIRECTORIES_OF_A_REPOSITORY.has(folded(name)) ? [names.slice(0, at).join('/')] : []))
+  return FILES_OF_A_REPOSITORY.has(folded(names.at(-1)!)) ? [...under, names.slice(0, -1).join('/')] : under
 }
+
+const foldedPath = (path: string) => path.split('/').map(folded).join('/')
 
 /**
  * The directories of `to` that git may take for repositories, made so or
@@ -39,11 +46,11 @@ export async function repositoriesMade(workspace: Workspace, from: string[], to:
   const candidates = new Set(written.flatMap(candidatesOf))
   if (candidates.size === 0) return []
   const on = {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))}
-  const files = new Set((await git(['ls-tree', '-r', '-z', '--name-only', to], on)).stdout.split('\0'))
+  const files = new Set((await git(['ls-tree', '-r', '-z', '--name-only', to], on)).stdout.split('\0').map(foldedPath))
   const headOf = (dir: string) => (dir === '' ? 'HEAD' : `${dir}/HEAD`)
   const originHas = (path: string) => inOrigin(join(workspace.row.origin, path))
   return [...candidates]
-    .filter(dir => files.has(headOf(dir)) || originHas(headOf(dir)))
+    .filter(dir => files.has(foldedPath(headOf(dir))) || originHas(headOf(dir)))
     .map(dir => dir || '.')
     .sort()
 }
