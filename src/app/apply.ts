@@ -27,7 +27,7 @@ import {count, listPaths, printable, shellWord} from '../ui/format.js'
 import {Context} from '../workspaces/context.js'
 import {appliedTree, recordApplied, recordWork} from '../workspaces/work.js'
 import {treeDiff, treeNow} from '../git/changes.js'
-import {git, gitMessages} from '../git/git.js'
+import {ALL_GITLINKS, git, gitMessages} from '../git/git.js'
 import {relabelConflicts, unmergedPaths} from '../git/conflicts.js'
 import {mergedTip} from '../git/merged.js'
 import {privateEnv, privateRepo} from '../git/private-repo.js'
@@ -63,7 +63,7 @@ function reasons(stderr: string, paths: string[]): string[] {
 
 /** The paths that differ between two trees of the private repository; `written`: only those the second holds. */
 async function pathsChanged(workspace: Workspace, from: string, to: string, written = false): Promise<string[]> {
-  const args = ['diff-tree', '-r', '-z', '--no-renames', '--name-only', ...(written ? ['--diff-filter=d'] : []), from, to]
+  const args = ['diff-tree', ...ALL_GITLINKS, '-r', '-z', '--no-renames', '--name-only', ...(written ? ['--diff-filter=d'] : []), from, to]
   const changed = await git(args, {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))})
   return changed.stdout.split('\0').filter(path => path !== '')
 }

@@ -25,7 +25,7 @@ import {readerOf, runConfined, type Reader} from '../platform/confined.js'
 import {canonical} from '../sandbox/paths.js'
 import {HmmError} from '../ui/errors.js'
 import type {Workspace} from '../workspaces/workspace.js'
-import {ALLOW_LOCAL_TRANSPORT, confinedEnv, git, gitLine, gitReason} from './git.js'
+import {ALL_GITLINKS, ALLOW_LOCAL_TRANSPORT, confinedEnv, git, gitLine, gitReason} from './git.js'
 import {rawChangesBetween} from './raw-changes.js'
 import {branchTip} from './branch-tip.js'
 import {ensureBaseBlobs} from './origin.js'
@@ -197,7 +197,7 @@ export async function filesChanged(workspace: Workspace, from: string, to: strin
   if (workspace.row.originKind === 'plain') await ensureBaseBlobs(workspace.gitDir, workspace.base, from, to)
   const paths = new Set(records.map(record => record.slice(record.indexOf('\0') + 1)))
   const env = privateEnv(privateRepo(workspace.gitDir))
-  const raw = await git(['diff-tree', '-r', '-z', '-M', '--diff-filter=R', '--raw', from, to], {cwd: workspace.gitDir, env})
+  const raw = await git(['diff-tree', ...ALL_GITLINKS, '-r', '-z', '-M', '--diff-filter=R', '--raw', from, to], {cwd: workspace.gitDir, env})
   // Each rename: its record, then the path it had and the path it has.
   const fields = raw.stdout.split('\0')
   let renamed = 0

@@ -19,7 +19,7 @@
 import {rmSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
-import {git, gitLine} from './git.js'
+import {ALL_GITLINKS, git, gitLine} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
 /** The attributes that make a checkout write other bytes than the blob. */
@@ -140,7 +140,7 @@ export async function checkoutConversions(workspace: Workspace, origin: string, 
   const onPrivate = {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))}
   const base = workspace.row.headCommit ?? (await gitLine(['mktree'], {...onPrivate, input: ''}))
   const changedPaths = async (...filter: string[]) =>
-    (await git(['diff-tree', '-r', '-z', '--no-renames', '--name-only', ...filter, base, tip], onPrivate)).stdout.split('\0').filter(Boolean)
+    (await git(['diff-tree', ...ALL_GITLINKS, '-r', '-z', '--no-renames', '--name-only', ...filter, base, tip], onPrivate)).stdout.split('\0').filter(Boolean)
   // Every path changed counts for the attribute files; those not deleted are written.
   const [changed, written] = await Promise.all([changedPaths(), changedPaths('--diff-filter=d')])
   const lfsConfig = changed.includes(LFS_CONFIG) ? [LFS_CONFIG] : []

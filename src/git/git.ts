@@ -41,11 +41,20 @@ export const PROTECTIVE_SETTINGS: Record<string, string> = {
 export const ALLOW_LOCAL_TRANSPORT = ['-c', 'protocol.file.allow=always']
 
 /**
+ * For git comparing two trees (never a work tree, where it would look into
+ * nested repositories): every gitlink that changed is shown, whatever a
+ * `.gitmodules` in the private index (the command's) says: its `ignore`
+ * would hide one, its `update = !command` fail git (which refuses it).
+ * Given, git reads no `.gitmodules` for the comparison.
+ */
+export const ALL_GITLINKS = ['--ignore-submodules=none']
+
+/**
  * For patches whose bytes no configuration changes: no external diff or
  * textconv driver runs, and paths keep the a/ and b/ prefixes whatever
  * diff.noprefix or diff.mnemonicPrefix say.
  */
-export const PLAIN_PATCH = ['--no-ext-diff', '--no-textconv', '--src-prefix=a/', '--dst-prefix=b/']
+export const PLAIN_PATCH = ['--no-ext-diff', '--no-textconv', '--src-prefix=a/', '--dst-prefix=b/', ...ALL_GITLINKS]
 
 const shellQuoted = (text: string) => `'${text.replace(/'/g, "'\\''")}'`
 

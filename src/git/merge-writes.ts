@@ -21,7 +21,7 @@
 import {lstatSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
-import {git, gitLine} from './git.js'
+import {ALL_GITLINKS, git, gitLine} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
 export interface MergeWrites {
@@ -48,7 +48,8 @@ export async function mergeWrites(workspace: Workspace, origin: string, tip: str
   const head = (await git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {cwd: origin, okStatuses: [1]})).stdout.trim()
   const found = head ? (await git(['merge-base', '--all', head, tip], {...onIt, okStatuses: [1]})).stdout.split('\n').filter(Boolean) : []
   const bases = found.length > 0 ? found : [await gitLine(['mktree'], {...onIt, input: ''})]
-  const changed = async (from: string, to: string) => nulSeparated((await git(['diff-tree', '-r', '-z', '--no-renames', '--name-only', from, to], onIt)).stdout)
+  const changed = async (from: string, to: string) =>
+    nulSeparated((await git(['diff-tree', ...ALL_GITLINKS, '-r', '-z', '--no-renames', '--name-only', from, to], onIt)).stdout)
   const paths = new Set((await Promise.all(bases.map(base => changed(base, tip)))).flat())
   if (head && !found.includes(head)) {
     // Not a fast-forward. An older git without --write-tree says so (status 129), and the paths above are all there is.

@@ -12,7 +12,7 @@ import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
 import {hmmRef} from './bundle.js'
 import {branchTip} from './branch-tip.js'
-import {git, gitLine} from './git.js'
+import {ALL_GITLINKS, git, gitLine} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
 /** The commit at refs/hmm/<id> in the origin if the origin's HEAD holds it, else undefined. */
@@ -36,7 +36,7 @@ export async function branchHoldsApplied(workspace: Workspace, tree: string): Pr
   if (!tip) return false
   const onPrivate = {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))}
   const paths = async (from: string, to: string) =>
-    new Set((await git(['diff-tree', '-r', '-z', '--no-renames', '--name-only', from, to], onPrivate)).stdout.split('\0').filter(Boolean))
+    new Set((await git(['diff-tree', ...ALL_GITLINKS, '-r', '-z', '--no-renames', '--name-only', from, to], onPrivate)).stdout.split('\0').filter(Boolean))
   const [written, differing] = await Promise.all([paths(workspace.row.forkTree!, tree), paths(tree, await treeOf(workspace, tip))])
   return ![...written].some(path => differing.has(path))
 }
@@ -63,7 +63,7 @@ export async function forkTreeWithCommits(workspace: Workspace, tip: string, fro
   try {
     const since = from?.merged ?? workspace.row.headCommit
     const base = since ? await treeOf(workspace, since) : await gitLine(['mktree'], {...onIndex, input: ''})
-    const changed = await git(['diff-tree', '-r', '-z', '--no-renames', '--raw', base, await treeOf(workspace, tip)], onIndex)
+    const changed = await git(['diff-tree', ...ALL_GITLINKS, '-r', '-z', '--no-renames', '--raw', base, await treeOf(workspace, tip)], onIndex)
     // `:<old mode> <new mode> <old> <new> <status>\0<path>\0`, as update-index --index-info wants it: mode 0 removes.
     const fields = changed.stdout.split('\0')
     const entries: string[] = []

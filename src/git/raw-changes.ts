@@ -6,7 +6,7 @@
 //
 // Everything here is hmm's private repository; no work tree is read.
 import type {Workspace} from '../workspaces/workspace.js'
-import {git, nulPairs} from './git.js'
+import {ALL_GITLINKS, git, nulPairs} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
 const OBJECT = /^[0-9a-f]{40}([0-9a-f]{24})?$/
@@ -16,7 +16,10 @@ const asked = new Map<string, Promise<Array<[string, string]>>>()
 /** `git diff-tree -r --no-renames --raw` from `from` to `to`: `[record, path]` for each path that differs. */
 export function rawChangesBetween(workspace: Workspace, from: string, to: string): Promise<Array<[string, string]>> {
   const ask = async () => {
-    const raw = await git(['diff-tree', '-r', '-z', '--no-renames', '--raw', from, to], {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))})
+    const raw = await git(['diff-tree', ...ALL_GITLINKS, '-r', '-z', '--no-renames', '--raw', from, to], {
+      cwd: workspace.gitDir,
+      env: privateEnv(privateRepo(workspace.gitDir)),
+    })
     return nulPairs(raw.stdout)
   }
   if (!OBJECT.test(from) || !OBJECT.test(to)) return ask()

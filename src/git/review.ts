@@ -18,7 +18,7 @@
 // fetched into it, objects of the origin borrowed).
 import type {Workspace} from '../workspaces/workspace.js'
 import {commitRange} from './bundle.js'
-import {git, gitBytes, gitLine, PLAIN_PATCH} from './git.js'
+import {ALL_GITLINKS, git, gitBytes, gitLine, PLAIN_PATCH} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 import {refusedAmong} from './refused-paths.js'
 import type {Shown} from './text-shown.js'
@@ -31,7 +31,7 @@ const nulSeparated = (text: string) => new Set(text.split('\0').filter(Boolean))
 
 /** The paths whose entries differ between two trees (or commits). */
 async function pathsBetween(workspace: Workspace, from: string, to: string): Promise<Set<string>> {
-  const changed = await git(['diff-tree', '-r', '-z', '--no-renames', '--name-only', from, to], onPrivate(workspace))
+  const changed = await git(['diff-tree', ...ALL_GITLINKS, '-r', '-z', '--no-renames', '--name-only', from, to], onPrivate(workspace))
   return nulSeparated(changed.stdout)
 }
 
@@ -60,7 +60,7 @@ export type UnshownWhy = 'after' | 'putBack' | 'origin' | 'undone'
  */
 export async function unshownChanges(workspace: Workspace, tip: string, nowTree: string): Promise<Array<{path: string; why: UnshownWhy}>> {
   const touched = await git(
-    ['log', '-z', '--format=', '--name-only', '--no-renames', '--diff-merges=first-parent', ...(await commitRange(workspace, tip)), '--'],
+    ['log', ...ALL_GITLINKS, '-z', '--format=', '--name-only', '--no-renames', '--diff-merges=first-parent', ...(await commitRange(workspace, tip)), '--'],
     onPrivate(workspace),
   )
   const base = await baseOf(workspace)
@@ -91,7 +91,19 @@ export async function unshownChanges(workspace: Workspace, tip: string, nowTree:
  */
 export async function refusedPaths(workspace: Workspace, tip: string): Promise<string[]> {
   const named = await git(
-    ['log', '-z', '--format=', '--name-only', '--no-renames', '-t', '--root', '--diff-merges=first-parent', ...(await commitRange(workspace, tip)), '--'],
+    [
+      'log',
+      ...ALL_GITLINKS,
+      '-z',
+      '--format=',
+      '--name-only',
+      '--no-renames',
+      '-t',
+      '--root',
+      '--diff-merges=first-parent',
+      ...(await commitRange(workspace, tip)),
+      '--',
+    ],
     onPrivate(workspace),
   )
   return refusedAmong(nulSeparated(named.stdout))

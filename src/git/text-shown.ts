@@ -13,7 +13,7 @@
 import {rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
-import {gitBytes} from './git.js'
+import {ALL_GITLINKS, gitBytes} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
 /** As many bytes as git looks at to tell binary from text. */
@@ -40,7 +40,7 @@ const NO_BLOB = /^0+$/
  */
 async function changesBetween(workspace: Workspace, {from, to}: Shown, attributeIndex: string, attributes?: string): Promise<Change[]> {
   const settings = attributes ? ['-c', `core.attributesFile=${attributes}`] : []
-  const args = [...settings, 'diff-tree', '-r', '-M', '-z', '--no-abbrev', '--raw', '--numstat', '--no-ext-diff', '--no-textconv', from, to]
+  const args = [...settings, 'diff-tree', ...ALL_GITLINKS, '-r', '-M', '-z', '--no-abbrev', '--raw', '--numstat', '--no-ext-diff', '--no-textconv', from, to]
   const env = {...privateEnv(privateRepo(workspace.gitDir)), GIT_INDEX_FILE: attributeIndex}
   const fields = (await gitBytes(args, {cwd: workspace.gitDir, env})).stdout.toString('latin1').split('\0')
   const changes: Change[] = []

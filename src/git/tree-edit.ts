@@ -5,7 +5,7 @@
 import {rmSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
-import {git, gitLine} from './git.js'
+import {ALL_GITLINKS, git, gitLine} from './git.js'
 import {rawChangesBetween} from './raw-changes.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
@@ -18,7 +18,7 @@ export async function changedPaths(workspace: Workspace, from: string, to: strin
   if (to === from) return []
   if (!pathspecs) return (await rawChangesBetween(workspace, from, to)).map(([, path]) => path)
   const on = {cwd: workspace.gitDir, env: privateEnv(privateRepo(workspace.gitDir))}
-  return nulSeparated((await git(['diff-tree', '-r', from, to, '-z', '--no-renames', '--name-only', '--', ...pathspecs], on)).stdout)
+  return nulSeparated((await git(['diff-tree', ...ALL_GITLINKS, '-r', from, to, '-z', '--no-renames', '--name-only', '--', ...pathspecs], on)).stdout)
 }
 
 /** The tree `base` with each of `paths` as the tree `source` holds it (absent where it holds none). */

@@ -4,7 +4,7 @@
 // workspace's own. Git outside the sandbox records it as a gitlink and
 // never enters it, so nothing its config, hooks or attributes name runs.
 import {execa} from 'execa'
-import {readdirSync} from 'node:fs'
+import {existsSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {World} from '../world.js'
@@ -120,6 +120,34 @@ describe('nested repositories', () => {
     expect(stat).toMatchObject({exitCode: 0, stdout: expect.stringContaining('README.md')})
     expect(stat.stdout).not.toContain('lib')
     expect((await hmm(world, ['diff', '--stat'])).stdout).toBe(stat.stdout)
+  })
+})
+
+describe("the command's .gitmodules", () => {
+  it('hides no submodule change from diff or log -p (ignore = all), and breaks neither (update = !command)', async () => {
+    world = new World('nested-gitmodules')
+    await world.gitRepo()
+    const sub = (settings: string) =>
+      `git init -q sub && (cd sub && echo s > s && git add s && git commit -qm s) && printf '[submodule "sub"]\\n\\tpath = sub\\n\\turl = ./sub\\n${settings}' > .gitmodules && git add .gitmodules sub && git commit -qm sub`
+    const hidden = await made(world, sub('\\tignore = all\\n'))
+    for (const args of [
+      ['diff', hidden.id],
+      ['log', '-p', hidden.id],
+    ]) {
+      const shown = await hmm(world, args)
+      expect(shown.exitCode, shown.stderr).toBe(0)
+      expect(shown.stdout, args.join(' ')).toMatch(/^\+Subproject commit [0-9a-f]{40}$/m)
+    }
+    const odd = await made(world, sub('\\tupdate = !touch "$HOME/ran"\\n'))
+    for (const args of [
+      ['diff', odd.id],
+      ['log', '-p', odd.id],
+    ]) {
+      const shown = await hmm(world, args)
+      expect(shown.exitCode, shown.stderr).toBe(0)
+      expect(shown.stdout, args.join(' ')).toMatch(/^\+Subproject commit [0-9a-f]{40}$/m)
+    }
+    expect(existsSync(join(world.home, 'ran'))).toBe(false)
   })
 })
 
