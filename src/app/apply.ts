@@ -165,7 +165,7 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
     const repositories = options.force ? [] : await repositoriesMade(workspace, [base], target)
     if (repositories.length > 0) {
       throw new Refusal(
-        `workspace ${workspace.label} holds directories git may take for repositories`,
+        `workspace ${workspace.label} holds directories git takes for repositories`,
         repositories.map(path => ({path, reason: REPOSITORY_MADE})),
         `look at them with hmm diff ${workspace.id}; hmm apply --force ${workspace.id} takes them anyway`,
       )

@@ -165,7 +165,7 @@ async function checkWrites(workspace: Workspace, origin: string, tip: string, wr
   const repositories = force ? [] : await repositoriesMade(workspace, writes.bases, tip)
   if (repositories.length > 0) {
     throw new Refusal(
-      `workspace ${workspace.label}'s commits hold directories git may take for repositories`,
+      `workspace ${workspace.label}'s commits hold directories git takes for repositories`,
       repositories.map(path => ({path, reason: REPOSITORY_MADE})),
       `look at them with hmm log -p ${workspace.id}; hmm merge --force ${workspace.id} takes them anyway`,
     )

@@ -81,7 +81,7 @@ describe('nested repositories', () => {
     // refused unless forced.
     const refused = await hmm(world, ['apply', '--check'])
     expect(refused.exitCode).toBe(1)
-    expect(refused.stderr).toContain('hmm:   store/real.git: a directory git may take for a repository')
+    expect(refused.stderr).toContain('hmm:   store/real.git: a directory git takes for a repository')
     expect((await hmm(world, ['apply', '--force'])).exitCode).toBe(0)
     await world.git(['reset', '-q', '--hard'])
     await world.git(['clean', '-qffd'])

@@ -167,7 +167,7 @@ describe('hmm merge never overwrites or removes what the origin does not track',
   })
 })
 
-describe('directories git may take for repositories (a HEAD in one)', () => {
+describe('directories git takes for repositories (a HEAD, and objects/ and refs/ or a commondir)', () => {
   /** docs made a bare repository whose config runs a program: git run in docs in the origin would run it. */
   const BARE = [
     'mkdir -p docs/objects docs/refs && touch docs/objects/.keep docs/refs/.keep',
@@ -175,7 +175,7 @@ describe('directories git may take for repositories (a HEAD in one)', () => {
     `printf '[core]\\n\\tfsmonitor = "touch $HOME/ran"\\n' > docs/config`,
     'echo text > docs/readme.md',
   ].join(' && ')
-  const MARK = 'a directory git may take for a repository (a HEAD in it): git run there runs what its config says'
+  const MARK = 'a directory git takes for a repository (a HEAD, and objects/ and refs/ or a commondir): git run there runs what its config says'
 
   it('hmm diff marks them; apply and merge refuse them naming each, changing nothing, and take them with --force', async () => {
     world = new World('repo-lookalike')
@@ -187,7 +187,7 @@ describe('directories git may take for repositories (a HEAD in one)', () => {
       exitCode: 1,
       stdout: '',
       stderr: [
-        `hmm: workspace ${files.label} holds directories git may take for repositories:`,
+        `hmm: workspace ${files.label} holds directories git takes for repositories:`,
         `hmm:   docs: ${MARK}`,
         `hmm: look at them with hmm diff ${files.id}; hmm apply --force ${files.id} takes them anyway`,
         '',
@@ -196,27 +196,40 @@ describe('directories git may take for repositories (a HEAD in one)', () => {
     const commits = await made(world, `${BARE} && git add docs && git commit -qm docs`)
     const merged = await taking(world, ['merge', commits.id])
     expect(merged.exitCode).toBe(1)
-    expect(merged.stderr).toContain(`hmm: workspace ${commits.label}'s commits hold directories git may take for repositories:\nhmm:   docs: ${MARK}\n`)
+    expect(merged.stderr).toContain(`hmm: workspace ${commits.label}'s commits hold directories git takes for repositories:\nhmm:   docs: ${MARK}\n`)
     expect(snapshot(world.origin)).toEqual(before)
     expect((await hmm(world, ['apply', '--force', files.id])).exitCode).toBe(0)
     expect(readFileSync(join(world.origin, 'docs', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n')
   })
 
-  it('marks a HEAD written anywhere (commondir finds the rest elsewhere), at the top of a plain origin, and what is written beside a HEAD the origin has', async () => {
+  it('marks one made with a commondir, at the top of a plain origin, with what the origin has, or as a folding file system reads names; not a fixture gaining refs, nor a lone file named head', async () => {
     world = new World('repo-lookalike-parts')
     world.file('src/main.c', 'int main;\n')
-    world.file('lib/HEAD', 'ref: refs/heads/main\n')
+    // Repositories checked in as test fixtures: one, lib, the command steers; the other, fixture, only gains a branch.
+    for (const dir of ['lib', 'fixture']) {
+      world.file(`${dir}/HEAD`, 'ref: refs/heads/main\n')
+      world.file(`${dir}/objects/info/packs`, '\n')
+      world.file(`${dir}/refs/heads/main`, `${'0'.repeat(40)}\n`)
+    }
     const parts = await made(
       world,
-      // t: as a file system that folds case reads its names (macOS's, FAT's, NTFS's).
-      'echo "ref: refs/heads/main" > src/HEAD && echo ../docs/b > src/commondir && echo "ref: refs/heads/main" > HEAD && echo "[core]" > lib/config && echo ok > ok.txt && mkdir -p t/Objects t/Refs && touch t/Objects/.keep t/Refs/.keep && echo "ref: refs/heads/main" > t/head',
+      [
+        'echo "ref: refs/heads/main" > src/HEAD && echo ../docs/b > src/commondir',
+        'echo "ref: refs/heads/main" > HEAD && mkdir objects refs && touch objects/.keep refs/.keep',
+        'echo "[core]" > lib/config',
+        `echo ${'1'.repeat(40)} > fixture/refs/heads/feature`,
+        'mkdir -p snippets && echo "<head></head>" > snippets/head',
+        // t: as a file system that folds case reads its names (macOS's, FAT's, NTFS's).
+        'mkdir -p t/Objects t/Refs && touch t/Objects/.keep t/Refs/.keep && echo "ref: refs/heads/main" > t/head',
+      ].join(' && '),
     )
     expect((await hmm(world, ['diff', parts.id])).stderr).toBe(['.', 'lib', 'src', 't'].map(dir => `hmm: ${dir}: ${MARK}\n`).join(''))
     const refused = await hmm(world, ['apply', parts.id])
     expect(refused.exitCode).toBe(1)
     expect(refused.stderr).toContain(
-      `hmm: workspace ${parts.label} holds directories git may take for repositories:\nhmm:   .: ${MARK}\nhmm:   lib: ${MARK}\nhmm:   src: ${MARK}\nhmm:   t: ${MARK}\n`,
+      `hmm: workspace ${parts.label} holds directories git takes for repositories:\nhmm:   .: ${MARK}\nhmm:   lib: ${MARK}\nhmm:   src: ${MARK}\nhmm:   t: ${MARK}\n`,
     )
+    expect((await hmm(world, ['apply', parts.id, '--', 'fixture', 'snippets'])).exitCode).toBe(0)
   })
 })
 
