@@ -131,6 +131,10 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
     // With paths, what lies under them is what must have been shown (a diff of them shows no more).
     if (pathspecs) await checkShownUnder(workspace, now, tree => selected(workspace, forkTree, tree, pathspecs))
     else checkShown(workspace, {tree: now})
+    // Paths under which the workspace changed nothing (mistyped, say) are not "already applied".
+    if (pathspecs && now !== forkTree && (await selected(workspace, forkTree, now, pathspecs)) === forkTree) {
+      throw new HmmError(`workspace ${workspace.label} changed nothing under ${options.paths!.map(printable).join(', ')}`)
+    }
     // Said first: whatever follows is about the rest.
     const nested = await warnNested(workspace)
     if (now === forkTree) {

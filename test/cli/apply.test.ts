@@ -157,6 +157,23 @@ describe('hmm apply', () => {
     expect(snapshot(world.origin)).toEqual(before)
   })
 
+  it('with paths under which the workspace changed nothing (mistyped), says so and exits 1: not "already applied"', async () => {
+    world = new World('apply-nothing-under')
+    await world.gitRepo()
+    const ws = await made(world, 'echo more >> README.md')
+    expect(await hmm(world, ['apply', ws.id, '--', 'READNE.md'])).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `hmm: workspace ${ws.label} changed nothing under READNE.md\n`,
+    })
+    expect((await hmm(world, ['apply', ws.id, '--', 'README.md'])).exitCode).toBe(0)
+    expect(await hmm(world, ['apply', ws.id, '--', 'README.md'])).toEqual({
+      exitCode: 0,
+      stdout: '',
+      stderr: `hmm: workspace ${ws.label} is already applied to ${world.origin} (README.md)\n`,
+    })
+  })
+
   it('applies binary files byte for byte', async () => {
     world = new World('apply-binary')
     await world.gitRepo()
