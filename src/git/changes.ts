@@ -308,7 +308,9 @@ function refuseUnreadable(workspace: Workspace, said: string): void {
   const paths = [...new Set(found.map(([, path]) => path))]
   const reasons = [...new Set(found.map(([, , reason]) => reason))].join(', ') || 'Permission denied'
   const what = paths.length > 0 ? listPaths(paths) : 'some of its files'
-  throw new HmmError(`could not read the files of workspace ${workspace.label}: git cannot read ${what} (${reasons})`)
+  throw new HmmError(
+    `could not read the files of workspace ${workspace.label}: git cannot read ${what} (${reasons}); hmm exec ${workspace.id} chmod -R u+rwX . gives them back`,
+  )
 }
 
 /**

@@ -215,20 +215,28 @@ describe('taking work back safely', () => {
     // A directory it cannot list: git leaves it out of what it adds, and says so only as a warning.
     const dir = await made(world, 'mkdir new && echo work > new/f && chmod 000 new')
     const before = snapshot(world.origin)
-    const unreadable = `hmm: could not read the files of workspace ${dir.label}: git cannot read new/ (Permission denied)\n`
+    const unreadable = `hmm: could not read the files of workspace ${dir.label}: git cannot read new/ (Permission denied); hmm exec ${dir.id} chmod -R u+rwX . gives them back\n`
     for (const command of ['diff', 'apply']) expect(await taking(world, [command, dir.id])).toEqual({exitCode: 1, stdout: '', stderr: unreadable})
     expect((await hmm(world, ['rm', dir.id])).exitCode).toBe(1)
     // A changed file it cannot open, a tracked one in a directory it cannot list (git takes it as unchanged).
     const files = await made(world, 'echo changed >> README.md && chmod 000 README.md && echo changed >> src/main.c && chmod 000 src')
     const said = (await taking(world, ['diff', files.id])).stderr
-    expect(said).toMatch(new RegExp(`^hmm: could not read the files of workspace ${files.label}: git cannot read .* \\(Permission denied\\)\n$`))
+    expect(said).toMatch(
+      new RegExp(
+        `^hmm: could not read the files of workspace ${files.label}: git cannot read .* \\(Permission denied\\); hmm exec [0-9a-z]{6} chmod -R u\\+rwX \\. gives them back\n$`,
+      ),
+    )
     for (const path of ['README.md', 'src/']) expect(said).toContain(path)
     expect(snapshot(world.origin)).toEqual(before)
     // A name that breaks git's message over two lines, the second like another message.
     const split = await made(world, `d=$(printf 'a\\nerror: b') && mkdir "$d" && echo work > "$d/f" && chmod 000 "$d"`)
     const refused = await taking(world, ['diff', split.id])
     expect(refused.exitCode).toBe(1)
-    expect(refused.stderr).toMatch(new RegExp(`^hmm: could not read the files of workspace ${split.label}: git cannot read .* \\(Permission denied\\)\n$`))
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^hmm: could not read the files of workspace ${split.label}: git cannot read .* \\(Permission denied\\); hmm exec [0-9a-z]{6} chmod -R u\\+rwX \\. gives them back\n$`,
+      ),
+    )
     // Readable again, all of it is shown.
     expect((await hmm(world, ['exec', dir.id, 'chmod', '-R', 'u+rwX', '.'])).exitCode).toBe(0)
     expect((await hmm(world, ['diff', '--stat', dir.id])).stdout).toContain('new/f')
