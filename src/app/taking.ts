@@ -54,8 +54,13 @@ export function checkShown(
   {shownTree, statTree}: {shownTree: string | null; statTree: string | null} = workspace.row,
 ): void {
   const {shownTip} = workspace.row
+  // A diff of some paths shows only those: what it did not show may be all that differs.
   const changedSince = (command: string) =>
-    new HmmError(`workspace ${workspace.label} changed since hmm ${command} showed it (hmm ${command} shows it as it is now)`)
+    new HmmError(
+      command === 'diff'
+        ? `workspace ${workspace.label} changed since hmm diff showed it, or was shown only in part (hmm diff ${workspace.id} shows all of it as it is now)`
+        : `workspace ${workspace.label} changed since hmm ${command} showed it (hmm ${command} ${workspace.id} shows it as it is now)`,
+    )
   // The user did look at the files as they are now, in a summary that shows none of their content.
   const onlyStat = () =>
     new HmmError(

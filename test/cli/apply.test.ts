@@ -299,19 +299,20 @@ describe('hmm apply', () => {
     await world.hmm(['exec', 'sp', 'sh', '-c', 'echo unseen >> src/main.c && echo two >> docs.md && git commit -qm two src/main.c docs.md'])
     expect((await hmm(world, ['diff', 'sp', '--', 'docs.md'])).stdout).not.toContain('unseen')
     const before = snapshot(world.origin)
-    const changedSince = (label: string) => `hmm: workspace ${label} changed since hmm diff showed it (hmm diff shows it as it is now)\n`
-    expect(await hmm(world, ['apply', 'sp'])).toEqual({exitCode: 1, stdout: '', stderr: changedSince(ws.label)})
-    expect(await taking(world, ['merge', 'sp'])).toEqual({exitCode: 1, stdout: '', stderr: changedSince(ws.label)})
+    const changedSince = ({label, id}: {label: string; id: string}) =>
+      `hmm: workspace ${label} changed since hmm diff showed it, or was shown only in part (hmm diff ${id} shows all of it as it is now)\n`
+    expect(await hmm(world, ['apply', 'sp'])).toEqual({exitCode: 1, stdout: '', stderr: changedSince(ws)})
+    expect(await taking(world, ['merge', 'sp'])).toEqual({exitCode: 1, stdout: '', stderr: changedSince(ws)})
     // Never looked at in full, seen under one path only: the rest was not shown either.
     expect((await hmm(world, ['diff', 'pt', '--', 'other.md'])).exitCode).toBe(0)
-    expect(await hmm(world, ['apply', 'pt'])).toEqual({exitCode: 1, stdout: '', stderr: changedSince(part.label)})
+    expect(await hmm(world, ['apply', 'pt'])).toEqual({exitCode: 1, stdout: '', stderr: changedSince(part)})
     expect(snapshot(world.origin)).toEqual(before)
     // What was shown under a path is taken under it; a change there since is not.
     expect((await hmm(world, ['apply', 'pt', '--', 'other.md'])).exitCode).toBe(0)
     expect(readFileSync(join(world.origin, 'other.md'), 'utf8')).toBe('three\n')
     expect((await hmm(world, ['diff', 'pt', '--', 'notes.txt'])).stdout).toContain('+three\n')
     await world.hmm(['exec', 'pt', 'sh', '-c', 'echo sneaky >> notes.txt'])
-    expect(await hmm(world, ['apply', 'pt', '--', 'notes.txt'])).toEqual({exitCode: 1, stdout: '', stderr: changedSince(part.label)})
+    expect(await hmm(world, ['apply', 'pt', '--', 'notes.txt'])).toEqual({exitCode: 1, stdout: '', stderr: changedSince(part)})
     // Each part looked at: all of it is taken.
     expect((await hmm(world, ['diff', 'pt', '--', 'notes.txt'])).stdout).toContain('+sneaky\n')
     expect((await hmm(world, ['apply', 'pt'])).exitCode).toBe(0)
@@ -352,7 +353,7 @@ describe('hmm apply', () => {
     expect((await hmm(world, ['diff', 'left'])).stdout).toContain('+x = 2\n')
     expect(await hmm(world, ['stop', 'left'])).toEqual({exitCode: 0, stdout: '', stderr: `hmm: stopped workspace ${ws.label}\n`})
     const before = snapshot(world.origin)
-    const changed = `hmm: workspace ${ws.label} changed since hmm diff showed it (hmm diff shows it as it is now)\n`
+    const changed = `hmm: workspace ${ws.label} changed since hmm diff showed it, or was shown only in part (hmm diff ${ws.id} shows all of it as it is now)\n`
     for (const command of ['apply', 'merge']) expect(await taking(world, [command, 'left'])).toEqual({exitCode: 1, stdout: '', stderr: changed})
     expect(snapshot(world.origin)).toEqual(before)
     // Shown now that nothing runs there: taken.
@@ -393,7 +394,10 @@ describe('hmm apply', () => {
     writeFileSync(go, '')
     await whenWritten(join(ws.tree, '.git', 'done'))
     const before = snapshot(world.origin)
-    const changed = (command: string) => `hmm: workspace ${ws.label} changed since hmm ${command} showed it (hmm ${command} shows it as it is now)\n`
+    const changed = (command: string) =>
+      command === 'diff'
+        ? `hmm: workspace ${ws.label} changed since hmm diff showed it, or was shown only in part (hmm diff ${ws.id} shows all of it as it is now)\n`
+        : `hmm: workspace ${ws.label} changed since hmm ${command} showed it (hmm ${command} ${ws.id} shows it as it is now)\n`
     expect(await hmm(world, ['apply', 'left'])).toEqual({exitCode: 1, stdout: '', stderr: changed('diff')})
     expect(await taking(world, ['merge', 'left'])).toEqual({exitCode: 1, stdout: '', stderr: changed('log -p')})
     expect(snapshot(world.origin)).toEqual(before)
