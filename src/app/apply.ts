@@ -128,13 +128,16 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
     const {forkTree, origin} = checkTakeable(workspace)
     const pathspecs = pathspecsOf(workspace, context.cwd, options.paths)
     const now = await treeNow(workspace)
-    // With paths, what lies under them is what must have been shown (a diff of them shows no more).
-    if (pathspecs) await checkShownUnder(workspace, now, tree => selected(workspace, forkTree, tree, pathspecs))
-    else checkShown(workspace, {tree: now})
-    // Paths under which the workspace changed nothing (mistyped, say) are not "already applied".
-    if (pathspecs && now !== forkTree && (await selected(workspace, forkTree, now, pathspecs)) === forkTree) {
-      throw new HmmError(`workspace ${workspace.label} changed nothing under ${options.paths!.map(printable).join(', ')}`)
-    }
+    if (pathspecs) {
+      // What lies under the paths is what must have been shown (a diff of them shows no more).
+      const part = (tree: string) => selected(workspace, forkTree, tree, pathspecs)
+      const under = await part(now)
+      await checkShownUnder(workspace, under, part)
+      // Paths under which the workspace changed nothing (mistyped, say) are not "already applied".
+      if (now !== forkTree && under === forkTree) {
+        throw new HmmError(`workspace ${workspace.label} changed nothing under ${options.paths!.map(printable).join(', ')}`)
+      }
+    } else checkShown(workspace, {tree: now})
     // Said first: whatever follows is about the rest.
     const nested = await warnNested(workspace)
     if (now === forkTree) {

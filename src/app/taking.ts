@@ -72,14 +72,14 @@ export function checkShown(
 }
 
 /**
- * checkShown for what lies under `pathspecs` only (`hmm apply -- PATH`):
- * what the diffs showed there against what is there now, the rest left out
- * of both (`part`: a tree with only what changed under them).
+ * checkShown for what lies under some paths only (`hmm apply -- PATH`):
+ * what the diffs showed there against what is there now (`nowUnder`), the
+ * rest left out of both (`part`: a tree with only what changed under them).
  */
-export async function checkShownUnder(workspace: Workspace, now: string, part: (tree: string) => Promise<string>): Promise<void> {
+export async function checkShownUnder(workspace: Workspace, nowUnder: string, part: (tree: string) => Promise<string>): Promise<void> {
   const {shownTree, statTree} = workspace.row
   const partOf = async (tree: string | null) => (tree === null ? null : part(tree))
-  checkShown(workspace, {tree: await part(now)}, {shownTree: await partOf(shownTree), statTree: await partOf(statTree)})
+  checkShown(workspace, {tree: nowUnder}, {shownTree: await partOf(shownTree), statTree: await partOf(statTree)})
 }
 
 /** All of the above, for the commands that change the origin. */
