@@ -129,23 +129,16 @@ describe("the command's .gitmodules", () => {
     await world.gitRepo()
     const sub = (settings: string) =>
       `git init -q sub && (cd sub && echo s > s && git add s && git commit -qm s) && printf '[submodule "sub"]\\n\\tpath = sub\\n\\turl = ./sub\\n${settings}' > .gitmodules && git add .gitmodules sub && git commit -qm sub`
-    const hidden = await made(world, sub('\\tignore = all\\n'))
-    for (const args of [
-      ['diff', hidden.id],
-      ['log', '-p', hidden.id],
-    ]) {
-      const shown = await hmm(world, args)
-      expect(shown.exitCode, shown.stderr).toBe(0)
-      expect(shown.stdout, args.join(' ')).toMatch(/^\+Subproject commit [0-9a-f]{40}$/m)
-    }
-    const odd = await made(world, sub('\\tupdate = !touch "$HOME/ran"\\n'))
-    for (const args of [
-      ['diff', odd.id],
-      ['log', '-p', odd.id],
-    ]) {
-      const shown = await hmm(world, args)
-      expect(shown.exitCode, shown.stderr).toBe(0)
-      expect(shown.stdout, args.join(' ')).toMatch(/^\+Subproject commit [0-9a-f]{40}$/m)
+    for (const settings of ['\\tignore = all\\n', '\\tupdate = !touch "$HOME/ran"\\n']) {
+      const ws = await made(world, sub(settings))
+      for (const args of [
+        ['diff', ws.id],
+        ['log', '-p', ws.id],
+      ]) {
+        const shown = await hmm(world, args)
+        expect(shown.exitCode, shown.stderr).toBe(0)
+        expect(shown.stdout, `${settings}: ${args.join(' ')}`).toMatch(/^\+Subproject commit [0-9a-f]{40}$/m)
+      }
     }
     expect(existsSync(join(world.home, 'ran'))).toBe(false)
   })
