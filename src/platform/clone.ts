@@ -3,7 +3,7 @@
 // Linux: the helper's parallel clone (FICLONE, falling back to
 // copy_file_range, from several threads). macOS: cp -c (clonefile).
 import {constants, copyFileSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync, type Dirent} from 'node:fs'
-import {join} from 'node:path'
+import {isAbsolute, join, relative} from 'node:path'
 import {HmmError, debug, say} from '../ui/errors.js'
 import {excludedAmong, helperPath, StatPairs, removeTree} from '../native/helper.js'
 import {runCollected} from './collected.js'
@@ -106,7 +106,21 @@ export async function cloneTree(source: string, destination: string, options: Cl
       .split('\n')
       .at(-1)
       ?.replace(/^hmm: (clone: )?/, '') || (result.exitCode === null ? 'ended by a signal' : `exit status ${result.exitCode}`)
-  throw new HmmError(`could not clone ${source}: ${reason}`)
+  throw new HmmError(`could not clone ${source}: ${reason}${exclude ? leaveOut(source, reason, exclude.patterns) : ''}`)
+}
+
+/**
+ * For a place of the tree the user may not read (a database's volume owned
+ * by its container's user, say): how to leave it out of the clone. The
+ * config's `exclude` replaces the patterns in force (`patterns`, a file of
+ * them), so all of them are given with the new one.
+ */
+function leaveOut(source: string, reason: string, patterns: string): string {
+  const denied = /^(.+): Permission denied$/.exec(reason)?.[1]
+  const place = denied && isAbsolute(denied) ? relative(source, denied) : ''
+  if (place === '' || place.startsWith('..') || isAbsolute(place)) return ''
+  const exclude = [...readFileSync(patterns, 'utf8').split('\n').filter(Boolean), `/${place}`]
+  return ` (to leave it out, put exclude = [${exclude.map(pattern => JSON.stringify(pattern)).join(', ')}] in hmm's config file)`
 }
 
 /** How many directories to look through for a file to try a clone of: the first few hold one in any real project. */

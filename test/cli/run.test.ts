@@ -51,6 +51,29 @@ describe('hmm run', () => {
     expect(result).toMatchObject({exitCode: 1, stderr: `hmm: cannot make hmm's data directory ${join(blocked, 'hmm')}: not a directory\n`})
   })
 
+  // Root reads it: a plain user's case.
+  it.skipIf(process.getuid?.() === 0)('says, of a place of the tree it cannot read, how to leave it out, the patterns in force kept', async () => {
+    world = new World('run-unreadable-place')
+    await world.gitRepo()
+    world.file('pgdata/base/1', 'rows\n')
+    chmodSync(join(world.origin, 'pgdata'), 0o000)
+    try {
+      const result = await world.hmm(['run', 'true'])
+      expect(result.exitCode).toBe(1)
+      expect(result.stderr).toBe(
+        `hmm: could not clone ${world.origin}: ${join(world.origin, 'pgdata')}: Permission denied (to leave it out, put exclude = [".env", ".env.*", "!.env.example", "!.env.sample", "!.env.template", "/pgdata"] in hmm's config file)\n`,
+      )
+      world.write(
+        join(world.home, '.config', 'hmm', 'config.toml'),
+        'exclude = [".env", ".env.*", "!.env.example", "!.env.sample", "!.env.template", "/pgdata"]\n',
+      )
+      const again = await world.hmm(['run', 'true'])
+      expect(again.exitCode, again.stderr).toBe(0)
+    } finally {
+      chmodSync(join(world.origin, 'pgdata'), 0o755)
+    }
+  })
+
   it('exits with 128 + the signal that ended the command', async () => {
     world = new World('run-signal')
     const result = await world.hmm(['run', 'sh', '-c', 'kill -TERM $$'])
