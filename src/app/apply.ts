@@ -22,7 +22,7 @@
 // the paths the patch touches, thrown away after.
 import {lstatSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
-import {HmmError, Refusal, say} from '../ui/errors.js'
+import {HmmError, say} from '../ui/errors.js'
 import {count, listPaths, printable, shellWord} from '../ui/format.js'
 import {Context} from '../workspaces/context.js'
 import {appliedTree, recordApplied, recordWork} from '../workspaces/work.js'
@@ -32,9 +32,7 @@ import {relabelConflicts, unmergedPaths} from '../git/conflicts.js'
 import {mergedTip} from '../git/merged.js'
 import {privateEnv, privateRepo} from '../git/private-repo.js'
 import {applyConversions} from '../git/conversions.js'
-import {linksLeaving} from '../git/links-out.js'
-import {repositoriesMade, REPOSITORY_MADE} from '../git/repositories-made.js'
-import {CONVERTED, linkOutside} from './commits.js'
+import {CONVERTED, refuseMarked} from './commits.js'
 import {checkShown, checkShownUnder, checkTakeable, pathspecsOf, warnNested} from './taking.js'
 import {selected} from '../git/tree-edit.js'
 import type {Workspace} from '../workspaces/workspace.js'
@@ -161,21 +159,11 @@ export async function applyWorkspace(key: string | undefined, options: {check: b
       say(`workspace ${workspace.label} is already applied to ${origin}${named}`)
       return 0
     }
-    const links = options.force ? [] : await linksLeaving(workspace, [base], target)
-    if (links.length > 0) {
-      throw new Refusal(
-        `workspace ${workspace.label} holds symbolic links that lead out of the tree`,
-        links.map(link => linkOutside(link)),
-        `look at them with hmm diff ${workspace.id}; hmm apply --force ${workspace.id} takes them anyway`,
-      )
-    }
-    const repositories = options.force ? [] : await repositoriesMade(workspace, [base], target)
-    if (repositories.length > 0) {
-      throw new Refusal(
-        `workspace ${workspace.label} holds directories git takes for repositories`,
-        repositories.map(path => ({path, reason: REPOSITORY_MADE})),
-        `look at them with hmm diff ${workspace.id}; hmm apply --force ${workspace.id} takes them anyway`,
-      )
+    if (!options.force) {
+      await refuseMarked(workspace, [base], target, {
+        holding: `workspace ${workspace.label} holds`,
+        resolution: `look at them with hmm diff ${workspace.id}; hmm apply --force ${workspace.id} takes them anyway`,
+      })
     }
     // git apply writes a path through its attributes: none may make it write other bytes than shown.
     const converted = await applyConversions(workspace, origin, {paths: await pathsChanged(workspace, base, target, true), now: target})

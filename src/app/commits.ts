@@ -154,21 +154,11 @@ export async function takeForGit(
  * user's alone, with no copy anywhere.
  */
 async function checkWrites(workspace: Workspace, origin: string, tip: string, writes: MergeWrites, force: boolean): Promise<void> {
-  const links = force ? [] : await linksLeaving(workspace, writes.bases, tip)
-  if (links.length > 0) {
-    throw new Refusal(
-      `workspace ${workspace.label}'s commits hold symbolic links that lead out of the tree`,
-      links.map(link => linkOutside(link)),
-      `look at them with hmm log -p ${workspace.id}; hmm merge --force ${workspace.id} takes them anyway`,
-    )
-  }
-  const repositories = force ? [] : await repositoriesMade(workspace, writes.bases, tip)
-  if (repositories.length > 0) {
-    throw new Refusal(
-      `workspace ${workspace.label}'s commits hold directories git takes for repositories`,
-      repositories.map(path => ({path, reason: REPOSITORY_MADE})),
-      `look at them with hmm log -p ${workspace.id}; hmm merge --force ${workspace.id} takes them anyway`,
-    )
+  if (!force) {
+    await refuseMarked(workspace, writes.bases, tip, {
+      holding: `workspace ${workspace.label}'s commits hold`,
+      resolution: `look at them with hmm log -p ${workspace.id}; hmm merge --force ${workspace.id} takes them anyway`,
+    })
   }
   const untracked = await untrackedInTheWay(origin, writes.paths)
   if (untracked.length > 0) {
@@ -176,6 +166,24 @@ async function checkWrites(workspace: Workspace, origin: string, tip: string, wr
       `workspace ${workspace.label}'s commits would overwrite or remove files that git does not track in ${origin}`,
       untracked.map(({path, ignored}) => ({path, reason: `${ignored ? 'ignored' : 'untracked'} in ${origin} and present there`})),
       `move them out of ${origin}, then hmm merge ${workspace.id} again (hmm log -p ${workspace.id} shows what the commits put there)`,
+    )
+  }
+}
+
+/**
+ * Refuses what hmm diff marks in `to` since `from` (trees or commits):
+ * symbolic links leading out of the tree, then directories git takes for
+ * repositories. `holding`: what the message says holds them.
+ */
+export async function refuseMarked(workspace: Workspace, from: string[], to: string, say: {holding: string; resolution: string}): Promise<void> {
+  const links = await linksLeaving(workspace, from, to)
+  if (links.length > 0) throw new Refusal(`${say.holding} symbolic links that lead out of the tree`, links.map(linkOutside), say.resolution)
+  const repositories = await repositoriesMade(workspace, from, to)
+  if (repositories.length > 0) {
+    throw new Refusal(
+      `${say.holding} directories git takes for repositories`,
+      repositories.map(path => ({path, reason: REPOSITORY_MADE})),
+      say.resolution,
     )
   }
 }

@@ -7,21 +7,21 @@
 // would from the link's directory, climbs above the tree's top: `..` after
 // a link counts from where that link leads, not from its name, so
 // `c -> e/up/../secret` with `e/up -> ..` leads out though its text does
-// not. A repository's `.git` (as git or the file system names it: refused-paths.ts) is not of
-// the tree either: a tool writing through `dist/app.conf -> ../.git/config`
-// rewrites the origin's config, which git runs. The links followed are
-// those of the same tree; a directory the tree does not hold is taken as a
-// plain one, unless the origin has a link there (which no tree holds: an
-// ignored `bazel-out`). A link the tree had before is looked at again when
-// a link on its way is new: `d/sub` made a link turns `d/a -> sub/../../x`
-// out. Everything here reads hmm's private repository, and the origin's
-// files' types.
-import {lstatSync} from 'node:fs'
+// not. A repository's `.git` (as git or the file system names it:
+// refused-paths.ts) is not of the tree either: a tool writing through
+// `dist/app.conf -> ../.git/config` rewrites the origin's config, which git
+// runs. The links followed are those of the same tree; a directory the tree
+// does not hold is taken as a plain one, unless the origin has a link there
+// (which no tree holds: an ignored `bazel-out`). A link the tree had before
+// is looked at again when a link on its way is new: `d/sub` made a link
+// turns `d/a -> sub/../../x` out. Everything here reads hmm's private
+// repository, and the origin's files' types.
 import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
 import {git, gitBytes} from './git.js'
 import {rawChangesBetween} from './raw-changes.js'
 import {privateEnv, privateRepo} from './private-repo.js'
+import {originEntry} from './origin-entry.js'
 import {folded, refusedName} from './refused-paths.js'
 
 export interface LinkOut {
@@ -106,17 +106,13 @@ function leadsIn(path: string, links: Links): boolean {
 /**
  * Whether the origin has a link at `path` (from its top): one no tree
  * holds (ignored, as Bazel's `bazel-out` or a `.venv` made a link often
- * is) leads where the tree cannot say; a link through it is taken as
- * leading out.
+ * is) leads where the tree cannot say; a link through it, or through what
+ * cannot be looked at, is taken as leading out.
  */
 function originLink(origin: string): (path: string) => boolean {
   return path => {
-    try {
-      return lstatSync(join(origin, path), {throwIfNoEntry: false})?.isSymbolicLink() === true
-    } catch (error) {
-      // A file on the way: nothing is there. Else (not to be looked at, say): what is there cannot be told.
-      return (error as NodeJS.ErrnoException).code !== 'ENOTDIR'
-    }
+    const entry = originEntry(join(origin, path))
+    return entry === 'unknown' || entry?.isSymbolicLink() === true
   }
 }
 

@@ -12,12 +12,12 @@
 // and the top too: one that is no repository has no `.git` there to come
 // first. Names are compared folded (refused-paths.ts): where the origin's
 // file system folds them, `head` is git's HEAD.
-import {lstatSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
 import {git} from './git.js'
 import {rawChangesBetween} from './raw-changes.js'
 import {privateEnv, privateRepo} from './private-repo.js'
+import {originEntry} from './origin-entry.js'
 import {folded} from './refused-paths.js'
 
 /** What steers the repository git finds in a directory: files beside its HEAD, and directories. */
@@ -28,8 +28,9 @@ const HOLDING = new Set(['objects', 'refs', 'packed-refs'])
 
 /** The directories (from the top, '' for it) a change to `path` touches as a repository's, and whether it steers one there. */
 function touched(path: string): Array<{dir: string; steers: boolean}> {
-  const names = path.split('/').map(folded)
-  const dirOf = (at: number) => path.split('/').slice(0, at).join('/')
+  const given = path.split('/')
+  const names = given.map(folded)
+  const dirOf = (at: number) => given.slice(0, at).join('/')
   const under = names.flatMap((name, at) =>
     at < names.length - 1 && (STEERING_DIRECTORIES.has(name) || HOLDING.has(name)) ? [{dir: dirOf(at), steers: STEERING_DIRECTORIES.has(name)}] : [],
   )
@@ -50,15 +51,6 @@ async function entriesOf(workspace: Workspace, tree: string): Promise<Set<string
   return entries
 }
 
-/** Whether something is at `path`: not where a file is on the way; yes where it cannot be told (no right to look). */
-function inOrigin(path: string): boolean {
-  try {
-    return lstatSync(path, {throwIfNoEntry: false}) !== undefined
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ENOTDIR'
-  }
-}
-
 /**
  * The directories that git takes for repositories in `to` with the
  * origin's files beside it, which a change since any of `from` (trees or
@@ -72,7 +64,7 @@ export async function repositoriesMade(workspace: Workspace, from: string[], to:
   const [now, ...before] = await Promise.all([to, ...from].map(tree => entriesOf(workspace, tree)))
   const origin = workspace.row.origin
   const isRepository = (entries: Set<string>, dir: string) => {
-    const has = (name: string) => entries.has(foldedPath(dir ? `${dir}/${name}` : name)) || inOrigin(join(origin, dir, name))
+    const has = (name: string) => entries.has(foldedPath(dir ? `${dir}/${name}` : name)) || originEntry(join(origin, dir, name)) !== undefined
     return has('HEAD') && ((has('objects') && has('refs')) || has('commondir'))
   }
   const made = touches.filter(({dir, steers}) => isRepository(now, dir) && (steers || before.some(entries => !isRepository(entries, dir))))
