@@ -414,7 +414,7 @@ describe('hmm apply', () => {
     const ws = await made(world, 'printf "#!/bin/sh\\necho PWNED\\n\\n" > notes.sh && echo fine > fine.txt')
     expect((await hmm(world, ['diff'])).stdout).not.toContain('PWNED')
     const before = snapshot(world.origin)
-    const refused = `hmm: workspace ${ws.label} changes files that git would write converted (by a filter, working-tree-encoding, ident or line ends), not as hmm diff shows them: notes.sh\n`
+    const refused = `hmm: workspace ${ws.label} changes files that git would write converted (by a filter, working-tree-encoding or ident), not as hmm diff shows them: notes.sh\n`
     for (const args of [['apply'], ['apply', '--check'], ['apply', '--3way']])
       expect(await hmm(world, args)).toEqual({exitCode: 1, stdout: '', stderr: refused})
     expect(snapshot(world.origin)).toEqual(before)
@@ -438,17 +438,28 @@ describe('hmm apply', () => {
     expect(readFileSync(join(world.origin, 'notes.up'), 'utf8')).toBe('hello\nworld\n')
   })
 
-  it('writes nothing converted by the attributes the change itself brings (eol=crlf, ident)', async () => {
+  it('writes nothing converted by the attributes the change itself brings (ident); takes line ends as git writes them', async () => {
     world = new World('apply-brings-attributes')
     await world.gitRepo()
-    const ws = await made(world, 'printf "*.bat eol=crlf\\n*.c ident\\n" > .gitattributes && echo "echo hi" > run.bat && echo "/* \\$Id\\$ */" >> src/main.c')
+    const ident = await made(world, 'printf "*.c ident\\n" > .gitattributes && echo "/* \\$Id\\$ */" >> src/main.c')
     const before = snapshot(world.origin)
     expect(await hmm(world, ['apply'])).toEqual({
       exitCode: 1,
       stdout: '',
-      stderr: `hmm: workspace ${ws.label} changes files that git would write converted (by a filter, working-tree-encoding, ident or line ends), not as hmm diff shows them: run.bat, src/main.c\n`,
+      stderr: `hmm: workspace ${ident.label} changes files that git would write converted (by a filter, working-tree-encoding or ident), not as hmm diff shows them: src/main.c\n`,
     })
     expect(snapshot(world.origin)).toEqual(before)
+    await hmm(world, ['rm', '-f', ident.id])
+
+    // The new user's review 23, finding 2: in a project with `*.bat text eol=crlf`, a .bat file edited and one added.
+    world.file('.gitattributes', '*.bat text eol=crlf\n')
+    world.file('run.bat', 'echo one\r\n')
+    await world.git(['add', '.gitattributes', 'run.bat'])
+    await world.git(['commit', '-qm', 'attributes'])
+    const edits = await made(world, 'printf "echo one\\r\\necho two\\r\\n" > run.bat && printf "echo new\\r\\n" > new.bat')
+    expect(await hmm(world, ['apply', edits.id])).toEqual({exitCode: 0, stdout: '', stderr: `hmm: applied workspace ${edits.label} to ${world.origin}\n`})
+    expect(readFileSync(join(world.origin, 'new.bat'), 'utf8')).toBe('echo new\r\n')
+    expect(readFileSync(join(world.origin, 'run.bat'), 'utf8')).toBe('echo one\r\necho two\r\n')
   })
 
   it('records what it applied, so rm removes the workspace without -f', async () => {

@@ -25,7 +25,7 @@ async function withRemote(name: string): Promise<string> {
 const converts = (label: string, paths: string, applied: boolean) =>
   `hmm: workspace ${label}'s commits change how git writes files it checks out, which hmm diff does not show: ${paths} (${applied ? 'hmm apply takes their changes as hmm diff shows them' : "hmm apply refuses them too: take the files by hand from the workspace's tree, which hmm path shows"})\n`
 const convertedBy = (label: string, paths: string) =>
-  `hmm: workspace ${label}'s commits change files that git would write converted (by a filter, working-tree-encoding, ident or line ends), not as hmm diff shows them: ${paths}\n`
+  `hmm: workspace ${label}'s commits change files that git would write converted (by a filter, working-tree-encoding or ident), not as hmm diff shows them: ${paths}\n`
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 // Why a path's change is not what hmm diff shows (SPEC `hmm apply` › Refusals).
@@ -313,21 +313,35 @@ describe('review: what merge and pr take', () => {
     expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
   })
 
-  it("refuses line-end attributes that make checkout write CRLF (with the user's core.eol), takes those that keep LF", async () => {
+  it("takes line ends as git writes them: the origin's eol attributes, those the commits bring, core.autocrlf", async () => {
+    // The new user's review 23, finding 2: in a project with `*.bat text eol=crlf` (as gradle init writes), a commit
+    // editing a .bat file could not be merged, even with --force.
     await withRemote('review-eol')
-    const crlf = await made(world, 'echo "*.sh eol=crlf" > .gitattributes && echo "echo hi" > run.sh && git add .gitattributes run.sh && git commit -qm crlf')
-    const lf = await made(world, 'echo "* text=auto eol=lf" > .gitattributes && echo "echo hi" > run.sh && git add .gitattributes run.sh && git commit -qm lf')
-    const auto = await made(world, 'echo "*.sh text" > .gitattributes && echo "echo hi" > run.sh && git add .gitattributes run.sh && git commit -qm text')
-    const before = snapshot(world.origin)
-    expect(await taking(world, ['merge', crlf.id])).toEqual({exitCode: 1, stdout: '', stderr: converts(crlf.label, '.gitattributes', false)})
-    // `text` writes CRLF only where the user's config asks for it (core.eol=crlf; core.autocrlf=true converts without it),
-    // which hmm apply does not read.
-    await world.git(['config', 'core.eol', 'crlf'])
-    expect(await taking(world, ['merge', auto.id])).toEqual({exitCode: 1, stdout: '', stderr: converts(auto.label, '.gitattributes', true)})
-    await world.git(['config', '--unset', 'core.eol'])
-    expect(snapshot(world.origin)).toEqual({...before, '.git/config': snapshot(world.origin)['.git/config']})
-    expect(await taking(world, ['merge', lf.id])).toMatchObject({exitCode: 0})
-    expect(readFileSync(join(world.origin, 'run.sh'), 'utf8')).toBe('echo hi\n')
+    world.file('.gitattributes', '*.bat text eol=crlf\n')
+    world.file('run.bat', 'echo one\r\n')
+    await world.git(['add', '.gitattributes', 'run.bat'])
+    await world.git(['commit', '-qm', 'attributes'])
+    const own = await made(world, 'printf "echo one\\r\\necho two\\r\\n" > run.bat && git add run.bat && git commit -qm two')
+    expect((await hmm(world, ['diff', own.id])).stdout).toContain(' echo one\n+echo two\n')
+    const merged = (ws: {label: string}) => ({
+      exitCode: 0,
+      stdout: '',
+      stderr: `hmm: merged workspace ${ws.label} into main of ${world.origin} (fast-forward)\n`,
+    })
+    expect(await taking(world, ['merge', own.id])).toEqual(merged(own))
+    expect(readFileSync(join(world.origin, 'run.bat'), 'utf8')).toBe('echo one\r\necho two\r\n')
+
+    const brings = await made(
+      world,
+      'echo "*.sh eol=crlf" >> .gitattributes && echo "echo hi" > run.sh && git add .gitattributes run.sh && git commit -qm crlf',
+    )
+    expect(await taking(world, ['merge', brings.id])).toEqual(merged(brings))
+    expect(readFileSync(join(world.origin, 'run.sh'), 'utf8')).toBe('echo hi\r\n')
+
+    await world.git(['config', 'core.autocrlf', 'true'])
+    const auto = await made(world, 'printf "a\\nb\\n" > lines.txt && git add lines.txt && git commit -qm lines')
+    expect(await taking(world, ['merge', auto.id])).toEqual(merged(auto))
+    expect(readFileSync(join(world.origin, 'lines.txt'), 'utf8')).toBe('a\r\nb\r\n')
   })
 
   it('shows bidirectional controls and invisible characters of subjects as <U+...> (hmm log, hmm merge)', async () => {
