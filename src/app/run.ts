@@ -46,6 +46,7 @@ import {
   type WritesKnown,
 } from './session.js'
 import {warnNetworkNeighbours} from './net-neighbours.js'
+import {sayLinksOutOfReach} from './outside-links.js'
 import {checkBackgroundPossible, isBackgroundRun, runDetached, saidStarted} from './background.js'
 
 export interface RunRequest {
@@ -252,6 +253,7 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     store.update(workspace.id, {state: 'ready', ...record})
     noteFullCopy(context, record.size)
     sayLeftOut(workspace)
+    sayLinksOutOfReach(workspace.tree, given)
   } catch (error) {
     making.abort()
     running?.abort()

@@ -233,6 +233,27 @@ describe('hmm run', () => {
     expect((await world.hmm(['ls', '--json'])).stdout).toMatch(/^\[\s*\{[^[]*\}\s*\]\n$/) // only the first one
   })
 
+  it('says, as the command starts, which links at the top of the tree lead to a directory it cannot write, and the -w that would', async () => {
+    // The new user's review 23, finding 5: an ignored `build` linked to a directory on another disk; the build failed in
+    // the workspace with "Permission denied", and nothing said why.
+    world = new World('run-link-out')
+    const cache = join(world.home, 'cache', 'build')
+    mkdirSync(cache, {recursive: true})
+    symlinkSync(cache, join(world.origin, 'build'))
+    // Not said: a link inside the tree, a link to a file.
+    mkdirSync(join(world.origin, 'lib'))
+    symlinkSync('lib', join(world.origin, 'src'))
+    symlinkSync(world.write(join(world.home, 'notes.txt'), 'n\n'), join(world.origin, 'notes'))
+    const notes = (stderr: string) => stderr.split('\n').filter(line => line.includes('leads out'))
+    const refused = await world.hmm(['run', 'sh', '-c', 'touch build/out'])
+    expect(refused.exitCode).toBe(1)
+    expect(notes(refused.stderr)).toEqual([`hmm: build -> ${cache} leads out of the workspace, where the command cannot write (hmm run -w ${cache} lets it)`])
+    const granted = await world.hmm(['run', '-w', cache, 'sh', '-c', 'touch build/out'])
+    expect(granted.exitCode).toBe(0)
+    expect(notes(granted.stderr)).toEqual([])
+    expect(existsSync(join(cache, 'out'))).toBe(true)
+  })
+
   it('refuses, making nothing, when the command could write hmm itself or the Node running it (-w); a TMPDIR above them is not granted', async () => {
     world = new World('run-own-files')
     const project = realpathSync(PROJECT)
