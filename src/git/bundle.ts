@@ -283,6 +283,16 @@ export async function takeIntoPrivate(workspace: Workspace, data: string, commit
 }
 
 /**
+ * Why a fetch with fsckObjects failed: the object fsck refused and why
+ * (`error: object <id>: <check>: <what>`, before git's last words, which
+ * only say "index-pack failed"), else what git said last.
+ */
+function fetchReason(stderr: string): string {
+  const refused = /^error: object [0-9a-f]+: (.+)$/m.exec(stderr)
+  return refused ? `git's fsck refuses an object they hold: ${refused[1]}` : gitReason(stderr)
+}
+
+/**
  * The commits takeIntoPrivate fetched, into the origin's repository as
  * refs/hmm/<id>, every object checked. The origin's branch, index and files
  * are not touched. `nowTree`: the workspace's files (treeNow).
@@ -304,7 +314,7 @@ export async function takeIntoOrigin(workspace: Workspace, origin: string, head:
     {cwd: origin, okStatuses: [1, 128]},
   )
   if (intoOrigin.exitCode !== 0) {
-    throw new HmmError(`could not fetch the commits of workspace ${workspace.label} into ${origin}: ${gitReason(intoOrigin.stderr)}`)
+    throw new HmmError(`could not fetch the commits of workspace ${workspace.label} into ${origin}: ${fetchReason(intoOrigin.stderr)}`)
   }
   const tip = await gitLine(['rev-parse', '--verify', `${hmmRef(workspace)}^{commit}`], {cwd: origin})
   if (tip !== head) throw new HmmError(`${hmmRef(workspace)} in ${origin} is not workspace ${workspace.label}'s HEAD ${head}`)

@@ -169,6 +169,26 @@ describe('taking work back safely', () => {
     expect(markers()).toEqual([])
   })
 
+  it("says what git's fsck refused in the commits (a .gitmodules update = !command), taking nothing", async () => {
+    // Fails closed at the fetch into the origin; git's own last words said only "index-pack failed".
+    world = new World('safety-fsck-gitmodules')
+    await world.gitRepo()
+    const head = await world.git(['rev-parse', 'HEAD'])
+    const ws = await made(
+      world,
+      'printf \'[submodule "x"]\\n\\tpath = x\\n\\turl = ./x\\n\\tupdate = !touch marker\\n\' > .gitmodules && git add .gitmodules && git commit -qm sm',
+    )
+    expect(await taking(world, ['merge'])).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr:
+        `hmm: could not fetch the commits of workspace ${ws.label} into ${world.origin}: ` +
+        "git's fsck refuses an object they hold: gitmodulesUpdate: disallowed submodule update setting: !touch marker\n",
+    })
+    expect(await world.git(['rev-parse', 'HEAD'])).toBe(head)
+    expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
+  })
+
   it('names the files of a workspace whose paths git refuses, for diff, apply and rm', async () => {
     world = new World('safety-refused-files')
     await world.gitRepo()
