@@ -21,7 +21,7 @@ import {excludedOf} from '../git/excluded.js'
 import {checkShown, checkTakeable} from './taking.js'
 
 /** Why merge and apply refuse files git converts as it writes them (git/conversions.ts). */
-export const CONVERTED = 'files that git would write converted (by a filter, working-tree-encoding or ident), not as hmm diff shows them'
+export const CONVERTED = 'files that git would write converted (by a filter, working-tree-encoding, ident or line ends), not as hmm diff shows them'
 
 /** The workspace's commits, fetched into its private repository (not the origin); undefined when there are none. */
 export async function commitsOutOf(context: Context, workspace: Workspace): Promise<string | undefined> {

@@ -6,13 +6,15 @@
 // through the attributes that apply to its path: a filter's smudge (git-lfs
 // fetching content from wherever .lfsconfig says, outside the sandbox), a
 // working-tree-encoding (text shown as other characters than it is written
-// in), ident. So where the commits change what those attributes make of a
-// path, into something other than the blob itself, the bytes merge writes
-// are not the ones shown, and merge refuses; so it does when they change
-// .lfsconfig, which tells git-lfs where to fetch from. Attributes that stop a
-// conversion are taken: then the bytes written are the blob shown. So are
-// line ends (text, eol, core.autocrlf): CRLF only puts a CR before each line
-// end shown, as git does for the user's own commits.
+// in), ident, or end-of-line conversion. So where the commits change what
+// those attributes make of a path, into something other than the blob
+// itself, the bytes merge writes are not the ones shown, and merge refuses;
+// so it does when they change .lfsconfig, which tells git-lfs where to fetch
+// from. Attributes that stop a conversion are taken: then the bytes written
+// are the blob shown. Line ends the origin's own attributes and settings ask
+// for are taken (`*.bat text eol=crlf`): git writes the user's own commits so.
+// Those the commits' attribute files bring are not: a CR before each line end
+// changes what a script does (`\` then CRLF continues no line), unseen.
 //
 // The attributes are asked of git itself (macros such as `binary` and the
 // user's own attribute files included), as the origin's repository sees them
@@ -25,13 +27,49 @@ import {ALL_GITLINKS, git, gitLine} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
 /** The attributes that make a checkout write other bytes than the blob. */
-const ATTRIBUTES = ['filter', 'working-tree-encoding', 'ident']
+const ATTRIBUTES = ['filter', 'working-tree-encoding', 'ident', 'text', 'eol', 'crlf']
 
 /** git-lfs reads this at the top of the repository only. */
 const LFS_CONFIG = '.lfsconfig'
 
+/** The user's end-of-line settings, as the origin's git reads them. */
+interface EolSettings {
+  autocrlf: 'true' | 'false' | 'input'
+  /** Whether core.eol (or the platform, where unset) asks for CRLF. */
+  eolCrlf: boolean
+}
+
+/** What hmm apply's git reads: hmm's private repository, none of the user's settings. */
+const NO_EOL_SETTINGS: EolSettings = {autocrlf: 'false', eolCrlf: false}
+
+async function eolSettings(origin: string): Promise<EolSettings> {
+  const get = async (key: string) => (await git(['config', '--get', key], {cwd: origin, okStatuses: [1]})).stdout.trim().toLowerCase()
+  const [autocrlf, eol] = await Promise.all([get('core.autocrlf'), get('core.eol')])
+  return {
+    autocrlf: autocrlf === 'input' ? 'input' : ['true', 'yes', 'on', '1'].includes(autocrlf) ? 'true' : 'false',
+    eolCrlf: eol === 'crlf' || (eol !== 'lf' && process.platform === 'win32'),
+  }
+}
+
+/** Whether git would write a path with these attributes with CRLF line ends (convert.c's convert_attrs and output_eol). */
+function writesCrlf(states: Map<string, string>, settings: EolSettings): boolean {
+  const action = (value: string | undefined) =>
+    value === 'set' ? 'text' : value === 'unset' ? 'binary' : value === 'input' ? 'input' : value === 'auto' ? 'auto' : undefined
+  const kind = action(states.get('text')) ?? action(states.get('crlf'))
+  if (kind === 'binary') return false
+  const eol = states.get('eol')
+  if (eol === 'lf' || eol === 'crlf') return eol === 'crlf'
+  if (kind === 'input') return false
+  if (kind === undefined) return settings.autocrlf === 'true'
+  // text or auto: git's text_eol_is_crlf.
+  return settings.autocrlf === 'true' || (settings.autocrlf === 'false' && settings.eolCrlf)
+}
+
+/** The conversion of CRLF line ends, in what `conversion` returns. */
+const CRLF = 'crlf'
+
 /** What a checkout makes of a path's blob, '' for nothing: the bytes written are the blob's. `filters`: whether git knows the user's filter drivers. */
-function conversion(states: Map<string, string>, filters = true): string {
+function conversion(states: Map<string, string>, settings: EolSettings, filters: boolean): string {
   const filter = filters ? states.get('filter') : undefined
   const encoding = states.get('working-tree-encoding')
   return [
@@ -40,10 +78,14 @@ function conversion(states: Map<string, string>, filters = true): string {
     // Any encoding given (even set or unset, which make git stop) changes what checkout does.
     encoding && encoding !== 'unspecified' ? `working-tree-encoding=${encoding}` : '',
     states.get('ident') === 'set' ? 'ident' : '',
+    writesCrlf(states, settings) ? CRLF : '',
   ]
     .filter(Boolean)
     .join(' ')
 }
+
+/** A conversion but for line ends: what is refused even where the user's own attributes ask for it. */
+const beyondLineEnds = (made: string | undefined) => (made ?? '').split(' ').filter(part => part !== '' && part !== CRLF)
 
 /** Where git is asked about attributes: its directory and environment, and the tree whose attribute files count (undefined: the work tree's). */
 interface AttributeWorld {
@@ -53,7 +95,11 @@ interface AttributeWorld {
 }
 
 /** Each path's conversion on checkout (`paths`: NUL-terminated) in that world. */
-async function conversionsOf(workspace: Workspace, world: AttributeWorld, {paths, filters}: {paths: string; filters?: boolean}): Promise<Map<string, string>> {
+async function conversionsOf(
+  workspace: Workspace,
+  world: AttributeWorld,
+  {paths, settings, filters = true}: {paths: string; settings: EolSettings; filters?: boolean},
+): Promise<Map<string, string>> {
   const index = join(workspace.gitDir, `index.attributes-${world.tree ?? 'files'}`)
   rmSync(index, {force: true})
   try {
@@ -75,7 +121,7 @@ async function conversionsOf(workspace: Workspace, world: AttributeWorld, {paths
       if (!states.has(path)) states.set(path, new Map())
       states.get(path)!.set(attribute, state)
     }
-    return new Map([...states].map(([path, pathStates]) => [path, conversion(pathStates, filters)]))
+    return new Map([...states].map(([path, pathStates]) => [path, conversion(pathStates, settings, filters)]))
   } finally {
     rmSync(index, {force: true})
   }
@@ -96,7 +142,7 @@ export interface CheckoutConversions {
    * when changed.
    */
   attributeFiles: string[]
-  /** The paths the commits change that git converts as it writes them (the origin's filters, encodings, ident). */
+  /** The paths the commits change that git converts as it writes them (the origin's filters, encodings, ident; not its line ends). */
   converted: string[]
   /** With attribute files: whether hmm apply would write the files the commits write as shown (it runs no filter), or refuse them too (applyConversions). */
   applyTakes: boolean
@@ -112,16 +158,17 @@ export async function checkoutConversions(workspace: Workspace, origin: string, 
   const [changed, written] = await Promise.all([changedPaths(), changedPaths('--diff-filter=d')])
   const lfsConfig = changed.includes(LFS_CONFIG) ? [LFS_CONFIG] : []
   const attributeFiles = changed.filter(isAttributeFile)
+  const settings = await eolSettings(origin)
   const converting = (conversions: Map<string, string>) => [...conversions].filter(([, made]) => made !== '')
-  const changedNow = await conversionsOf(workspace, originWorld(workspace, origin, tip), {paths: nulTerminated(written)})
-  const converted = converting(changedNow).map(([path]) => path)
+  const changedNow = await conversionsOf(workspace, originWorld(workspace, origin, tip), {paths: nulTerminated(written), settings})
+  const converted = [...changedNow].filter(([, made]) => beyondLineEnds(made).length > 0).map(([path]) => path)
   // Attributes are the same where no attribute file changed: the user's own, for both.
   const applyTakes = async () => (await applyConversions(workspace, origin, {paths: written, now})).length === 0
   if (attributeFiles.length === 0) return {attributeFiles: lfsConfig, converted, applyTakes: lfsConfig.length === 0 || (await applyTakes())}
   const paths = (await git(['ls-tree', '-r', '-z', '--name-only', tip], onPrivate)).stdout
   const [before, after] = await Promise.all([
-    conversionsOf(workspace, originWorld(workspace, origin, base), {paths}),
-    conversionsOf(workspace, originWorld(workspace, origin, tip), {paths}),
+    conversionsOf(workspace, originWorld(workspace, origin, base), {paths, settings}),
+    conversionsOf(workspace, originWorld(workspace, origin, tip), {paths, settings}),
   ])
   const changes = converting(after).some(([path, made]) => made !== before.get(path))
   const refused = [...(changes ? attributeFiles : []), ...lfsConfig].sort()
@@ -137,11 +184,17 @@ const nulTerminated = (paths: string[]) => paths.map(path => `${path}\0`).join('
  * with the origin as its work tree: its conversions come from the origin's
  * attribute files, and those the change itself writes, which are the
  * workspace's now (`now`): a working-tree-encoding, ident, or CRLF line
- * ends.
+ * ends where the change's attributes ask for them and the origin's do not.
  */
 export async function applyConversions(workspace: Workspace, origin: string, {paths, now}: {paths: string[]; now: string}): Promise<string[]> {
   const env = {...privateEnv(privateRepo(workspace.gitDir)), GIT_WORK_TREE: origin}
-  const options = {paths: nulTerminated(paths), filters: false}
-  const worlds = await Promise.all([conversionsOf(workspace, {cwd: origin, env}, options), conversionsOf(workspace, {cwd: origin, env, tree: now}, options)])
-  return paths.filter(path => worlds.some(conversions => (conversions.get(path) ?? '') !== '')).sort()
+  const options = {paths: nulTerminated(paths), settings: NO_EOL_SETTINGS, filters: false}
+  const [own, brought] = await Promise.all([
+    conversionsOf(workspace, {cwd: origin, env}, options),
+    conversionsOf(workspace, {cwd: origin, env, tree: now}, options),
+  ])
+  const crlf = (made: string | undefined) => (made ?? '').split(' ').includes(CRLF)
+  return paths
+    .filter(path => [own, brought].some(world => beyondLineEnds(world.get(path)).length > 0) || (crlf(brought.get(path)) && !crlf(own.get(path))))
+    .sort()
 }

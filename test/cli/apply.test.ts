@@ -414,7 +414,7 @@ describe('hmm apply', () => {
     const ws = await made(world, 'printf "#!/bin/sh\\necho PWNED\\n\\n" > notes.sh && echo fine > fine.txt')
     expect((await hmm(world, ['diff'])).stdout).not.toContain('PWNED')
     const before = snapshot(world.origin)
-    const refused = `hmm: workspace ${ws.label} changes files that git would write converted (by a filter, working-tree-encoding or ident), not as hmm diff shows them: notes.sh\n`
+    const refused = `hmm: workspace ${ws.label} changes files that git would write converted (by a filter, working-tree-encoding, ident or line ends), not as hmm diff shows them: notes.sh\n`
     for (const args of [['apply'], ['apply', '--check'], ['apply', '--3way']])
       expect(await hmm(world, args)).toEqual({exitCode: 1, stdout: '', stderr: refused})
     expect(snapshot(world.origin)).toEqual(before)
@@ -446,7 +446,7 @@ describe('hmm apply', () => {
     expect(await hmm(world, ['apply'])).toEqual({
       exitCode: 1,
       stdout: '',
-      stderr: `hmm: workspace ${ident.label} changes files that git would write converted (by a filter, working-tree-encoding or ident), not as hmm diff shows them: src/main.c\n`,
+      stderr: `hmm: workspace ${ident.label} changes files that git would write converted (by a filter, working-tree-encoding, ident or line ends), not as hmm diff shows them: src/main.c\n`,
     })
     expect(snapshot(world.origin)).toEqual(before)
     await hmm(world, ['rm', '-f', ident.id])

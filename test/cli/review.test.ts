@@ -25,7 +25,7 @@ async function withRemote(name: string): Promise<string> {
 const converts = (label: string, paths: string, applied: boolean) =>
   `hmm: workspace ${label}'s commits change how git writes files it checks out, which hmm diff does not show: ${paths} (${applied ? 'hmm apply takes their changes as hmm diff shows them' : "hmm apply refuses them too: take the files by hand from the workspace's tree, which hmm path shows"})\n`
 const convertedBy = (label: string, paths: string) =>
-  `hmm: workspace ${label}'s commits change files that git would write converted (by a filter, working-tree-encoding or ident), not as hmm diff shows them: ${paths}\n`
+  `hmm: workspace ${label}'s commits change files that git would write converted (by a filter, working-tree-encoding, ident or line ends), not as hmm diff shows them: ${paths}\n`
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 // Why a path's change is not what hmm diff shows (SPEC `hmm apply` › Refusals).
@@ -313,7 +313,7 @@ describe('review: what merge and pr take', () => {
     expect(await world.git(['for-each-ref', 'refs/hmm/'])).toBe('')
   })
 
-  it("takes line ends as git writes them: the origin's eol attributes, those the commits bring, core.autocrlf", async () => {
+  it("takes line ends the origin's own attributes and core.autocrlf ask for; refuses CRLF the commits' attributes bring", async () => {
     // The new user's review 23, finding 2: in a project with `*.bat text eol=crlf` (as gradle init writes), a commit
     // editing a .bat file could not be merged, even with --force.
     await withRemote('review-eol')
@@ -321,22 +321,33 @@ describe('review: what merge and pr take', () => {
     world.file('run.bat', 'echo one\r\n')
     await world.git(['add', '.gitattributes', 'run.bat'])
     await world.git(['commit', '-qm', 'attributes'])
-    const own = await made(world, 'printf "echo one\\r\\necho two\\r\\n" > run.bat && git add run.bat && git commit -qm two')
-    expect((await hmm(world, ['diff', own.id])).stdout).toContain(' echo one\n+echo two\n')
     const merged = (ws: {label: string}) => ({
       exitCode: 0,
       stdout: '',
       stderr: `hmm: merged workspace ${ws.label} into main of ${world.origin} (fast-forward)\n`,
     })
+    const own = await made(world, 'printf "echo one\\r\\necho two\\r\\n" > run.bat && git add run.bat && git commit -qm two')
+    expect((await hmm(world, ['diff', own.id])).stdout).toContain(' echo one\n+echo two\n')
     expect(await taking(world, ['merge', own.id])).toEqual(merged(own))
     expect(readFileSync(join(world.origin, 'run.bat'), 'utf8')).toBe('echo one\r\necho two\r\n')
 
+    // The attacker's review 25, F3: as shown (LF), the rm is an argument of `:`; written with CRLF, the backslash
+    // escapes the CR, and the rm runs.
     const brings = await made(
       world,
-      'echo "*.sh eol=crlf" >> .gitattributes && echo "echo hi" > run.sh && git add .gitattributes run.sh && git commit -qm crlf',
+      'echo "*.sh text eol=crlf" >> .gitattributes && printf \': \\\\\\nrm -rf "$HOME/important" #\\n\' > build.sh && git add .gitattributes build.sh && git commit -qm build',
     )
-    expect(await taking(world, ['merge', brings.id])).toEqual(merged(brings))
-    expect(readFileSync(join(world.origin, 'run.sh'), 'utf8')).toBe('echo hi\r\n')
+    expect((await hmm(world, ['log', '-p', brings.id])).stdout).toContain('+: \\\n+rm -rf "$HOME/important" #\n')
+    const before = snapshot(world.origin)
+    for (const force of [[], ['--force']]) {
+      expect(await taking(world, ['merge', ...force, brings.id])).toEqual({exitCode: 1, stdout: '', stderr: converts(brings.label, '.gitattributes', false)})
+    }
+    expect(await hmm(world, ['apply', brings.id])).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: convertedBy(brings.label, 'build.sh').replace("'s commits change", ' changes'),
+    })
+    expect(snapshot(world.origin)).toEqual(before)
 
     await world.git(['config', 'core.autocrlf', 'true'])
     const auto = await made(world, 'printf "a\\nb\\n" > lines.txt && git add lines.txt && git commit -qm lines')
