@@ -160,11 +160,16 @@ async function checkWrites(workspace: Workspace, origin: string, tip: string, wr
       resolution: `look at them with hmm log -p ${workspace.id}; hmm merge --force ${workspace.id} takes them anyway`,
     })
   }
-  const untracked = await untrackedInTheWay(origin, writes.paths)
+  const untracked = await untrackedInTheWay(workspace, origin, writes)
   if (untracked.length > 0) {
+    const reasons = {
+      untracked: `untracked in ${origin} and present there`,
+      ignored: `ignored in ${origin} and present there`,
+      nested: `a nested repository's directory in ${origin}, not empty: git would remove it whole`,
+    }
     throw new Refusal(
       `workspace ${workspace.label}'s commits would overwrite or remove files that git does not track in ${origin}`,
-      untracked.map(({path, ignored}) => ({path, reason: `${ignored ? 'ignored' : 'untracked'} in ${origin} and present there`})),
+      untracked.map(({path, kind}) => ({path, reason: reasons[kind]})),
       `move them out of ${origin}, then hmm merge ${workspace.id} again (hmm log -p ${workspace.id} shows what the commits put there)`,
     )
   }

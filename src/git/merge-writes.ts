@@ -14,11 +14,16 @@
 // file elsewhere). One of the origin's files is in the way of such a path
 // when the origin's index does not hold it and it is there: at the path, at
 // a directory above it (which git removes to make the directory), or below
-// it (a directory git removes to write the file).
+// it (a directory git removes to write the file). So is a nested
+// repository's directory the index holds as a gitlink (a submodule, or a
+// repository added as one), not empty, where the merge leaves no gitlink
+// and does not merely delete it: git removes it whole to write a file
+// there or above, with the files and history that exist only there; the
+// superproject tracks none of them.
 //
 // The commits and the trees are read in hmm's private repository (which
 // sees the origin's objects); the origin is only read.
-import {lstatSync} from 'node:fs'
+import {lstatSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
 import {ALL_GITLINKS, git, gitLine} from './git.js'
@@ -29,11 +34,14 @@ export interface MergeWrites {
   bases: string[]
   /** The paths the merge would write or remove. */
   paths: Set<string>
+  /** The tree the merge would leave: the tip's for a fast-forward (or where git cannot tell), else merge-tree's. */
+  result: string
 }
 
 export interface Untracked {
   path: string
-  ignored: boolean
+  /** Not tracked at all, ignored, or a nested repository's directory (a gitlink in the index) holding files. */
+  kind: 'untracked' | 'ignored' | 'nested'
 }
 
 function onPrivate(workspace: Workspace) {
@@ -51,19 +59,68 @@ export async function mergeWrites(workspace: Workspace, origin: string, tip: str
   const changed = async (from: string, to: string) =>
     nulSeparated((await git(['diff-tree', ...ALL_GITLINKS, '-r', '-z', '--no-renames', '--name-only', from, to], onIt)).stdout)
   const paths = new Set((await Promise.all(bases.map(base => changed(base, tip)))).flat())
+  let result = tip
   if (head && !found.includes(head)) {
     // Not a fast-forward. An older git without --write-tree says so (status 129), and the paths above are all there is.
     const merged = await git(['merge-tree', '--write-tree', head, tip], {...onIt, okStatuses: [1, 128, 129]})
     const tree = merged.stdout.split('\n', 1)[0]
-    if (merged.exitCode <= 1 && /^[0-9a-f]{40,64}$/.test(tree)) for (const path of await changed(head, tree)) paths.add(path)
+    if (merged.exitCode <= 1 && /^[0-9a-f]{40,64}$/.test(tree)) {
+      for (const path of await changed(head, tree)) paths.add(path)
+      result = tree
+    }
   }
-  return {bases, paths}
+  return {bases, paths, result}
 }
 
-/** The files of the origin that are in the way of the paths and that its index does not hold, sorted. */
-export async function untrackedInTheWay(origin: string, paths: Set<string>): Promise<Untracked[]> {
+/** An index entry of `git ls-files -s -z` or a tree entry of `git ls-tree -z`: its mode, and its path. */
+function modesOf(listed: string): Map<string, string> {
+  return new Map(nulSeparated(listed).map(entry => [entry.slice(entry.indexOf('\t') + 1), entry.slice(0, entry.indexOf(' '))]))
+}
+
+const GITLINK = '160000'
+const TREE = '040000'
+
+/** The directories above a path, outermost first. */
+const above = (path: string) => {
+  const names = path.split('/')
+  return names.slice(1).map((_, at) => names.slice(0, at + 1).join('/'))
+}
+
+/**
+ * The gitlinks of the origin's index whose directories hold files and that
+ * the merge's result does not keep as gitlinks, or merely delete (a tree
+ * on the way to them, as git leaves a directory it cannot empty): git
+ * would remove them whole.
+ */
+async function nestedInTheWay(workspace: Workspace, origin: string, gitlinks: string[], result: string): Promise<string[]> {
+  const held = gitlinks.filter(path => {
+    try {
+      return readdirSync(join(origin, path)).length > 0
+    } catch {
+      return false
+    }
+  })
+  if (held.length === 0) return []
+  // Each named with the directories above it (which ls-tree lists only so, where one is not a tree). Literal: the paths
+  // are the origin's names.
+  const asked = [...new Set(held.flatMap(path => [...above(path), path]))]
+  const listed = await git(['ls-tree', '-z', '-t', result, '--', ...asked], {
+    ...onPrivate(workspace),
+    env: {...onPrivate(workspace).env, GIT_LITERAL_PATHSPECS: '1'},
+  })
+  const modes = modesOf(listed.stdout)
+  return held.filter(path => {
+    const mode = modes.get(path)
+    if (mode === GITLINK) return false
+    return mode !== undefined || above(path).some(dir => modes.has(dir) && modes.get(dir) !== TREE)
+  })
+}
+
+/** The files of the origin that are in the way of what the merge writes and that its index does not hold, sorted. */
+export async function untrackedInTheWay(workspace: Workspace, origin: string, {paths, result}: MergeWrites): Promise<Untracked[]> {
   if (paths.size === 0) return []
-  const tracked = new Set(nulSeparated((await git(['ls-files', '-z'], {cwd: origin})).stdout))
+  const index = modesOf((await git(['ls-files', '-s', '-z'], {cwd: origin})).stdout)
+  const tracked = new Set(index.keys())
   const files = new Set<string>()
   const directories = new Set<string>()
   for (const path of paths) {
@@ -90,16 +147,18 @@ export async function untrackedInTheWay(origin: string, paths: Set<string>): Pro
   if (files.size > 0) {
     const ignored = await git(['check-ignore', '-z', '--stdin'], {cwd: origin, input: [...files].map(path => `${path}\0`).join(''), okStatuses: [1]})
     const ignoredFiles = new Set(nulSeparated(ignored.stdout))
-    for (const path of files) found.push({path, ignored: ignoredFiles.has(path)})
+    for (const path of files) found.push({path, kind: ignoredFiles.has(path) ? 'ignored' : 'untracked'})
   }
+  const gitlinks = [...index].filter(([, mode]) => mode === GITLINK).map(([path]) => path)
+  for (const path of await nestedInTheWay(workspace, origin, gitlinks, result)) found.push({path: `${path}/`, kind: 'nested'})
   if (directories.size > 0) {
     // What git does not track below them; a directory holding nothing tracked is named once, as `dir/`.
     const within = [...directories].map(dir => `:(literal)${dir}`)
     const list = async (more: string[]) =>
       nulSeparated((await git(['ls-files', '-z', '--others', '--directory', ...more, '--', ...within], {cwd: origin})).stdout)
     const [untracked, ignored] = await Promise.all([list(['--exclude-standard']), list(['--ignored', '--exclude-standard'])])
-    for (const path of untracked) found.push({path, ignored: false})
-    for (const path of ignored) found.push({path, ignored: true})
+    for (const path of untracked) found.push({path, kind: 'untracked'})
+    for (const path of ignored) found.push({path, kind: 'ignored'})
   }
   return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
 }

@@ -132,6 +132,48 @@ describe('hmm merge never overwrites or removes what the origin does not track',
     expect(snapshot(world.origin)).toEqual(before)
   })
 
+  it("refuses commits that put a file where the origin has a nested repository's directory holding files, or above one; merges one deleting it", async () => {
+    // The attacker's review 25, F1: git removed emb/ whole (its .git, with a commit that existed nowhere else, and the
+    // user's uncommitted notes), and d/ with the nested repository d/sm in it; hmm diff showed only "-Subproject commit".
+    world = new World('refuse-nested-dirs')
+    await world.git(['init', '-q'])
+    world.file('README.md', 'hello\n')
+    world.file('d/x.txt', 'x\n')
+    for (const nested of ['emb', 'd/sm', 'gone']) {
+      mkdirSync(join(world.origin, nested), {recursive: true})
+      await world.git(['init', '-q'], join(world.origin, nested))
+      world.file(`${nested}/f.txt`, 'committed only here\n')
+      await world.git(['add', 'f.txt'], join(world.origin, nested))
+      await world.git(['commit', '-qm', 'nested'], join(world.origin, nested))
+    }
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'first'])
+    const flatten = await made(
+      world,
+      'git rm -q --cached emb && rm -rf emb && echo file > emb && git rm -qr --cached d && rm -rf d && echo file > d && git add emb d && git commit -qm flatten',
+    )
+    world.file('emb/notes.txt', "the user's own, uncommitted\n")
+    const before = snapshot(world.origin)
+    for (const force of [[], ['--force']]) {
+      const result = await taking(world, ['merge', ...force, flatten.id])
+      expect(result.exitCode).toBe(1)
+      expect(result.stderr).toContain(
+        [
+          `hmm: workspace ${flatten.label}'s commits would overwrite or remove files that git does not track in ${world.origin}:`,
+          `hmm:   d/sm/: a nested repository's directory in ${world.origin}, not empty: git would remove it whole`,
+          `hmm:   emb/: a nested repository's directory in ${world.origin}, not empty: git would remove it whole`,
+          '',
+        ].join('\n'),
+      )
+    }
+    expect(snapshot(world.origin)).toEqual(before)
+
+    // Deleting the gitlink leaves its directory, as git leaves a directory it cannot empty.
+    const deletes = await made(world, 'git rm -q --cached gone && rm -rf gone && git commit -qm gone')
+    expect(await taking(world, ['merge', deletes.id])).toMatchObject({exitCode: 0})
+    expect(readFileSync(join(world.origin, 'gone/f.txt'), 'utf8')).toBe('committed only here\n')
+  })
+
   it('merges commits that delete a tracked directory holding ignored files, leaving those', async () => {
     world = new World('merge-keeps-ignored')
     await world.git(['init', '-q'])
