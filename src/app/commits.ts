@@ -166,6 +166,7 @@ async function checkWrites(workspace: Workspace, origin: string, tip: string, wr
       untracked: `untracked in ${origin} and present there`,
       ignored: `ignored in ${origin} and present there`,
       nested: `a nested repository's directory in ${origin}, not empty: git would remove it whole`,
+      unsure: `a name that is not UTF-8, like one in ${origin}: hmm cannot tell them apart`,
     }
     throw new Refusal(
       `workspace ${workspace.label}'s commits would overwrite or remove files that git does not track in ${origin}`,

@@ -262,6 +262,9 @@ export function gitMessages(text: string): string[] {
     .filter(line => line !== '')
 }
 
+/** What bytes that are not UTF-8 read as in git's output, which git() decodes as UTF-8: names alike that git keeps apart. */
+export const NOT_UTF8 = '\uFFFD'
+
 /** What git said last (why it failed), or `fallback` when it said nothing. */
 export function gitReason(text: string, fallback = 'unknown error'): string {
   return gitMessages(text).at(-1) ?? fallback

@@ -18,7 +18,7 @@
 // repository, and the origin's files' types.
 import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
-import {git, gitBytes} from './git.js'
+import {git, gitBytes, NOT_UTF8} from './git.js'
 import {rawChangesBetween} from './raw-changes.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 import {originEntry} from './origin-entry.js'
@@ -98,9 +98,16 @@ function resolved(dir: string[], target: string, links: Links, budget: {left: nu
   return at
 }
 
-/** Whether the link at `path` among `links` (of one tree) leads to a place in that tree. */
+/**
+ * Whether the link at `path` among `links` (of one tree) leads to a place
+ * in that tree. A link whose name or target holds a name that is not UTF-8
+ * (git's bytes read as U+FFFD) does not: two such names read alike, so the
+ * link judged could be another than the one written (attacker's review 25).
+ */
 function leadsIn(path: string, links: Links): boolean {
-  return resolved(path.split('/').slice(0, -1), links.of.get(path)!, links, {left: MAX_LINKS}) !== undefined
+  const target = links.of.get(path)!
+  if (path.includes(NOT_UTF8) || target.includes(NOT_UTF8)) return false
+  return resolved(path.split('/').slice(0, -1), target, links, {left: MAX_LINKS}) !== undefined
 }
 
 /**

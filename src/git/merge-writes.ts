@@ -26,7 +26,7 @@
 import {lstatSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
-import {ALL_GITLINKS, git, gitLine} from './git.js'
+import {ALL_GITLINKS, git, gitLine, NOT_UTF8} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
 export interface MergeWrites {
@@ -40,8 +40,12 @@ export interface MergeWrites {
 
 export interface Untracked {
   path: string
-  /** Not tracked at all, ignored, or a nested repository's directory (a gitlink in the index) holding files. */
-  kind: 'untracked' | 'ignored' | 'nested'
+  /**
+   * Not tracked at all, ignored, a nested repository's directory (a gitlink
+   * in the index) holding files, or a name that is not UTF-8 like one the
+   * origin has (`unsure`: which of them git means cannot be told).
+   */
+  kind: 'untracked' | 'ignored' | 'nested' | 'unsure'
 }
 
 function onPrivate(workspace: Workspace) {
@@ -116,14 +120,45 @@ async function nestedInTheWay(workspace: Workspace, origin: string, gitlinks: st
   })
 }
 
+/**
+ * How many entries the origin has at `path`, some of whose names are not
+ * UTF-8 as git gave them (NOT_UTF8): those whose names read as the path's
+ * do, directory by directory.
+ */
+function entriesReadingAs(origin: string, path: string): number {
+  let at = [Buffer.from(origin)]
+  for (const name of path.split('/')) {
+    at = at.flatMap(dir => {
+      try {
+        return readdirSync(dir, {encoding: 'buffer'})
+          .filter(entry => entry.toString('utf8') === name)
+          .map(entry => Buffer.concat([dir, Buffer.from('/'), entry]))
+      } catch {
+        return []
+      }
+    })
+  }
+  return at.length
+}
+
 /** The files of the origin that are in the way of what the merge writes and that its index does not hold, sorted. */
 export async function untrackedInTheWay(workspace: Workspace, origin: string, {paths, result}: MergeWrites): Promise<Untracked[]> {
   if (paths.size === 0) return []
-  const index = modesOf((await git(['ls-files', '-s', '-z'], {cwd: origin})).stdout)
+  const indexed = (await git(['ls-files', '-s', '-z'], {cwd: origin})).stdout
+  const index = modesOf(indexed)
   const tracked = new Set(index.keys())
+  // Entries whose names read alike are one key of `index`: counted here.
+  const trackedAs = (path: string) => nulSeparated(indexed).filter(entry => entry.endsWith(`\t${path}`)).length
   const files = new Set<string>()
   const directories = new Set<string>()
+  const found: Untracked[] = []
   for (const path of paths) {
+    if (path.includes(NOT_UTF8)) {
+      // Nothing there that reads alike, or only the one file the index tracks (which git handles).
+      const there = entriesReadingAs(origin, path)
+      if (there > 0 && !(there === 1 && trackedAs(path) === 1)) found.push({path, kind: 'unsure'})
+      continue
+    }
     const names = path.split('/')
     let above: string | undefined
     for (let depth = 1; depth < names.length && above === undefined; depth++) {
@@ -143,7 +178,6 @@ export async function untrackedInTheWay(workspace: Workspace, origin: string, {p
     if (stat.isDirectory()) directories.add(path)
     else files.add(path)
   }
-  const found: Untracked[] = []
   if (files.size > 0) {
     const ignored = await git(['check-ignore', '-z', '--stdin'], {cwd: origin, input: [...files].map(path => `${path}\0`).join(''), okStatuses: [1]})
     const ignoredFiles = new Set(nulSeparated(ignored.stdout))

@@ -2,7 +2,7 @@
 // "hmm apply" › Paths): files the origin does not track, which git would
 // overwrite or remove, and symbolic links that lead out of the tree.
 import {execa} from 'execa'
-import {mkdirSync, readFileSync, readlinkSync, renameSync, symlinkSync} from 'node:fs'
+import {mkdirSync, readFileSync, readlinkSync, renameSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {World} from '../world.js'
@@ -172,6 +172,24 @@ describe('hmm merge never overwrites or removes what the origin does not track',
     const deletes = await made(world, 'git rm -q --cached gone && rm -rf gone && git commit -qm gone')
     expect(await taking(world, ['merge', deletes.id])).toMatchObject({exitCode: 0})
     expect(readFileSync(join(world.origin, 'gone/f.txt'), 'utf8')).toBe('committed only here\n')
+  })
+
+  it('refuses commits writing a name that is not UTF-8 where the origin has one reading alike, which it does not track', async () => {
+    // The attacker's review 25, F2: hmm looked for secret\uFFFD.env, not the origin's secret\xfe.env, and git overwrote it.
+    await originWithSecrets('refuse-not-utf8')
+    const secret = Buffer.concat([Buffer.from(`${world.origin}/secret`), Buffer.from([0xfe]), Buffer.from('.env')])
+    world.file('.gitignore', '.env\n.venv/\nsecret*\n')
+    await world.git(['commit', '-qam', 'ignore secrets'])
+    writeFileSync(secret, 'API_KEY=live\n')
+    const ws = await made(
+      world,
+      `printf 'API_KEY=placeholder\\n' > "$(printf 'secret\\376.env')" && git add -f "$(printf 'secret\\376.env')" && git commit -qm secret`,
+    )
+    // --force: hmm diff leaves out the ignored file the commit holds (review.test.ts); it does not take this.
+    const result = await taking(world, ['merge', '--force', ws.id])
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toMatch(/^hmm: {3}secret.*\.env: a name that is not UTF-8, like one in .*: hmm cannot tell them apart$/m)
+    expect(readFileSync(secret, 'utf8')).toBe('API_KEY=live\n')
   })
 
   it('merges commits that delete a tracked directory holding ignored files, leaving those', async () => {
@@ -411,6 +429,18 @@ describe('symbolic links that lead out of the tree', () => {
     ])
     const before = snapshot(world.origin)
     const refused = await hmm(world, ['apply'])
+    expect(refused.stderr).toContain(`hmm: workspace ${ws.label} holds symbolic links that lead out of the tree:\n`)
+    expect(snapshot(world.origin)).toEqual(before)
+  })
+
+  it('counts a link whose name is not UTF-8 as leading out: another name may read as it does', async () => {
+    // The attacker's review 25, F2: cfg\xfe led to the user's key, cfg\xff inside; both read as cfg\uFFFD, the one
+    // judged was the one inside, and apply took both without --force.
+    const ws = await madeWithLinks('links-not-utf8', `ln -s "$HOME/.ssh/id_ed25519" "$(printf 'cfg\\376')" && ln -s README.md "$(printf 'cfg\\377')"`)
+    expect((await hmm(world, ['diff', ws.id])).stderr).toMatch(/^hmm: cfg.* -> .* \(outside the tree\)\n$/)
+    const before = snapshot(world.origin)
+    const refused = await hmm(world, ['apply', ws.id])
+    expect(refused.exitCode).toBe(1)
     expect(refused.stderr).toContain(`hmm: workspace ${ws.label} holds symbolic links that lead out of the tree:\n`)
     expect(snapshot(world.origin)).toEqual(before)
   })
