@@ -10,7 +10,7 @@
 // the config file's `show`, and what an agent profile gives back. All of
 // it read-only but the places written (the helper's read-only pass). What
 // is not named is absent, as on a new machine.
-import {lstatSync, readlinkSync, statSync} from 'node:fs'
+import {lstatSync, readdirSync, readlinkSync, statSync, type Dirent} from 'node:fs'
 import {basename, isAbsolute, join, relative, sep} from 'node:path'
 import {canonical, isWithin, linksOnTheWay, unique} from './paths.js'
 
@@ -88,19 +88,13 @@ export const SHELL_STARTUP = [
   '.config/fish/config.fish',
 ]
 
-/** All of them: the shells' files above, then their directories, the editors', the terminal tools' and git's. */
+/** All of them: the shells' files above, the editors', the terminal tools' and git's (their directories: STARTUP_DIRS). */
 export const STARTUP = [
   ...SHELL_STARTUP,
-  '.config/zsh',
-  '.oh-my-zsh',
-  '.config/fish/conf.d',
-  '.config/fish/functions',
   '.inputrc',
   '.editorconfig',
   '.dircolors',
   '.vimrc',
-  '.vim',
-  '.config/nvim',
   '.nanorc',
   '.emacs',
   '.emacs.d/init.el',
@@ -114,6 +108,60 @@ export const STARTUP = [
   '.config/git/ignore',
   '.config/git/attributes',
 ]
+
+/** Vim's and Neovim's: their start-up files, and the trees of their runtime path (`:help 'runtimepath'`) and plugin managers. */
+const VIM = {
+  files: /\.(vim|lua)$|^g?vimrc$/,
+  trees: [
+    ...['pack', 'autoload', 'plugin', 'ftplugin', 'ftdetect', 'syntax', 'indent', 'colors', 'compiler', 'after', 'keymap', 'lang', 'spell', 'doc'],
+    ...['lua', 'queries', 'parser', 'rplugin', 'bundle', 'plugged'],
+  ],
+}
+
+/** zsh's: its five start-up files by name, scripts by type (`aliases.zsh`, `.p10k.zsh`, `oh-my-zsh.sh`). */
+const ZSH_FILES = /\.(zsh|sh)$|^\.z(shrc|shenv|profile|login|logout)$/
+
+/**
+ * The start-up directories of shells and editors, each kept not whole but
+ * for what its shell or editor reads at start: files by type, trees by
+ * name. What else is there is their saved state, absent as the rest of the
+ * home: vim's undo, swap and backup files (the text of every file edited
+ * anywhere), views, sessions, a viminfo; a history in ZDOTDIR under any
+ * name; oh-my-zsh's cache and log (attacker's review 24, F2).
+ */
+const STARTUP_DIRS: Record<string, {files: RegExp; trees: string[]}> = {
+  '.vim': VIM,
+  '.config/nvim': VIM,
+  // fpath's and plugin managers' usual places in ZDOTDIR (functions have no type of their own).
+  '.config/zsh': {files: ZSH_FILES, trees: ['functions', 'completions', 'conf.d', 'plugins']},
+  '.oh-my-zsh': {files: ZSH_FILES, trees: ['lib', 'plugins', 'themes', 'tools', 'custom']},
+  // fish reads *.fish here and nothing else.
+  '.config/fish/conf.d': {files: /\.fish$/, trees: []},
+  '.config/fish/functions': {files: /\.fish$/, trees: []},
+}
+
+/**
+ * The entries of the start-up directories composeHome keeps. A directory
+ * reached through a link is not listed, as no folder is kept through one
+ * (see composeHome): an earlier run that could write where the link lies
+ * would otherwise show the next every script of a folder it names.
+ */
+function startupEntries(home: string): string[] {
+  return Object.entries(STARTUP_DIRS).flatMap(([rel, {files, trees}]) => {
+    const dir = join(home, rel)
+    if (canonical(dir) !== dir) return []
+    let entries: Dirent[]
+    try {
+      entries = readdirSync(dir, {withFileTypes: true})
+    } catch {
+      return []
+    }
+    // A link among them is judged as any link of the home (composeHome): kept where it leads to a file of its name.
+    return entries
+      .filter(entry => (entry.isDirectory() ? trees.includes(entry.name) : (entry.isFile() || entry.isSymbolicLink()) && files.test(entry.name)))
+      .map(entry => join(dir, entry.name))
+  })
+}
 
 export interface HomeEntry {
   /** Canonical, beneath the home. */
@@ -182,10 +230,7 @@ export function composeHome(input: HomeInput): ComposedHome | undefined {
     TOOLCHAINS.map(rel => join(home, rel)),
     'toolchain, read-only',
   )
-  want(
-    STARTUP.map(rel => join(home, rel)),
-    'start-up file, read-only',
-  )
+  want([...STARTUP.map(rel => join(home, rel)), ...startupEntries(home)], 'start-up file, read-only')
   const pathDirs = input.path.filter(dir => isAbsolute(dir))
   want(pathDirs, 'on PATH, read-only')
   // Named by the user: kept, through links too.

@@ -106,6 +106,52 @@ describe('the composed home', () => {
     )
   })
 
+  it("holds of the shells' and editors' start-up directories only what they read at start: undo, swap and backup files, viminfo, a history there are absent", async () => {
+    world = new World('home-startup-dirs')
+    const kept = {
+      '.vim/vimrc': 'set undodir=~/.vim/undodir\n',
+      '.vim/plugin/mine.vim': 'let g:mine = 1\n',
+      '.vim/pack/p/start/x/plugin/x.vim': 'let g:x = 1\n',
+      '.config/nvim/init.lua': 'vim.opt.number = true\n',
+      '.config/nvim/lua/mine/init.lua': 'return {}\n',
+      '.config/zsh/.zshrc': 'HISTFILE=$ZDOTDIR/history\n',
+      '.config/zsh/aliases.zsh': 'alias g=git\n',
+      '.oh-my-zsh/oh-my-zsh.sh': 'ZSH_CACHE_DIR=$ZSH/cache\n',
+      '.oh-my-zsh/custom/mine.zsh': 'alias m=make\n',
+      '.config/fish/conf.d/mine.fish': 'set -g x 1\n',
+    }
+    const absent = [
+      '.vim/undodir/%home%me%projects%other%.env',
+      '.vim/backup/.env~',
+      '.vim/swap/%home%me%projects%other%.env.swp',
+      '.vim/viminfo',
+      '.vim/.netrwhist',
+      '.vim/sessions/work.vim',
+      '.config/nvim/undo/%home%me%.aws%config',
+      '.config/zsh/history',
+      '.config/zsh/.zcompdump',
+      '.oh-my-zsh/cache/last-working-dir',
+      '.oh-my-zsh/log/update.log',
+      '.config/fish/conf.d/notes.txt',
+    ]
+    for (const [rel, text] of Object.entries(kept)) world.write(join(world.home, rel), text)
+    for (const rel of absent) world.write(join(world.home, rel), `SECRET of ${rel}\n`)
+    // What is kept is cleaned as before; a link there is kept as any link of the home: to a file of its name, never a folder.
+    world.write(join(world.home, '.vim', 'plugin', 'ai.vim'), 'let g:codeium_api_key = "SECRETvimplugin"\n')
+    world.write(join(world.home, 'dotfiles', 'gvimrc'), 'set guifont=Mono\n')
+    symlinkSync(join(world.home, 'dotfiles', 'gvimrc'), join(world.home, '.vim', 'gvimrc'))
+    world.write(join(world.home, 'Documents', 'taxes.vim'), 'SECRET of taxes\n')
+    symlinkSync(join(world.home, 'Documents'), join(world.home, '.vim', 'after'))
+    const script = `${readEach([...Object.keys(kept), '.vim/plugin/ai.vim', '.vim/gvimrc', '.vim/after/taxes.vim']).at(-1)}; ${grepSecret}`
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', script])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe(`${Object.values(kept).join('')}" hmm: a line that holds a credential, left out\nset guifont=Mono\nabsent\ngrep: 1\n`)
+    // hmm sandbox names what is there, not the whole directory.
+    const shown = await world.hmm(['sandbox'])
+    expect(shown.stdout).toContain('  ~/.vim/plugin (start-up file, read-only)\n')
+    expect(shown.stdout).not.toMatch(/~\/\.vim \(/)
+  })
+
   it("holds what the user's git config includes and names, so git inside has the identity and ignores it has outside", async () => {
     world = new World('home-git-includes')
     world.write(join(world.home, '.gitconfig'), '[include]\n\tpath = ~/.config/identity.gitconfig\n[core]\n\texcludesFile = ~/dotfiles/ignore\n')
