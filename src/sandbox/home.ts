@@ -43,8 +43,11 @@ export const TOOLCHAINS = [
   '.local/share/uv',
   '.local/share/virtualenvs',
   '.local/share/pypoetry',
-  // Go, Java and other JVM languages, Ruby, Haskell, OCaml, Elixir, Nim, Zig; asdf, mise and their kin.
-  'go',
+  // Go's programs and module cache (a layer with the namespaces, policy.ts LAYERED_ONLY), never ~/go/src: GOPATH's
+  // projects are other projects (attacker's review 24, F3). Java and other JVM languages, Ruby, Haskell, OCaml,
+  // Elixir, Nim, Zig; asdf, mise and their kin.
+  'go/bin',
+  'go/pkg/mod',
   '.sdkman',
   '.jdks',
   '.rbenv',

@@ -57,9 +57,12 @@ describe('the composed home under landlock-only', () => {
     world.write(join(world.home, '.bashrc'), 'export FROM_BASHRC=yes\n')
     const tool = world.write(join(world.home, '.nvm', 'versions', 'node', 'v20', 'bin', 'fake-node'), '#!/bin/sh\necho fake node\n')
     chmodSync(tool, 0o755)
+    // Go's module cache, a layer with the namespaces, is read where it lies.
+    world.write(join(world.home, 'go', 'pkg', 'mod', 'example.com', 'm@v1.0.0', 'm.go'), 'package m\n')
     const script = [
       'cat ~/Documents/notes.txt',
       '"$HOME/.nvm/versions/node/v20/bin/fake-node"',
+      'cat ~/go/pkg/mod/example.com/m@v1.0.0/m.go',
       'bash -ic \'echo "bashrc: $FROM_BASHRC"\' 2>/dev/null',
       'python3 -c "print(6 * 7)"',
       'npm --version >/dev/null && echo npm',
@@ -67,7 +70,7 @@ describe('the composed home under landlock-only', () => {
     ].join('; ')
     const result = await world.hmm(['run', '--rm', 'sh', '-c', script])
     expect(result.exitCode, result.stderr).toBe(0)
-    expect(result.stdout).toBe('shown\nfake node\nbashrc: yes\n42\nnpm\nread-only\n')
+    expect(result.stdout).toBe('shown\nfake node\npackage m\nbashrc: yes\n42\nnpm\nread-only\n')
   })
 
   it("gives git, npm and pip their settings through copies without the credentials; the user's files are unreadable", async () => {

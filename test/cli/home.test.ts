@@ -152,6 +152,18 @@ describe('the composed home', () => {
     expect(shown.stdout).not.toMatch(/~\/\.vim \(/)
   })
 
+  it("holds of ~/go its programs and its module cache, not GOPATH's projects: other projects are absent", async () => {
+    world = new World('home-gopath')
+    chmodSync(world.write(join(world.home, 'go', 'bin', 'gotool'), '#!/bin/sh\necho gotool\n'), 0o755)
+    world.write(join(world.home, 'go', 'pkg', 'mod', 'example.com', 'm@v1.0.0', 'm.go'), 'package m\n')
+    world.write(join(world.home, 'go', 'src', 'github.com', 'acme', 'billing', 'main.go'), 'package billing // SECRET of billing\n')
+    world.write(join(world.home, 'go', 'src', 'github.com', 'acme', 'billing', '.env'), 'STRIPE_KEY=SECRET\n')
+    const script = `~/go/bin/gotool; cat ~/go/pkg/mod/example.com/m@v1.0.0/m.go; ls ~/go/src 2>/dev/null || echo src-absent; ${grepSecret}`
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', script])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe('gotool\npackage m\nsrc-absent\ngrep: 1\n')
+  })
+
   it("holds what the user's git config includes and names, so git inside has the identity and ignores it has outside", async () => {
     world = new World('home-git-includes')
     world.write(join(world.home, '.gitconfig'), '[include]\n\tpath = ~/.config/identity.gitconfig\n[core]\n\texcludesFile = ~/dotfiles/ignore\n')
