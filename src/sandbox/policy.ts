@@ -161,8 +161,11 @@ export const SECRETS = [
   '.oci',
   '.terraform.d',
   '.cargo/credentials',
-  // uv's logins, in plain text where there is no keyring (uv auth login), in its toolchain's place.
+  // uv's logins, in plain text where there is no keyring (uv auth login), in its toolchain's place; so are the GitHub
+  // tokens of `nimble publish` and opam-publish (its whole place: the tokens, and its clones of the user's fork).
   '.local/share/uv/credentials',
+  '.nimble/github_api_token',
+  '.opam/plugins/opam-publish',
   '.cargo/credentials.toml',
   '.gem/credentials',
   '.config/hub',
