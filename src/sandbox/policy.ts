@@ -137,7 +137,8 @@ export const SHARED_CACHES = [
   ...['pip', 'pypoetry', 'pipenv', 'uv', 'pdm', 'hatch', 'pre-commit', 'black', 'ruff', 'matplotlib', 'huggingface', 'torch'],
   // JavaScript: node-gyp's headers, yarn, pnpm, corepack's package managers, TypeScript's typings, browsers for tests.
   ...['node-gyp', 'yarn', 'pnpm', 'node', 'typescript', 'ms-playwright', 'puppeteer', 'Cypress', 'electron', 'electron-builder', 'prisma', 'deno'],
-  // Go's build cache, C and C++ compiler caches, Bazel, Zig, the JVM's Coursier, PHP's Composer, Erlang's rebar3, Nix.
+  // Go's build cache, C and C++ compiler caches, Bazel (not its output bases: BAZEL_SHARED), Zig, the JVM's Coursier,
+  // PHP's Composer, Erlang's rebar3, Nix.
   ...['go-build', 'golangci-lint', 'ccache', 'sccache', 'bazel', 'zig', 'coursier', 'composer', 'rebar3', 'nix', 'fontconfig'],
 ]
 
@@ -769,25 +770,46 @@ function isolationFor(
   }
 }
 
+/** The names in a directory; none where it cannot be listed (not there, not a directory). */
+function namesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+  } catch {
+    return []
+  }
+}
+
 /**
- * The entries of the user's ~/.cache that SHARED_CACHES does not name, to
- * be whited out in its layer: only where it is one and the home is composed
- * (home = "visible" shows it whole), never one holding or inside a place
- * asked for by name (-w, an agent's layer, `show`, `unhide`).
+ * What is shared of Bazel's output user roots (~/.cache/bazel/_bazel_<user>):
+ * its install base and repository cache. The rest are output bases, each
+ * with its server's request cookie and port (a gRPC server on the loopback
+ * that builds and runs tests as the user, outside: `--run_under`) and
+ * another project's build outputs (attacker's review 24, L2). A build in
+ * the sandbox gets an output base of its own in the layer: its tree's path
+ * is not the origin's.
+ */
+const BAZEL_SHARED = ['install', 'cache']
+
+/**
+ * The entries of the user's ~/.cache that SHARED_CACHES does not name, and
+ * Bazel's output bases, to be whited out in its layer: only where it is one
+ * and the home is composed (home = "visible" shows it whole), never one
+ * holding or inside a place asked for by name (-w, an agent's layer,
+ * `show`, `unhide`).
  */
 function unsharedCaches(input: PolicyInput, caches: string[], asked: string[]): string[] {
   const cache = canonical(join(input.home, '.cache'))
   if (input.platform !== 'linux' || !input.namespaces || !input.compose || !caches.includes(cache)) return []
-  let names: string[]
-  try {
-    names = readdirSync(cache)
-  } catch {
-    return []
-  }
-  return names
-    .filter(name => !SHARED_CACHES.includes(name))
-    .map(name => join(cache, name))
-    .filter(path => !asked.some(place => isWithin(place, path) || isWithin(path, place)))
+  const bazel = join(cache, 'bazel')
+  const outputBases = namesIn(bazel)
+    .filter(name => name.startsWith('_bazel_'))
+    .flatMap(root => namesIn(join(bazel, root)).flatMap(name => (BAZEL_SHARED.includes(name) ? [] : [join(bazel, root, name)])))
+  return [
+    ...namesIn(cache)
+      .filter(name => !SHARED_CACHES.includes(name))
+      .map(name => join(cache, name)),
+    ...outputBases,
+  ].filter(path => !asked.some(place => isWithin(place, path) || isWithin(path, place)))
 }
 
 /** What of a policy says where the command may write: whether it could have left a program there (platform/programs.ts). */

@@ -500,6 +500,28 @@ describe('the cache layers', () => {
     expect(readdirSync(join(world.home, '.cache', 'thumbnails', 'large'))).toEqual(['a.png'])
   })
 
+  it("show of Bazel's only its install base and repository cache: no output base, so no running server's cookie", async () => {
+    world = new World('home-cache-bazel')
+    const root = join(world.home, '.cache', 'bazel', '_bazel_me')
+    world.write(join(root, 'install', 'f00d', 'A-server.jar'), 'jar\n')
+    world.write(join(root, 'cache', 'repos', 'v1', 'content_addressable', 'sha256', 'ab', 'file'), 'archive\n')
+    // The user's Bazel server of another project: whoever has its cookie and port has it build and test as the user.
+    const base = join(root, '0123456789abcdef0123456789abcdef')
+    world.write(join(base, 'server', 'request_cookie'), 'SECRET cookie\n')
+    world.write(join(base, 'server', 'command_port'), '127.0.0.1:43210 SECRET\n')
+    world.write(join(base, 'execroot', 'other', '.env'), 'SECRET of the other project\n')
+    const script = [
+      'cd ~/.cache/bazel/_bazel_me',
+      'cat install/f00d/A-server.jar cache/repos/v1/content_addressable/sha256/ab/file',
+      'ls -A',
+      'mkdir -p fedcba/server && echo mine > fedcba/server/request_cookie && cat fedcba/server/request_cookie',
+      grepSecret,
+    ].join('; ')
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', script])
+    expect(result.stdout, result.stderr).toBe('jar\narchive\ncache\ninstall\nmine\ngrep: 1\n')
+    expect(readFileSync(join(base, 'server', 'request_cookie'), 'utf8')).toBe('SECRET cookie\n')
+  })
+
   it("of caches the user has not got are the workspace's alone: nothing is made in the user's home", async () => {
     world = new World('home-cache-absent')
     const before = readdirSync(world.home).sort()
