@@ -353,6 +353,14 @@ int cmd_exec(int argc, char **argv)
 		lock = moved;
 	}
 
+	/* The directory hmm was started in is the user's (the origin's, its
+	 * own files beneath the mask over it): kept, it would stay open to
+	 * every process of the sandbox (the waiter, the init, the command
+	 * until it enters --chdir) beneath the namespaces' mounts, and reached
+	 * through /proc/self/cwd. Every path the helper is given is absolute. */
+	if (chdir("/") < 0)
+		setup_fail("cannot enter /: %s", strerror(errno));
+
 #ifndef __linux__
 	if (o.ngrants || o.nhides || o.nread_only || o.nplain_only || o.isolate)
 		setup_fail("Landlock rules and namespaces need Linux; this system confines commands otherwise");

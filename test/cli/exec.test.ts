@@ -1,9 +1,9 @@
 // `hmm exec`, line by line of SPEC: a command again in an existing workspace,
 // under the same sandbox as `hmm run`, several at once.
-import {existsSync, mkdirSync, readFileSync, rmSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {Started, World, workspaceLine} from '../world.js'
+import {HELPER, Started, World, workspaceLine} from '../world.js'
 
 let world: World
 afterEach(() => world?.dispose())
@@ -125,6 +125,37 @@ describe('hmm exec', () => {
     const next = await world.hmm(['exec', 'p', 'cat', join(cache, 'a'), join(cache, 'b'), join(cache, 'a-later')])
     expect(next).toMatchObject({exitCode: 0, stdout: 'a\nb\na-later\n'})
     expect(existsSync(join(cache, 'a'))).toBe(false)
+  })
+
+  it("keeps no process of the sandbox in the user's directory: the helper hmm starts, its init and the command's start hold none outside the tree", async () => {
+    world = new World('exec-cwd-helpers')
+    await world.gitRepo()
+    world.file('a/b/f.txt', 'in the origin\n')
+    await world.hmm(['run', '-n', 'p', 'true'])
+    const marker = join(world.root, 'done')
+    const running = world.start(['exec', 'p', 'sh', '-c', `echo ready; while [ ! -e '${marker}' ]; do sleep 0.05; done`], {
+      cwd: join(world.origin, 'a', 'b'),
+    })
+    await running.line('ready')
+    const ws = workspaceLine(running.stderr)
+    // The workspace's helpers, known by their mode and lock, which their command lines keep (exec-args.c blank_arguments).
+    const lock = join(world.dataDir, ws.id, 'lock')
+    const helpers = readdirSync('/proc')
+      .filter(name => /^\d+$/.test(name))
+      .filter(pid => {
+        try {
+          const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+          return argv[0] === HELPER && argv[1] === 'exec' && argv[2] === '--lock' && argv[3] === lock
+        } catch {
+          return false
+        }
+      })
+    const cwds = helpers.map(pid => readlinkSync(`/proc/${pid}/cwd`))
+    await world.sh(`touch '${marker}'`)
+    expect((await running.result()).exitCode).toBe(0)
+    // The waiter and the init (as root, readable from outside; a plain user sees the waiter alone).
+    expect(cwds.length).toBeGreaterThanOrEqual(process.getuid?.() === 0 ? 2 : 1)
+    expect(cwds).toEqual(cwds.map(() => '/'))
   })
 
   it('refuses a broken workspace, an unknown one and a missing -w path, with one line', async () => {

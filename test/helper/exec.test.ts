@@ -169,6 +169,12 @@ describe('hmm-helper exec', () => {
     expect(bad.stdout).toBe('')
   })
 
+  it('keeps nothing of the directory it was started in: without --chdir the command starts at /', async () => {
+    const w = world('exec-no-chdir')
+    const r = await run(execArgs(join(w, 'lock'), policy(w), ['sh', '-c', 'pwd; readlink /proc/self/cwd']), {cwd: w})
+    expect(r).toMatchObject({code: 0, stdout: '/\n/\n', report: ''})
+  })
+
   describe('--wait-fd', () => {
     const start = (w: string) => {
       const lock = join(w, 'lock')

@@ -61,7 +61,7 @@ function sandbox(name: string): Sandbox {
     data,
     tree,
     outside,
-    sh: script => run(execArgs(lock, policy, ['sh', '-c', script]), {cwd: tree}),
+    sh: script => run(execArgs(lock, ['--chdir', tree, ...policy], ['sh', '-c', script])),
   }
 }
 
