@@ -27,8 +27,8 @@ static void check_canonical(const char *flag, const char *p)
 }
 
 static const char *const VALUE_FLAGS[] = {
-	"--lock",  "--report-fd", "--wait-fd", "--chdir", "--program", "--read", "--write", "--dev",
-	"--hide",  "--read-only", "--plain-only", "--isolate", "--tmp-over", "--cache", "--layers", "--mask",
+	"--lock",  "--report-fd", "--wait-fd", "--chdir", "--chdir-top", "--program", "--read", "--write",
+	"--dev",   "--hide", "--read-only", "--plain-only", "--isolate", "--tmp-over", "--cache", "--layers", "--mask",
 	"--cover-data", "--bind-src", "--bind-dst", "--home", "--home-keep", "--home-link",
 	"--net",   "--proxy-port", "--proxy-socket", "--net-mark", "--background",
 };
@@ -101,7 +101,11 @@ void parse_exec(int argc, char **argv, struct exec_opts *o)
 				setup_fail("--wait-fd needs an open descriptor of 3 or more: %s", v);
 			o->wait_fd = (int)fd;
 		} else if (strcmp(a, "--chdir") == 0) {
+			check_canonical(a, v);
 			o->chdir = v;
+		} else if (strcmp(a, "--chdir-top") == 0) {
+			check_canonical(a, v);
+			o->chdir_top = v;
 		} else if (strcmp(a, "--program") == 0) {
 			check_canonical(a, v);
 			o->program = v;
@@ -144,6 +148,13 @@ void parse_exec(int argc, char **argv, struct exec_opts *o)
 	    ((o->nhome_keep || o->nhome_links) && !o->home) ||
 	    o->nbind_src != o->nbind_dst)
 		setup_fail("usage: %s", EXEC_SYNOPSIS);
+	/* The start lies in the top it is reached from (exec.c enter_start). */
+	if (o->chdir_top) {
+		size_t n = strcmp(o->chdir_top, "/") == 0 ? 0 : strlen(o->chdir_top);
+		if (!o->chdir || strncmp(o->chdir, o->chdir_top, n) != 0 ||
+		    (o->chdir[n] != '\0' && o->chdir[n] != '/'))
+			setup_fail("--chdir-top needs a --chdir at or beneath it: %s", o->chdir_top);
+	}
 	o->cmd = &argv[i + 1];
 }
 

@@ -126,12 +126,56 @@ static int found_on_path(const char *name)
 	}
 }
 
+/* Where the command starts, --chdir DIR, entered in the view it runs in
+ * (the namespaces' mounts made) without following any link. hmm names DIR
+ * canonical, its links resolved; a link met now was put there since. With
+ * --chdir-top the directories below TOP are the workspace's tree, which the
+ * command controls: a directory there it made a link would lead wherever
+ * it chose, /proc/self/cwd/.. to the directory of the process that follows
+ * it (attacker's review 24, F1). So DIR is reached from TOP through
+ * directories alone (util.c open_dir_beneath), or the command starts at
+ * TOP, said in one line (hmm exec looks at the way first, session.ts
+ * startInTree: this meets only a command that changed it since, or in a
+ * tree just cloned a directory the clone left out). TOP itself is hmm's,
+ * out of the command's reach; not entering it fails the set-up. */
+static void enter_start(const struct exec_opts *o)
+{
+	if (!o->chdir)
+		return;
+	const char *top = o->chdir_top ? o->chdir_top : o->chdir;
+#ifdef __linux__
+	int at = open_no_links(top, O_PATH | O_DIRECTORY);
+#else
+	int at = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+#endif
+	if (at < 0)
+		setup_fail("cannot enter %s: %s", top, strerror(errno));
+	const char *rel = o->chdir + (strcmp(top, "/") == 0 ? 0 : strlen(top));
+	while (*rel == '/')
+		rel++;
+	if (*rel) {
+		int dir = open_dir_beneath(at, rel);
+		if (dir >= 0) {
+			close(at);
+			at = dir;
+		} else {
+			int e = errno;
+			char line[512];
+			int n = snprintf(line, sizeof line, "hmm: cannot enter %s (%s); the command starts at %s\n",
+					 o->chdir, e == ELOOP || e == EXDEV ? "a link on the way" : strerror(e), top);
+			write_all(2, line, (size_t)(n > (int)sizeof line - 1 ? (int)sizeof line - 1 : n));
+		}
+	}
+	if (fchdir(at) < 0)
+		setup_fail("cannot enter %s: %s", top, strerror(errno));
+	close(at);
+}
+
 /* Steps 3 to 5, in the process that becomes the command: returns only
  * where the command could not be run, with hmm's status for that. */
 static int confine_and_run(const struct exec_opts *o, int lock)
 {
-	if (o->chdir && chdir(o->chdir) < 0)
-		setup_fail("cannot enter %s: %s", o->chdir, strerror(errno));
+	enter_start(o);
 
 	/* Step 3. On Linux lock is -1 here (the init holds it); the command's
 	 * user namespace (ids.c) is kept, to be joined after Landlock's rules

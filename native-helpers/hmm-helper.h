@@ -68,6 +68,9 @@ void close_other_fds(int k1, int k2);
 void stdio_to_null(int keep_stderr);
 /* The same with a /dev/null opened before, and closes it. */
 void stdio_to(int null, int keep_stderr);
+/* The directory rel beneath the directory at, reached through directories
+ * alone, no link followed (util.c): a directory of the workspace's tree. */
+int open_dir_beneath(int at, const char *rel);
 
 #ifdef __linux__
 /* Opens a path hmm named, canonical, without following any symbolic link on
@@ -115,6 +118,7 @@ struct exec_opts {
 	const char *lock;
 	int wait_fd;	   /* -1, or where hmm sends the go-ahead */
 	const char *chdir; /* NULL, or where the command starts */
+	const char *chdir_top; /* NULL, or the top of the tree chdir lies in, where it starts if chdir cannot be reached (exec.c) */
 	const char *program; /* NULL, or the file run for cmd[0] (found by hmm outside), not looked up on PATH */
 	struct grant *grants;
 	size_t ngrants;
@@ -153,8 +157,9 @@ struct exec_opts {
 
 /* exec's arguments, for its usage errors and usage() (main.c). */
 #define EXEC_SYNOPSIS                                                                                        \
-	"hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR] [--program FILE] "          \
-	"[--read PATH]... [--write PATH]... [--dev PATH]... [--hide PATH]... [--read-only PATH]... "         \
+	"hmm-helper exec --lock FILE [--report-fd N] [--wait-fd N] [--chdir DIR [--chdir-top TOP]] "         \
+	"[--program FILE] [--read PATH]... [--write PATH]... [--dev PATH]... [--hide PATH]... "              \
+	"[--read-only PATH]... "                                                                             \
 	"[--plain-only PATH]... [--isolate DIR [--tmp-over PATH]... [--cache PATH]... [--layers NAME] "      \
 	"[--mask PATH]... [--cover-data DIR] [--bind-src PATH --bind-dst PATH]... "                          \
 	"[--home DIR [--home-keep PATH]... [--home-link PATH]...] "                                          \

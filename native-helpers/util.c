@@ -119,7 +119,46 @@ int open_no_links(const char *path, int flags)
 				   .resolve = HMM_RESOLVE_NO_SYMLINKS};
 	return (int)syscall(__NR_openat2, AT_FDCWD, path, &how, sizeof how);
 }
+
+#define HMM_RESOLVE_NO_MAGICLINKS 0x02
+#define HMM_RESOLVE_BENEATH 0x08
 #endif
+
+/* Unlike the paths above, the workspace's tree is the command's: any link
+ * in it is one it may have put there, and followed it leads wherever the
+ * command chose, /proc/self/cwd/.. included (the directory the process
+ * opening it stands in). So a directory of the tree is reached from the
+ * tree's top through directories alone: no link is followed, the last
+ * component's included, and nothing leads out of at (RESOLVE_BENEATH; rel
+ * has no "." or ".." components, exec-args.c). Elsewhere than Linux one
+ * component at a time, each opened O_NOFOLLOW. Close-on-exec; -1 with errno
+ * set (ELOOP where a link is met). */
+int open_dir_beneath(int at, const char *rel)
+{
+#ifdef __linux__
+	struct hmm_open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				   .resolve = HMM_RESOLVE_BENEATH | HMM_RESOLVE_NO_SYMLINKS |
+					      HMM_RESOLVE_NO_MAGICLINKS};
+	return (int)syscall(__NR_openat2, at, rel, &how, sizeof how);
+#else
+	int fd = fcntl(at, F_DUPFD_CLOEXEC, 0);
+	for (const char *c = rel; fd >= 0 && *c;) {
+		const char *slash = strchr(c, '/');
+		size_t len = slash ? (size_t)(slash - c) : strlen(c);
+		char *name = xmalloc(len + 1);
+		memcpy(name, c, len);
+		name[len] = '\0';
+		int next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		free(name);
+		close(fd);
+		errno = e;
+		fd = next;
+		c = slash ? slash + 1 : c + len;
+	}
+	return fd;
+#endif
+}
 
 #ifdef __linux__
 #ifndef __NR_close_range

@@ -25,6 +25,7 @@ import {
   inOwnNamespace,
   sayAgentProfile,
   sayInterrupted,
+  startFor,
   startInWorkspace,
   waitForCommand,
   whileStarting,
@@ -95,15 +96,15 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
     // Counted before the helper takes the lock, so a command ending meanwhile does not mark it idle.
     const alone = agentAlone(settings, context.store.commandStarted(workspace.id, settings.agent?.name ?? ''))
     // Where the user is, as run does; the tree's top if the command removed that directory.
-    const place = workspace.treeDirFor(context.cwd)
-    const cwd = lstatSync(place, {throwIfNoEntry: false})?.isDirectory() ? place : workspace.tree
+    const place = startFor(workspace, context.cwd)
+    const start = lstatSync(place.dir, {throwIfNoEntry: false})?.isDirectory() ? place : {dir: place.top, top: place.top}
     // Until the command starts, a signal means: give up and say so (the workspace stays as it was).
     const starting = whileStarting()
     let running: Launch | undefined
     try {
       // Before anything it runs can write: a check of the files cloned last, made before, no longer stands alone.
       noteCommandStart(workspace.gitDir)
-      running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd, program, alone, background})
+      running = await startInWorkspace(workspace, {platform, policy, command, settings, start, program, alone, background})
       starting.check()
     } catch (error) {
       running?.abort()

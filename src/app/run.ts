@@ -38,6 +38,7 @@ import {
   inOwnNamespace,
   sayAgentProfile,
   sayInterrupted,
+  startFor,
   startInWorkspace,
   waitForCommand,
   whileStarting,
@@ -241,11 +242,11 @@ export async function runWorkspace(request: RunRequest): Promise<number> {
     mkdirSync(dirname(workspace.tree))
     writeFileSync(workspace.excludeFile, settings.exclude.map(pattern => `${pattern}\n`).join(''))
     // Started in the subdirectory of the tree the user is in (the origin is the repository's top).
-    const cwd = workspace.treeDirFor(context.cwd)
+    const start = startFor(workspace, context.cwd)
     const alone = agentAlone(settings, workspace.row.onlyAgent)
     made = makeTree(workspace, asked, AbortSignal.any([starting.signal, making.signal]))
     made.catch(() => {})
-    running = await startInWorkspace(workspace, {platform, policy, command, settings, cwd, program, alone, background})
+    running = await startInWorkspace(workspace, {platform, policy, command, settings, start, program, alone, background})
     debugStep('run: helper started')
     starting.check()
     const record = await made

@@ -3,7 +3,7 @@
 // path for `hmm run` and `hmm exec`, so a command continued with exec runs
 // under exactly the sandbox run gives it.
 import {existsSync, lstatSync, mkdirSync, statSync} from 'node:fs'
-import {isAbsolute, join, resolve} from 'node:path'
+import {isAbsolute, join, relative, resolve} from 'node:path'
 import {constants, homedir} from 'node:os'
 import {planReading, readFilesSoon} from '../git/changes.js'
 import {commandsOver} from '../git/first-index.js'
@@ -191,6 +191,24 @@ export function agentAlone(settings: Effective, onlyAgent: string | null): boole
   return settings.agent !== undefined && onlyAgent === settings.agent.name
 }
 
+/** Where a command starts: a directory of the workspace's tree, and the tree's top, canonical, it is reached from. */
+export interface Start {
+  dir: string
+  top: string
+}
+
+/**
+ * Where `hmm run` starts the command: at the place the user's directory
+ * has in the origin (the top for one outside it), in the tree about to be
+ * cloned. The user's directory is canonical, so no link of the origin's
+ * lies on that way; the helper enters it from the top through directories
+ * alone (native-helpers/exec.c enter_start).
+ */
+export function startFor(workspace: Workspace, cwd: string): Start {
+  const top = canonical(workspace.tree)
+  return {top, dir: join(top, relative(workspace.tree, workspace.treeDirFor(cwd)))}
+}
+
 /**
  * Starts the helper for the command in the workspace's tree: it takes the
  * workspace's lock at once and waits for go() (run makes the tree meanwhile).
@@ -202,7 +220,8 @@ export async function startInWorkspace(
     policy: SandboxPolicy
     command: string[]
     settings: Effective
-    cwd: string
+    /** startFor's. */
+    start: Start
     /** commandProgram's. */
     program: string | undefined
     /** agentAlone's. */
@@ -243,7 +262,8 @@ export async function startInWorkspace(
     policy: copies ? {...placed, readable: [...placed.readable, ...copies.readable], hidden: [...placed.hidden, ...copies.hidden]} : placed,
     workspace: isolated,
     lock: workspace.lock,
-    cwd: options.cwd,
+    cwd: options.start.dir,
+    cwdTop: options.start.top,
     command: options.command,
     program: options.program,
     proxy: net.proxy,

@@ -58,6 +58,8 @@ export interface Confinement {
   lock: string
   /** Where the command starts. */
   cwd: string
+  /** The top of the workspace's tree cwd lies in, reached from it without links (linux.ts HelperControl.chdirTop). */
+  cwdTop?: string
   command: string[]
   /** With --net HOST,...: where the command reaches hmm's proxy (app/network.ts). */
   proxy?: HelperControl['proxy']
@@ -76,6 +78,7 @@ export function launchArgv(confinement: Confinement): string[] {
     reportFd: REPORT_FD,
     waitFd: WAIT_FD,
     chdir: confinement.cwd,
+    chdirTop: confinement.cwdTop,
     workspace: confinement.workspace,
     proxy: confinement.proxy,
     endWithCommand: confinement.endWithCommand,

@@ -13,6 +13,11 @@ export interface HelperControl {
   waitFd: number
   /** Directory the command starts in. */
   chdir: string
+  /**
+   * The top of the tree chdir lies in, which the command controls: the helper reaches chdir from it through
+   * directories alone, or starts the command there (native-helpers/exec.c enter_start).
+   */
+  chdirTop?: string
   /** The workspace's directory, for its own /tmp and cache layers; without it, no namespaces. */
   workspace?: string
   /**
@@ -120,6 +125,7 @@ export function helperExecArgv(control: HelperControl, rules: string[], command:
     '--report-fd', String(control.reportFd),
     '--wait-fd', String(control.waitFd),
     '--chdir', control.chdir,
+    ...(control.chdirTop ? ['--chdir-top', control.chdirTop] : []),
     ...(control.program ? ['--program', control.program] : []),
     ...rules,
     '--',

@@ -4,7 +4,7 @@
 // would); a sandbox that cannot be set up as `setup ...` with status 125.
 
 import {spawn} from 'node:child_process'
-import {chmodSync, mkdirSync, writeFileSync} from 'node:fs'
+import {chmodSync, mkdirSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {abi, collect, execArgs, helper, isLocked, run, sleep, unreachableBy, until, world} from './support.js'
@@ -167,6 +167,39 @@ describe('hmm-helper exec', () => {
     expect(bad.code).toBe(125)
     expect(bad.report).toBe(`setup cannot enter ${join(w, 'nope')}: No such file or directory\n`)
     expect(bad.stdout).toBe('')
+  })
+
+  // Attacker's review 24, F1: the tree is the command's, and a link it put in a directory's place led the next
+  // command anywhere, /proc/self/cwd/.. to the directory the helper was started in (the user's real one).
+  it('enters --chdir from --chdir-top through directories alone; with a link on the way, or none there, starts at the top and says so', async () => {
+    const w = world('exec-chdir-top')
+    const top = join(w, 'tree')
+    const outside = join(w, 'outside')
+    mkdirSync(join(top, 'real', 'b'), {recursive: true})
+    mkdirSync(join(outside, 'x'), {recursive: true})
+    mkdirSync(join(outside, 'b'))
+    symlinkSync(outside, join(top, 'out'))
+    symlinkSync('real', join(top, 'in'))
+    symlinkSync('/proc/self/cwd/..', join(top, 'magic'))
+    const pwd = (dir: string, topArgs = ['--chdir-top', top]) =>
+      run(['exec', '--lock', join(w, 'lock'), '--report-fd', '3', '--chdir', dir, ...topArgs, ...policy(w), '--', 'pwd'], {cwd: join(outside, 'x')})
+    // Without a top, a link on the way fails the set-up; a start outside the top is refused.
+    const linked = await pwd(join(top, 'out', 'b'), [])
+    expect(linked).toMatchObject({code: 125, stdout: ''})
+    expect(linked.report).toBe(`setup cannot enter ${join(top, 'out', 'b')}: Too many levels of symbolic links\n`)
+    const elsewhere = await pwd(join(outside, 'b'))
+    expect(elsewhere).toMatchObject({code: 125, stdout: '', report: `setup --chdir-top needs a --chdir at or beneath it: ${top}\n`})
+    expect(await pwd(join(top, 'real', 'b'))).toMatchObject({code: 0, stdout: `${join(top, 'real', 'b')}\n`, stderr: '', report: ''})
+    expect(await pwd(top)).toMatchObject({code: 0, stdout: `${top}\n`, stderr: '', report: ''})
+    for (const link of ['out', 'in', 'magic']) {
+      const dir = join(top, link, 'b')
+      const r = await pwd(dir)
+      expect(r, link).toMatchObject({code: 0, stdout: `${top}\n`, report: ''})
+      expect(r.stderr, link).toBe(`hmm: cannot enter ${dir} (a link on the way); the command starts at ${top}\n`)
+    }
+    const missing = await pwd(join(top, 'nope'))
+    expect(missing).toMatchObject({code: 0, stdout: `${top}\n`, report: ''})
+    expect(missing.stderr).toBe(`hmm: cannot enter ${join(top, 'nope')} (No such file or directory); the command starts at ${top}\n`)
   })
 
   it('keeps nothing of the directory it was started in: without --chdir the command starts at /', async () => {
