@@ -3,7 +3,6 @@
 // gives (session.ts): the -w paths it was given, and any given now, kept for
 // the next. Several commands may run in one workspace at once; -d in the
 // background as `hmm run -d` (background.ts), one such at a time.
-import {lstatSync} from 'node:fs'
 import {loadConfig, makeAgentPlaces, networkOf, settingsFor, type Effective} from '../sandbox/config.js'
 import {currentPlatform} from '../platform/index.js'
 import {tryLayersSoon} from '../platform/confine.js'
@@ -25,7 +24,7 @@ import {
   inOwnNamespace,
   sayAgentProfile,
   sayInterrupted,
-  startFor,
+  startInTree,
   startInWorkspace,
   waitForCommand,
   whileStarting,
@@ -95,9 +94,8 @@ export async function execWorkspace(request: ExecRequest): Promise<number> {
 
     // Counted before the helper takes the lock, so a command ending meanwhile does not mark it idle.
     const alone = agentAlone(settings, context.store.commandStarted(workspace.id, settings.agent?.name ?? ''))
-    // Where the user is, as run does; the tree's top if the command removed that directory.
-    const place = startFor(workspace, context.cwd)
-    const start = lstatSync(place.dir, {throwIfNoEntry: false})?.isDirectory() ? place : {dir: place.top, top: place.top}
+    // Where the user is, as run does, through directories of the tree alone; else the tree's top.
+    const start = startInTree(workspace, context.cwd)
     // Until the command starts, a signal means: give up and say so (the workspace stays as it was).
     const starting = whileStarting()
     let running: Launch | undefined

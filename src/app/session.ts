@@ -3,7 +3,7 @@
 // path for `hmm run` and `hmm exec`, so a command continued with exec runs
 // under exactly the sandbox run gives it.
 import {existsSync, lstatSync, mkdirSync, statSync} from 'node:fs'
-import {isAbsolute, join, relative, resolve} from 'node:path'
+import {isAbsolute, join, relative, resolve, sep} from 'node:path'
 import {constants, homedir} from 'node:os'
 import {planReading, readFilesSoon} from '../git/changes.js'
 import {commandsOver} from '../git/first-index.js'
@@ -210,6 +210,31 @@ export function startFor(workspace: Workspace, cwd: string): Start {
 }
 
 /**
+ * Where `hmm exec` starts the command: as run, where each directory on the
+ * way from the tree's top is one, looked at without following links. The
+ * tree is the command's: a link it put in the place of a directory leads
+ * wherever it chose, /proc/self/cwd/.. to hmm's own directory, the user's
+ * real one beneath the mask over the origin (attacker's review 24, F1). So
+ * the start's real path is the path named, in the tree. Otherwise (the
+ * command removed that directory, or made it or one on the way a link or a
+ * file) the tree's top, said in one line.
+ */
+export function startInTree(workspace: Workspace, cwd: string): Start {
+  const start = startFor(workspace, cwd)
+  const rel = relative(start.top, start.dir)
+  const names = rel === '' ? [] : rel.split(sep)
+  for (let i = 1; i <= names.length; i++) {
+    const part = names.slice(0, i).join(sep)
+    const stat = lstatSync(join(start.top, part), {throwIfNoEntry: false})
+    if (stat?.isDirectory()) continue
+    const why = stat === undefined ? '' : `, ${part} is ${stat.isSymbolicLink() ? 'a link' : 'not a directory'} there`
+    say(`no directory ${rel} in workspace ${workspace.label}${why}; the command starts at the top of its tree`)
+    return {dir: start.top, top: start.top}
+  }
+  return start
+}
+
+/**
  * Starts the helper for the command in the workspace's tree: it takes the
  * workspace's lock at once and waits for go() (run makes the tree meanwhile).
  */
@@ -220,7 +245,7 @@ export async function startInWorkspace(
     policy: SandboxPolicy
     command: string[]
     settings: Effective
-    /** startFor's. */
+    /** startFor's or startInTree's. */
     start: Start
     /** commandProgram's. */
     program: string | undefined

@@ -127,6 +127,24 @@ describe('hmm exec', () => {
     expect(existsSync(join(cache, 'a'))).toBe(false)
   })
 
+  // Attacker's review 24, F1: the command put a link where a directory on the way to the user's place was; followed,
+  // /proc/self/cwd/.. led to the user's real directory beneath the mask over the origin, live.
+  it("starts at the top of the tree, saying why, where the command made a directory on the way to the user's place a link: never in the real origin", async () => {
+    world = new World('exec-cwd-link')
+    await world.gitRepo()
+    world.file('a/b/f.txt', 'in the origin\n')
+    const made = await world.hmm(['run', '-n', 'p', 'sh', '-c', 'rm -rf a && ln -s /proc/self/cwd/.. a'])
+    expect(made.exitCode, made.stderr).toBe(0)
+    const ws = workspaceLine(made.stderr)
+    world.file('a/b/new-work.txt', "the user's work since\n")
+    const inside = await world.hmm(['exec', 'p', 'sh', '-c', 'pwd; readlink /proc/self/cwd; ls -d README.md; ls f.txt new-work.txt'], {
+      cwd: join(world.origin, 'a', 'b'),
+    })
+    expect(inside.stdout).toBe(`${ws.tree}\n${ws.tree}\nREADME.md\n`)
+    expect(inside.exitCode).not.toBe(0)
+    expect(inside.stderr).toContain(`hmm: no directory a/b in workspace ${ws.id} (p), a is a link there; the command starts at the top of its tree\n`)
+  })
+
   it("keeps no process of the sandbox in the user's directory: the helper hmm starts, its init and the command's start hold none outside the tree", async () => {
     world = new World('exec-cwd-helpers')
     await world.gitRepo()
