@@ -23,7 +23,7 @@
 //
 // The commits and the trees are read in hmm's private repository (which
 // sees the origin's objects); the origin is only read.
-import {lstatSync, readdirSync} from 'node:fs'
+import {lstatSync, readdirSync, type Dirent} from 'node:fs'
 import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
 import {ALL_GITLINKS, git, gitLine, NOT_UTF8} from './git.js'
@@ -141,6 +141,23 @@ function entriesReadingAs(origin: string, path: string): number {
   return at.length
 }
 
+/** The directories at or beneath `dir` (from the origin's top) that hold a `.git`, not entering one nor following links. */
+function repositoriesBeneath(origin: string, dir: string): string[] {
+  const found: string[] = []
+  const walk = (rel: string) => {
+    let entries: Dirent[]
+    try {
+      entries = readdirSync(join(origin, rel), {withFileTypes: true})
+    } catch {
+      return
+    }
+    if (entries.some(entry => entry.name === '.git')) found.push(rel)
+    for (const entry of entries) if (entry.isDirectory() && entry.name !== '.git') walk(`${rel}/${entry.name}`)
+  }
+  walk(dir)
+  return found
+}
+
 /** The files of the origin that are in the way of what the merge writes and that its index does not hold, sorted. */
 export async function untrackedInTheWay(workspace: Workspace, origin: string, {paths, result}: MergeWrites): Promise<Untracked[]> {
   if (paths.size === 0) return []
@@ -157,7 +174,7 @@ export async function untrackedInTheWay(workspace: Workspace, origin: string, {p
       // Nothing there that reads alike, or only the one file the index tracks (which git handles).
       const there = entriesReadingAs(origin, path)
       if (there > 0 && !(there === 1 && trackedAs(path) === 1)) found.push({path, kind: 'unsure'})
-      continue
+      // Still looked at as below: a file of the origin above it reads as it is (attacker's review 26, F1).
     }
     const names = path.split('/')
     let above: string | undefined
@@ -193,6 +210,9 @@ export async function untrackedInTheWay(workspace: Workspace, origin: string, {p
     const [untracked, ignored] = await Promise.all([list(['--exclude-standard']), list(['--ignored', '--exclude-standard'])])
     for (const path of untracked) found.push({path, kind: 'untracked'})
     for (const path of ignored) found.push({path, kind: 'ignored'})
+    // git lists no `.git`: a repository the user made in a directory it tracks files of (attacker's review 26, F2).
+    for (const dir of directories) for (const repository of repositoriesBeneath(origin, dir)) found.push({path: `${repository}/`, kind: 'nested'})
   }
-  return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  const once = new Map(found.map(entry => [entry.path, entry]))
+  return [...once.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
 }

@@ -192,6 +192,36 @@ describe('hmm merge never overwrites or removes what the origin does not track',
     expect(readFileSync(secret, 'utf8')).toBe('API_KEY=live\n')
   })
 
+  it("refuses commits putting a file where the origin has a directory it tracks files of and the user made a repository in, or above an ignored file's name not UTF-8", async () => {
+    // The attacker's review 26: F2, git lists no .git, and lib/.git went with its commits; F1, a name not UTF-8 under
+    // the ignored config/master.key skipped the look above it, and git removed the key.
+    world = new World('refuse-repo-in-tracked')
+    await world.git(['init', '-q'])
+    world.file('.gitignore', 'config/master.key\n')
+    world.file('lib/a.txt', 'a\n')
+    await world.git(['add', '-A'])
+    await world.git(['commit', '-qm', 'first'])
+    await world.git(['init', '-q'], join(world.origin, 'lib'))
+    await world.git(['add', 'a.txt'], join(world.origin, 'lib'))
+    await world.git(['commit', '-qm', 'only here'], join(world.origin, 'lib'))
+    world.file('config/master.key', 'live key\n')
+    const before = snapshot(world.origin)
+    const repository = await made(world, 'git rm -qr --cached lib && rm -rf lib && echo file > lib && git add lib && git commit -qm flatten')
+    const key = await made(
+      world,
+      `rm config/master.key && mkdir config/master.key && echo x > "config/master.key/$(printf '\\377')" && printf "" > .gitignore && git add -A && git commit -qm key`,
+    )
+    for (const [ws, line] of [
+      [repository, `hmm:   lib/: a nested repository's directory in ${world.origin}, not empty: git would remove it whole\n`],
+      [key, `hmm:   config/master.key: ignored in ${world.origin} and present there\n`],
+    ] as const) {
+      const result = await taking(world, ['merge', '--force', ws.id])
+      expect(result.exitCode).toBe(1)
+      expect(result.stderr).toContain(line)
+    }
+    expect(snapshot(world.origin)).toEqual(before)
+  })
+
   it('merges commits that delete a tracked directory holding ignored files, leaving those', async () => {
     world = new World('merge-keeps-ignored')
     await world.git(['init', '-q'])
