@@ -11,7 +11,7 @@
 import {readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {removedBecause} from '../sandbox/env.js'
-import {SHELL_STARTUP} from '../sandbox/home.js'
+import {SHELL_STARTUP, VIM_FILES, VIM_PLUGIN_TREES} from '../sandbox/home.js'
 import {readBoundedFile} from '../git/workspace-head.js'
 import {canonical} from '../sandbox/paths.js'
 import type {Bind} from '../sandbox/policy.js'
@@ -28,13 +28,16 @@ const STARTUP_DIRS = ['.config/zsh', '.oh-my-zsh/custom', '.config/fish/conf.d',
 
 /** The editors' configs STARTUP shows, where AI plugins keep their keys: files, and directories whose files of these kinds are read. */
 const EDITOR_FILES = ['.vimrc', '.emacs', '.emacs.d/init.el']
-const EDITOR_DIRS: [string, RegExp][] = [
-  ['.vim', /\.vim$/],
-  ['.config/nvim', /\.(lua|vim)$/],
-]
+const EDITOR_DIRS = ['.vim', '.config/nvim']
 
-/** How far a start-up directory is walked: deeper or further files are not ones people write by hand. */
+/**
+ * How far a start-up directory is walked: deeper or further files are not
+ * ones people write by hand. An editor's own Lua modules lie deeper
+ * (nvim/lua/me/plugins/ai/providers/openai.lua), and its plugin managers'
+ * trees, others' code, are walked after the rest (attacker's review 26, F3).
+ */
 const MAX_DEPTH = 4
+const MAX_EDITOR_DEPTH = 8
 const MAX_FILES = 500
 
 /** Larger files are not start-up scripts people write by hand: one is shown empty. */
@@ -124,9 +127,14 @@ export function withoutCredentialSettings(name: string, text: string): string | 
   return changed ? lines.join('\n') : undefined
 }
 
-/** The files beneath a start-up directory (links to files too; no linked directory followed), within the bounds. */
-function filesBeneath(dir: string, wanted: RegExp = /(?:)/): string[] {
+/**
+ * The files beneath a start-up directory (links to files too; no linked
+ * directory followed), within the bounds; the trees named `later`, after
+ * the rest.
+ */
+function filesBeneath(dir: string, {wanted = /(?:)/, depth: maxDepth = MAX_DEPTH, later = [] as string[]} = {}): string[] {
   const files: string[] = []
+  const deferred: string[] = []
   const walk = (at: string, depth: number) => {
     let entries
     try {
@@ -138,11 +146,13 @@ function filesBeneath(dir: string, wanted: RegExp = /(?:)/): string[] {
       if (files.length >= MAX_FILES) return
       const path = join(at, entry.name)
       if (entry.isDirectory()) {
-        if (depth < MAX_DEPTH) walk(path, depth + 1)
+        if (depth === 1 && later.includes(entry.name)) deferred.push(path)
+        else if (depth < maxDepth) walk(path, depth + 1)
       } else if (wanted.test(entry.name)) files.push(path)
     }
   }
   walk(dir, 1)
+  for (const path of deferred) walk(path, 2)
   return files
 }
 
@@ -153,7 +163,10 @@ function filesBeneath(dir: string, wanted: RegExp = /(?:)/): string[] {
  */
 export function startupFileBinds(root: string, home: string): Bind[] {
   const shells = [...SHELL_STARTUP.map(rel => join(home, rel)), ...STARTUP_DIRS.flatMap(rel => filesBeneath(join(home, rel)))]
-  const editors = [...EDITOR_FILES.map(rel => join(home, rel)), ...EDITOR_DIRS.flatMap(([rel, wanted]) => filesBeneath(join(home, rel), wanted))]
+  const editors = [
+    ...EDITOR_FILES.map(rel => join(home, rel)),
+    ...EDITOR_DIRS.flatMap(rel => filesBeneath(join(home, rel), {wanted: VIM_FILES, depth: MAX_EDITOR_DEPTH, later: VIM_PLUGIN_TREES})),
+  ]
   const clean = (file: string, text: string) =>
     shells.includes(file) ? withoutCredentialLines(text, file.endsWith('.fish') ? 'fish' : 'sh') : withoutCredentialSettings(file, text)
   const binds: Bind[] = []

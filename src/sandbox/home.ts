@@ -112,9 +112,15 @@ export const STARTUP = [
   '.config/git/attributes',
 ]
 
+/** Vim's and Neovim's start-up files by name: what the cleaner (app/startup-files.ts) reads of their directories. */
+export const VIM_FILES = /\.(vim|lua)$|^g?vimrc$/
+
+/** Plugin managers' trees: others' code, which the cleaner reads after the user's own files. */
+export const VIM_PLUGIN_TREES = ['pack', 'bundle', 'plugged']
+
 /** Vim's and Neovim's: their start-up files, and the trees of their runtime path (`:help 'runtimepath'`) and plugin managers. */
 const VIM = {
-  files: /\.(vim|lua)$|^g?vimrc$/,
+  files: VIM_FILES,
   trees: [
     ...['pack', 'autoload', 'plugin', 'ftplugin', 'ftdetect', 'syntax', 'indent', 'colors', 'compiler', 'after', 'keymap', 'lang', 'spell', 'doc'],
     ...['lua', 'queries', 'parser', 'rplugin', 'bundle', 'plugged'],

@@ -152,6 +152,20 @@ describe('the composed home', () => {
     expect(shown.stdout).not.toMatch(/~\/\.vim \(/)
   })
 
+  it("cleans every editor's start-up file the home keeps: ~/.vim's vimrc and Lua, Lua deep in nvim's lua/", async () => {
+    // The attacker's review 26, F3: these were kept as they were, keys and all.
+    world = new World('home-editor-keys')
+    const files = ['.vim/vimrc', '.vim/gvimrc', '.vim/lua/ai.lua', '.config/nvim/lua/me/plugins/ai/providers/openai.lua']
+    for (const rel of files) world.write(join(world.home, rel), `api_key = "SECRETkey${rel.length}abcdef"\nok = 1\n`)
+    // A plugin manager's tree is others' code: the user's own files are read first, within the bound.
+    for (let at = 0; at < 600; at++) world.write(join(world.home, '.vim', 'plugged', `p${at}`, 'plugin', 'p.vim'), 'let g:p = 1\n')
+    const result = await world.hmm(['run', '--rm', 'sh', '-c', `cat ${files.map(rel => `~/${rel}`).join(' ')}; ${grepSecret}`])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe(
+      ['"', '"', '--', '--'].map(comment => `${comment} hmm: a line that holds a credential, left out\nok = 1\n`).join('') + 'grep: 1\n',
+    )
+  })
+
   it("holds of ~/go its programs and its module cache, not GOPATH's projects: other projects are absent", async () => {
     world = new World('home-gopath')
     chmodSync(world.write(join(world.home, 'go', 'bin', 'gotool'), '#!/bin/sh\necho gotool\n'), 0o755)
