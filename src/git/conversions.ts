@@ -23,7 +23,7 @@
 import {rmSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Workspace} from '../workspaces/workspace.js'
-import {ALL_GITLINKS, git, gitLine} from './git.js'
+import {ALL_GITLINKS, git, gitLine, NOT_UTF8} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
 
 /** The attributes that make a checkout write other bytes than the blob. */
@@ -170,7 +170,9 @@ export async function checkoutConversions(workspace: Workspace, origin: string, 
     conversionsOf(workspace, originWorld(workspace, origin, base), {paths, settings}),
     conversionsOf(workspace, originWorld(workspace, origin, tip), {paths, settings}),
   ])
-  const changes = converting(after).some(([path, made]) => made !== before.get(path))
+  // A name that is not UTF-8 is asked of git as another (NOT_UTF8): what attributes make of it cannot be told
+  // (attacker's review 26, F6).
+  const changes = paths.includes(NOT_UTF8) || converting(after).some(([path, made]) => made !== before.get(path))
   const refused = [...(changes ? attributeFiles : []), ...lfsConfig].sort()
   return {attributeFiles: refused, converted, applyTakes: refused.length === 0 || (await applyTakes())}
 }

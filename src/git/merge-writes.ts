@@ -25,6 +25,7 @@
 // sees the origin's objects); the origin is only read.
 import {lstatSync, readdirSync, type Dirent} from 'node:fs'
 import {join} from 'node:path'
+import {isWithin} from '../sandbox/paths.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {ALL_GITLINKS, git, gitLine, NOT_UTF8} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
@@ -96,8 +97,15 @@ const above = (path: string) => {
  * on the way to them, as git leaves a directory it cannot empty): git
  * would remove them whole.
  */
-async function nestedInTheWay(workspace: Workspace, origin: string, gitlinks: string[], result: string): Promise<string[]> {
+async function nestedInTheWay(
+  workspace: Workspace,
+  origin: string,
+  gitlinks: string[],
+  {paths, result}: Pick<MergeWrites, 'paths' | 'result'>,
+): Promise<string[]> {
   const held = gitlinks.filter(path => {
+    // Not UTF-8: its directory cannot be named; anything reading as it counts (attacker's review 26, F5).
+    if (path.includes(NOT_UTF8)) return entriesReadingAs(origin, path) > 0
     try {
       return readdirSync(join(origin, path)).length > 0
     } catch {
@@ -114,6 +122,8 @@ async function nestedInTheWay(workspace: Workspace, origin: string, gitlinks: st
   })
   const modes = modesOf(listed.stdout)
   return held.filter(path => {
+    // Its name not asked of git as it is: in the way wherever the merge changes it, or above or below it.
+    if (path.includes(NOT_UTF8)) return [...paths].some(changed => changed === path || isWithin(changed, path) || isWithin(path, changed))
     const mode = modes.get(path)
     if (mode === GITLINK) return false
     return mode !== undefined || above(path).some(dir => modes.has(dir) && modes.get(dir) !== TREE)
@@ -201,7 +211,7 @@ export async function untrackedInTheWay(workspace: Workspace, origin: string, {p
     for (const path of files) found.push({path, kind: ignoredFiles.has(path) ? 'ignored' : 'untracked'})
   }
   const gitlinks = [...index].filter(([, mode]) => mode === GITLINK).map(([path]) => path)
-  for (const path of await nestedInTheWay(workspace, origin, gitlinks, result)) found.push({path: `${path}/`, kind: 'nested'})
+  for (const path of await nestedInTheWay(workspace, origin, gitlinks, {paths, result})) found.push({path: `${path}/`, kind: 'nested'})
   if (directories.size > 0) {
     // What git does not track below them; a directory holding nothing tracked is named once, as `dir/`.
     const within = [...directories].map(dir => `:(literal)${dir}`)

@@ -349,6 +349,16 @@ describe('review: what merge and pr take', () => {
     })
     expect(snapshot(world.origin)).toEqual(before)
 
+    // The same in a directory whose name is not UTF-8 (the attacker's review 26, F6), which git cannot be asked about.
+    const odd = await made(
+      world,
+      `d="tools$(printf '\\377')" && mkdir "$d" && echo "*.sh text eol=crlf" > "$d/.gitattributes" && printf ': \\\\\\nrm -rf "$HOME/important" #\\n' > "$d/build.sh" && git add "$d" && git commit -qm build`,
+    )
+    expect((await taking(world, ['merge', odd.id])).stderr).toMatch(
+      /^hmm: workspace .*'s commits change how git writes files it checks out, which hmm diff does not show: tools.\/\.gitattributes /,
+    )
+    expect(snapshot(world.origin)).toEqual(before)
+
     await world.git(['config', 'core.autocrlf', 'true'])
     const auto = await made(world, 'printf "a\\nb\\n" > lines.txt && git add lines.txt && git commit -qm lines')
     expect(await taking(world, ['merge', auto.id])).toEqual(merged(auto))

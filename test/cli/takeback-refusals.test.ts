@@ -168,6 +168,20 @@ describe('hmm merge never overwrites or removes what the origin does not track',
     }
     expect(snapshot(world.origin)).toEqual(before)
 
+    // Its name not UTF-8 (the attacker's review 26, F5): refused as well, though git is not asked of it as it is.
+    const odd = Buffer.concat([Buffer.from(`${world.origin}/odd`), Buffer.from([0xff])])
+    const nest = `n="odd$(printf '\\377')" && mkdir "$n" && cd "$n" && git init -q && echo "committed only here" > f.txt && git add f.txt && git commit -qm nested && cd .. && git add -A && git commit -qm odd`
+    await execa('sh', ['-c', nest], {cwd: world.origin, env: world.env, extendEnv: false})
+    const oddFlat = await made(
+      world,
+      `n="odd$(printf '\\377')" && git rm -q --cached "$n" && rm -rf "$n" && echo file > "$n" && git add "$n" && git commit -qm flatten`,
+    )
+    const refused = await taking(world, ['merge', '--force', oddFlat.id])
+    expect(refused.exitCode).toBe(1)
+    expect(refused.stderr).toMatch(/^hmm: {3}odd.\/: a nested repository's directory in .*, not empty: git would remove it whole$/m)
+    expect(readFileSync(Buffer.concat([odd, Buffer.from('/f.txt')]), 'utf8')).toBe('committed only here\n')
+    await hmm(world, ['rm', '-f', oddFlat.id])
+
     // Deleting the gitlink leaves its directory, as git leaves a directory it cannot empty.
     const deletes = await made(world, 'git rm -q --cached gone && rm -rf gone && git commit -qm gone')
     expect(await taking(world, ['merge', deletes.id])).toMatchObject({exitCode: 0})
