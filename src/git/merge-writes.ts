@@ -116,10 +116,8 @@ async function nestedInTheWay(
   // Each named with the directories above it (which ls-tree lists only so, where one is not a tree). Literal: the paths
   // are the origin's names.
   const asked = [...new Set(held.flatMap(path => [...above(path), path]))]
-  const listed = await git(['ls-tree', '-z', '-t', result, '--', ...asked], {
-    ...onPrivate(workspace),
-    env: {...onPrivate(workspace).env, GIT_LITERAL_PATHSPECS: '1'},
-  })
+  const on = onPrivate(workspace)
+  const listed = await git(['ls-tree', '-z', '-t', result, '--', ...asked], {...on, env: {...on.env, GIT_LITERAL_PATHSPECS: '1'}})
   const modes = modesOf(listed.stdout)
   return held.filter(path => {
     // Its name not asked of git as it is: in the way wherever the merge changes it, or above or below it.
