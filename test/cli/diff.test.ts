@@ -292,9 +292,12 @@ describe.each(['1', '0'])('hmm diff (HMM_FIRST_INDEX=%s)', value => {
  * cannot see it; only the check can): the workspace's ID.
  */
 async function rewrittenLateInTheMarkedSecond(byExec: boolean): Promise<string> {
+  const TRIES = 10
   const forge = `old=$(stat -c %y src/main.c); printf 'int main(void) { return 1; }\\n' > src/main.c; touch -d "$old" src/main.c`
-  const late = ['sh', '-c', `(sleep 0.3; ${forge}) </dev/null >/dev/null 2>&1 &`]
-  for (let attempt = 0; attempt < 5; attempt++) {
+  // After the end of the command that started it: run's own end check is past 0.3 s on; exec, which starts after the
+  // run ended, needs less, and already takes part of the second (on a loaded machine, most of it).
+  const late = ['sh', '-c', `(sleep ${byExec ? 0.05 : 0.3}; ${forge}) </dev/null >/dev/null 2>&1 &`]
+  for (let attempt = 0; attempt < TRIES; attempt++) {
     await new Promise(resolve => setTimeout(resolve, 1000 - (Date.now() % 1000)))
     const run = await world.hmm(['run', ...(byExec ? ['true'] : late)])
     expect(run.exitCode, run.stderr).toBe(0)
@@ -309,7 +312,7 @@ async function rewrittenLateInTheMarkedSecond(byExec: boolean): Promise<string> 
     if (second !== undefined && Math.floor(statSync(file).ctimeMs / 1000) === second && existsSync(mark)) return id
     await world.hmm(['rm', '--force', id])
   }
-  throw new Error('the rewrite never fell in the second the workspace was made in 5 tries')
+  throw new Error(`the rewrite never fell in the second the workspace was made in ${TRIES} tries`)
 }
 
 describe('hmm diff, a file rewritten in the second the workspace was made', () => {
@@ -324,12 +327,12 @@ describe('hmm diff, a file rewritten in the second the workspace was made', () =
   const shown = async (id: string) =>
     expect((await hmm(world, ['diff', id])).stdout).toContain('-int main(void) { return 0; }\n+int main(void) { return 1; }\n')
 
-  // Up to 5 tries, each waiting for a second to begin: longer than a test's usual time on a loaded machine.
-  it('at the same size, its mtime put back, by what the command left running after its end checked the files: shown', {timeout: 40_000}, async () => {
+  // Up to 10 tries, each waiting for a second to begin: longer than a test's usual time on a loaded machine.
+  it('at the same size, its mtime put back, by what the command left running after its end checked the files: shown', {timeout: 80_000}, async () => {
     await shown(await rewrittenLateInTheMarkedSecond(false))
   })
 
-  it('at the same size, its mtime put back, by what hmm exec started after the run had ended: shown', {timeout: 40_000}, async () => {
+  it('at the same size, its mtime put back, by what hmm exec started after the run had ended: shown', {timeout: 80_000}, async () => {
     await shown(await rewrittenLateInTheMarkedSecond(true))
   })
 })
