@@ -77,9 +77,9 @@ export async function mergeWrites(workspace: Workspace, origin: string, tip: str
   return {bases, paths, result}
 }
 
-/** An index entry of `git ls-files -s -z` or a tree entry of `git ls-tree -z`: its mode, and its path. */
-function modesOf(listed: string): Map<string, string> {
-  return new Map(nulSeparated(listed).map(entry => [entry.slice(entry.indexOf('\t') + 1), entry.slice(0, entry.indexOf(' '))]))
+/** Each path of the entries of `git ls-files -s -z` or `git ls-tree -z`, with its mode. */
+function modesOf(entries: string[]): Map<string, string> {
+  return new Map(entries.map(entry => [entry.slice(entry.indexOf('\t') + 1), entry.slice(0, entry.indexOf(' '))]))
 }
 
 const GITLINK = '160000'
@@ -118,7 +118,7 @@ async function nestedInTheWay(
   const asked = [...new Set(held.flatMap(path => [...above(path), path]))]
   const on = onPrivate(workspace)
   const listed = await git(['ls-tree', '-z', '-t', result, '--', ...asked], {...on, env: {...on.env, GIT_LITERAL_PATHSPECS: '1'}})
-  const modes = modesOf(listed.stdout)
+  const modes = modesOf(nulSeparated(listed.stdout))
   return held.filter(path => {
     // Its name not asked of git as it is: in the way wherever the merge changes it, or above or below it.
     if (path.includes(NOT_UTF8)) return [...paths].some(changed => changed === path || isWithin(changed, path) || isWithin(path, changed))
@@ -169,11 +169,11 @@ function repositoriesBeneath(origin: string, dir: string): string[] {
 /** The files of the origin that are in the way of what the merge writes and that its index does not hold, sorted. */
 export async function untrackedInTheWay(workspace: Workspace, origin: string, {paths, result}: MergeWrites): Promise<Untracked[]> {
   if (paths.size === 0) return []
-  const indexed = (await git(['ls-files', '-s', '-z'], {cwd: origin})).stdout
-  const index = modesOf(indexed)
+  const entries = nulSeparated((await git(['ls-files', '-s', '-z'], {cwd: origin})).stdout)
+  const index = modesOf(entries)
   const tracked = new Set(index.keys())
   // Entries whose names read alike are one key of `index`: counted here.
-  const trackedAs = (path: string) => nulSeparated(indexed).filter(entry => entry.endsWith(`\t${path}`)).length
+  const trackedAs = (path: string) => entries.filter(entry => entry.endsWith(`\t${path}`)).length
   const files = new Set<string>()
   const directories = new Set<string>()
   const found: Untracked[] = []

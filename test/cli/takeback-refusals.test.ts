@@ -11,14 +11,18 @@ import {hmm, made, snapshot, taking} from './taking.js'
 let world: World
 afterEach(() => world?.dispose())
 
-/** An origin whose .gitignore hides a `.env` with live keys and a virtualenv, both only there. */
-async function originWithSecrets(name: string): Promise<void> {
+/** A new world whose origin is a repository of one commit holding `files`. */
+async function committedOrigin(name: string, files: Record<string, string>): Promise<void> {
   world = new World(name)
   await world.git(['init', '-q'])
-  world.file('README.md', 'hello\n')
-  world.file('.gitignore', '.env\n.venv/\n')
+  for (const [path, text] of Object.entries(files)) world.file(path, text)
   await world.git(['add', '-A'])
   await world.git(['commit', '-qm', 'first'])
+}
+
+/** An origin whose .gitignore hides a `.env` with live keys and a virtualenv, both only there. */
+async function originWithSecrets(name: string): Promise<void> {
+  await committedOrigin(name, {'README.md': 'hello\n', '.gitignore': '.env\n.venv/\n'})
   world.file('.env', 'API_KEY=live\n')
   world.file('.venv/bin/activate', 'real activate\n')
   // exclude off: the .env is taken as any ignored file is (project-secrets.test.ts holds exclude to SPEC).
@@ -75,12 +79,7 @@ describe('hmm merge never overwrites or removes what the origin does not track',
   })
 
   it('refuses commits that turn an ignored file into a directory, or a directory holding ignored files into a file', async () => {
-    world = new World('refuse-ignored-shapes')
-    await world.git(['init', '-q'])
-    world.file('.gitignore', 'cache\n*.pyc\n')
-    world.file('d/a.py', 'a\n')
-    await world.git(['add', '-A'])
-    await world.git(['commit', '-qm', 'first'])
+    await committedOrigin('refuse-ignored-shapes', {'.gitignore': 'cache\n*.pyc\n', 'd/a.py': 'a\n'})
     world.file('cache', 'the user cached this\n')
     world.file('d/a.pyc', 'compiled\n')
     const ws = await made(
@@ -99,13 +98,7 @@ describe('hmm merge never overwrites or removes what the origin does not track',
   })
 
   it("refuses a merge that git's rename detection would make write over an ignored file elsewhere (merge-ort ignores --no-overwrite-ignore)", async () => {
-    world = new World('refuse-ignored-renamed')
-    await world.git(['init', '-q'])
-    world.file('.gitignore', '/src/new.txt\n')
-    world.file('lib/a.txt', 'a\n')
-    world.file('lib/b.txt', 'b\n')
-    await world.git(['add', '-A'])
-    await world.git(['commit', '-qm', 'first'])
+    await committedOrigin('refuse-ignored-renamed', {'.gitignore': '/src/new.txt\n', 'lib/a.txt': 'a\n', 'lib/b.txt': 'b\n'})
     const ws = await made(world, 'echo planted > lib/new.txt && git add lib/new.txt && git commit -qm new')
     // The user renames lib/ meanwhile: git merge would put the workspace's lib/new.txt at src/new.txt.
     await world.git(['mv', 'lib', 'src'])
@@ -197,7 +190,7 @@ describe('hmm merge never overwrites or removes what the origin does not track',
     writeFileSync(secret, 'API_KEY=live\n')
     const ws = await made(
       world,
-      `printf 'API_KEY=placeholder\\n' > "$(printf 'secret\\376.env')" && git add -f "$(printf 'secret\\376.env')" && git commit -qm secret`,
+      `printf 'API_KEY=from-the-command\\n' > "$(printf 'secret\\376.env')" && git add -f "$(printf 'secret\\376.env')" && git commit -qm secret`,
     )
     // --force: hmm diff leaves out the ignored file the commit holds (review.test.ts); it does not take this.
     const result = await taking(world, ['merge', '--force', ws.id])
@@ -209,12 +202,7 @@ describe('hmm merge never overwrites or removes what the origin does not track',
   it("refuses commits putting a file where the origin has a directory it tracks files of and the user made a repository in, or above an ignored file's name not UTF-8", async () => {
     // The attacker's review 26: F2, git lists no .git, and lib/.git went with its commits; F1, a name not UTF-8 under
     // the ignored config/master.key skipped the look above it, and git removed the key.
-    world = new World('refuse-repo-in-tracked')
-    await world.git(['init', '-q'])
-    world.file('.gitignore', 'config/master.key\n')
-    world.file('lib/a.txt', 'a\n')
-    await world.git(['add', '-A'])
-    await world.git(['commit', '-qm', 'first'])
+    await committedOrigin('refuse-repo-in-tracked', {'.gitignore': 'config/master.key\n', 'lib/a.txt': 'a\n'})
     await world.git(['init', '-q'], join(world.origin, 'lib'))
     await world.git(['add', 'a.txt'], join(world.origin, 'lib'))
     await world.git(['commit', '-qm', 'only here'], join(world.origin, 'lib'))
@@ -237,13 +225,7 @@ describe('hmm merge never overwrites or removes what the origin does not track',
   })
 
   it('merges commits that delete a tracked directory holding ignored files, leaving those', async () => {
-    world = new World('merge-keeps-ignored')
-    await world.git(['init', '-q'])
-    world.file('.gitignore', '*.pyc\n')
-    world.file('d/a.py', 'a\n')
-    world.file('b.txt', 'b\n')
-    await world.git(['add', '-A'])
-    await world.git(['commit', '-qm', 'first'])
+    await committedOrigin('merge-keeps-ignored', {'.gitignore': '*.pyc\n', 'd/a.py': 'a\n', 'b.txt': 'b\n'})
     world.file('d/a.pyc', 'compiled\n')
     await made(world, 'git rm -qr d && echo more >> b.txt && git commit -qam gone')
     expect((await taking(world, ['merge'])).exitCode).toBe(0)
@@ -456,11 +438,7 @@ describe('symbolic links that lead out of the tree', () => {
   })
 
   it('counts a link through a link the origin has and no tree holds (ignored) as leading out', async () => {
-    world = new World('links-ignored')
-    await world.git(['init', '-q'])
-    world.file('.gitignore', 'bazel-out\n')
-    await world.git(['add', '-A'])
-    await world.git(['commit', '-qm', 'first'])
+    await committedOrigin('links-ignored', {'.gitignore': 'bazel-out\n'})
     mkdirSync(join(world.root, 'outside'))
     symlinkSync(join(world.root, 'outside'), join(world.origin, 'bazel-out'))
     // And one through a file, which leads nowhere.
