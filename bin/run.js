@@ -84,9 +84,9 @@ const argv = process.argv.slice(2)
 const LIST_FLAGS = new Set(['-a', '--all', '-l', '--long', '--json'])
 const listFlags = argv[0] === 'ls' ? argv.slice(1) : argv
 
-// The listing ends the process as soon as all is written: at a natural exit
+// A command ends the process as soon as all is written: at a natural exit
 // Node would first wait for V8's background tasks (compiling what the
-// listing ran) and free the whole heap, milliseconds of a listing's time.
+// command ran) and free the whole heap, milliseconds of every command's time.
 // process.exit still runs the 'exit' handlers (the code cache above).
 if ((argv.length === 0 || argv[0] === 'ls') && listFlags.every(flag => LIST_FLAGS.has(flag))) {
   if (loadBundle('list.bundle.cjs').listMain(listFlags, argv.length === 0)) process.exit()
@@ -97,7 +97,7 @@ if ((argv.length === 0 || argv[0] === 'ls') && listFlags.every(flag => LIST_FLAG
   // Their help and usage errors are oclif's: startMain answers false, having done nothing.
   loadBundle('start.bundle.cjs')
     .startMain(argv)
-    .then(started => started || main())
+    .then(started => (started ? process.exit() : main()))
 } else {
   main()
 }
