@@ -208,9 +208,10 @@ function agentSecrets(env: NodeJS.ProcessEnv, home: string): Record<string, stri
 
 /** The agents' places the default secrets (policy.ts SECRETS) miss: those CLAUDE_CONFIG_DIR or CODEX_HOME moved. */
 function movedPlaces(places: Record<string, string[]>, home: string): string[] {
+  const secrets = new Set(SECRETS.map(rel => join(home, rel)))
   return Object.values(places)
     .flat()
-    .filter(path => !SECRETS.some(rel => join(home, rel) === path))
+    .filter(path => !secrets.has(path))
 }
 
 /**
