@@ -235,8 +235,10 @@ const CHECKED_ADD = [
   'git=$1 changed=$2 new=$3 helper=$4 limit=$5 total=$6 checked=$7',
   `"$git" ${NEW.join(' ')} >"$new" & "$git" ${CHANGED.join(' ')} >"$changed"`,
   `listed=$?; wait $! && [ $listed = 0 ] || exit ${NOT_CHECKED}`,
-  `"$helper" larger-than "$limit" "$total" "$changed" "$new" >"$checked" || exit ${NOT_CHECKED}`,
-  '"$git" update-index --add --remove --replace -z --stdin <"$checked" && "$git" write-tree --missing-ok',
+  // Nothing changed and nothing new (a command that wrote nothing, a diff again): only the tree is asked for.
+  `if [ -s "$changed" ] || [ -s "$new" ]; then "$helper" larger-than "$limit" "$total" "$changed" "$new" >"$checked" || exit ${NOT_CHECKED}`,
+  '"$git" update-index --add --remove --replace -z --stdin <"$checked" || exit; fi',
+  '"$git" write-tree --missing-ok',
   // One line: HMM_DEBUG shows the command on one.
 ].join('; ')
 
