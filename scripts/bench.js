@@ -113,10 +113,27 @@ function log(message) {
   process.stderr.write(`bench: ${message}\n`)
 }
 
+/** Exit statuses of a command (hmm among them) that a signal stopped, as the shells give them. */
+const STOPPED_BY = {SIGHUP: 129, SIGINT: 130, SIGTERM: 143}
+
+/**
+ * Stops the bench when the command it waited for was stopped by a signal:
+ * Ctrl-C and `timeout` signal the whole process group, and the bench's own
+ * handlers (below) cannot run while spawnSync waits, so without this the
+ * bench would go on to its next run.
+ */
+function stopIfSignalled(result) {
+  const signal = result.signal ?? Object.keys(STOPPED_BY).find(name => STOPPED_BY[name] === result.status)
+  if (!Object.hasOwn(STOPPED_BY, signal ?? '')) return
+  log(`${signal}: cleaning up`)
+  process.exit(STOPPED_BY[signal])
+}
+
 /** Runs a command to completion; throws with its stderr when it fails. */
 function run(file, args, options = {}) {
   const result = spawnSync(file, args, {stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28, encoding: 'utf8', ...options})
   if (result.error) throw result.error
+  stopIfSignalled(result)
   if (result.status !== 0) {
     const reason = (result.stderr || result.stdout || '').trim().split('\n').slice(-3).join(' / ')
     throw new Error(`${[file, ...args].join(' ')} exited ${result.status ?? result.signal}: ${reason}`)
