@@ -59,6 +59,7 @@ import {
   parseIndex,
   rewriteIndex,
   SIZE,
+  wordsOf,
   type IndexEntry,
   type ParsedIndex,
 } from './index-file.js'
@@ -125,13 +126,14 @@ export function writeFirstIndex(plan: FirstIndexPlan, stats: StatPairs, treeMade
   const rewritten =
     plan.parsed &&
     rewriteIndex(plan.parsed, entries => {
+      const words = wordsOf(entries)
       for (let index = 0; index < plan.candidates.length; index++) {
         const entry = plan.candidates[index]
         // The origin's file as git recorded it, so the clone holds the same bytes ...
         if (compareStat(entry, stats.kind(index, 0), n => stats.word(index, 0, n)) !== 'exactly') continue
         // ... then the clone's own stat data can stand in.
         if (stats.kind(index, 1) !== entry.kind || stats.word(index, 1, SIZE) !== entry.word(SIZE)) continue
-        for (const n of ADOPTED) entries.writeUInt32BE(stats.word(index, 1, n), entry.offset + 4 * n)
+        for (const n of ADOPTED) words.setUint32(entry.offset + 4 * n, stats.word(index, 1, n))
         latestCtime = Math.max(latestCtime, stats.word(index, 1, CTIME_SEC))
         const mtime = stats.word(index, 1, MTIME_SEC)
         if (mtime <= second) newestMtime = Math.max(newestMtime, mtime)

@@ -197,7 +197,12 @@ export const STAT_WORDS = ['ctimeSec', 'ctimeNsec', 'mtimeSec', 'mtimeNsec', 'de
 export class StatPairs {
   static readonly RECORD = 41
 
-  constructor(private readonly buffer: Buffer) {}
+  /** Read through a DataView: see git/index-file.ts wordsOf. */
+  private readonly words: DataView
+
+  constructor(private readonly buffer: Buffer) {
+    this.words = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength)
+  }
 
   /** The answer for `count` paths, checked for its length. */
   static of(out: Buffer, count: number): StatPairs {
@@ -217,6 +222,6 @@ export class StatPairs {
 
   /** The n-th word (see STAT_WORDS) of a record. */
   word(index: number, side: 0 | 1, n: number): number {
-    return this.buffer.readUInt32BE(this.at(index, side) + 1 + 4 * n)
+    return this.words.getUint32(this.at(index, side) + 1 + 4 * n)
   }
 }
