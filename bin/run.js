@@ -88,6 +88,30 @@ const listFlags = argv[0] === 'ls' ? argv.slice(1) : argv
 // Node would first wait for V8's background tasks (compiling what the
 // command ran) and free the whole heap, milliseconds of every command's time.
 // process.exit still runs the 'exit' handlers (the code cache above).
+
+/**
+ * Ends the process once stdout and stderr have taken what hmm wrote: to a
+ * pipe Node writes without blocking, and what a full pipe did not take yet
+ * waits in a queue that process.exit would drop (hmm's warnings and errors
+ * behind a slow reader, or behind a command that filled the pipe). A write's
+ * callback comes after all queued before it, or with the stream's error.
+ */
+function exitWhenWritten() {
+  const pending = [process.stdout, process.stderr].filter(stream => stream.writableLength > 0)
+  let left = pending.length
+  if (left === 0) process.exit()
+  for (const stream of pending) {
+    let done = false
+    const written = () => {
+      if (done) return
+      done = true
+      if (--left === 0) process.exit()
+    }
+    stream.once('error', written)
+    stream.write('', written)
+  }
+}
+
 if ((argv.length === 0 || argv[0] === 'ls') && listFlags.every(flag => LIST_FLAGS.has(flag))) {
   if (loadBundle('list.bundle.cjs').listMain(listFlags, argv.length === 0)) process.exit()
 } else if (argv[0] === '__complete') {
@@ -97,7 +121,7 @@ if ((argv.length === 0 || argv[0] === 'ls') && listFlags.every(flag => LIST_FLAG
   // Their help and usage errors are oclif's: startMain answers false, having done nothing.
   loadBundle('start.bundle.cjs')
     .startMain(argv)
-    .then(started => (started ? process.exit() : main()))
+    .then(started => (started ? exitWhenWritten() : main()))
 } else {
   main()
 }

@@ -1,11 +1,12 @@
-// What Node does before hmm runs: bin/run.js, started as a program (npm links
-// it so), keeps Node from reading NODE_EXTRA_CA_CERTS's certificates as it
-// starts, and gives the variable back to what hmm starts.
+// What Node does before and after hmm runs: bin/run.js, started as a program
+// (npm links it so), keeps Node from reading NODE_EXTRA_CA_CERTS's
+// certificates as it starts, and gives the variable back to what hmm starts;
+// it ends the process only once all hmm wrote has gone.
 import {execa} from 'execa'
 import {symlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {BIN, World} from '../world.js'
+import {BIN, hmmCommand, World} from '../world.js'
 
 let world: World
 afterEach(() => world?.dispose())
@@ -32,5 +33,17 @@ describe('NODE_EXTRA_CA_CERTS', () => {
     expect(ran.exitCode, ran.stderr).toBe(0)
     expect(ran.stderr).not.toContain(READ_AT_START)
     expect(ran.stdout).toBe(`[${env.NODE_EXTRA_CA_CERTS}] [unset]`)
+  })
+})
+
+describe('the end of a command', () => {
+  // Node makes a pipe it writes to non-blocking: what does not fit waits in a queue, which the process must not leave
+  // behind. The pipe is full when hmm starts (64 KiB, Linux's default size), its reader not yet reading.
+  it('comes after the last line hmm wrote has gone into a pipe that was full', async () => {
+    world = new World('entry-full-pipe')
+    world.file('a', 'a\n')
+    const filled = `{ head -c 65536 /dev/zero; ${hmmCommand('diff', 'nosuch')}; echo "rc=$?" >&2; } 2>&1 | { sleep 1; tr -d '\\0'; }`
+    const result = await execa('sh', ['-c', filled], {cwd: world.origin, env: world.env, extendEnv: false, reject: false, stdin: 'ignore'})
+    expect(result.stdout).toBe('hmm: no workspace nosuch\nrc=1')
   })
 })
