@@ -12,7 +12,7 @@
 // is not named is absent, as on a new machine.
 import {lstatSync, readdirSync, readlinkSync, statSync, type Dirent} from 'node:fs'
 import {basename, isAbsolute, join, relative, sep} from 'node:path'
-import {canonical, isWithin, linksOnTheWay, unique} from './paths.js'
+import {canonical, canonicalAmong, isWithin, linksOnTheWay, unique} from './paths.js'
 
 /**
  * Where toolchains and the programs they install live: version managers,
@@ -249,8 +249,10 @@ export function composeHome(input: HomeInput): ComposedHome | undefined {
   // a cache under landlock-only) would make later runs show any file of the home (attacker's reviews 13 and 14).
   const keep = new Map<string, string>()
   const links = new Set<string>()
+  // Resolved as one batch: most entries are missing, and the way to them (the home) is resolved once.
+  const known = new Map<string, string>()
   for (const {path, why, asked} of wanted) {
-    const real = canonical(path)
+    const real = canonicalAmong(path, known)
     if (isWithin(home, real)) {
       if (asked) return undefined
       continue
