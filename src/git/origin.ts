@@ -189,6 +189,9 @@ export async function recordGitOrigin(
     excludes: existsSync(excludes) ? [readFileSync(excludes, 'utf8')] : [],
     excludesFile,
   })
+  // Its failure is said where it is awaited, below: one while the recording still runs is not left unhandled (which
+  // would end hmm with a stack trace).
+  made.catch(() => {})
   try {
     const forkTree = await recordFork(origin, repoOfOrigin, asBytes, gitDir, patterns)
     return {record: {headCommit, headBranch, forkTree}, repo: await made}

@@ -16,6 +16,7 @@ import {
   openSync,
   closeSync,
   constants,
+  writeFileSync,
 } from 'node:fs'
 import {createServer} from 'node:net'
 import {dirname, join} from 'node:path'
@@ -373,6 +374,38 @@ describe('hmm run', () => {
       expect(result.stderr).toBe(`hmm: ${join(copy, 'dist')} is not built: run npm install (or npm run build) in ${copy}`)
       expect(result.exitCode).toBe(1)
     }
+  })
+
+  it('says in one line that its private repository could not be made while it recorded the origin, and leaves nothing behind', async () => {
+    world = new World('run-init-fails')
+    await world.gitRepo()
+    // The user's excludes file, a FIFO, holds hmm's git add of the origin while its git init fails (a git on PATH that
+    // fails init): the failure comes while hmm still waits for the add.
+    const fifo = join(world.home, 'excludes')
+    await execa('mkfifo', [fifo])
+    await world.git(['config', 'core.excludesFile', fifo])
+    const bin = join(world.root, 'bin')
+    mkdirSync(bin)
+    const git = (await execa('sh', ['-c', 'command -v git'])).stdout
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\n[ "$1" = init ] && exit 1\nexec ${git} "$@"\n`, {mode: 0o755})
+    world.env.PATH = `${bin}:${world.env.PATH}`
+    const started = world.start(['run', '-n', 'noinit', 'true'])
+    let writer: number | undefined
+    for (let tries = 0; writer === undefined; tries++) {
+      if (tries > 600) throw new Error(`git never read the excludes file; stderr: ${started.stderr}`)
+      try {
+        writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)
+      } catch {
+        await new Promise(resolve => setTimeout(resolve, 50))
+      }
+    }
+    // git init has failed by now (it ran beside the add); then the add ends.
+    await new Promise(resolve => setTimeout(resolve, 500))
+    closeSync(writer)
+    const result = await started.result()
+    expect(result.stderr).toBe('hmm: git init failed: exit status 1\n')
+    expect(result).toMatchObject({exitCode: 1, stdout: ''})
+    expect((await world.hmm(['ls', '-a', '--json'])).stdout).toBe('[]\n')
   })
 
   it('says in one line that Ctrl-C while it was still making the workspace interrupted it, leaves nothing behind and exits 130', async () => {
