@@ -30,6 +30,21 @@ function lines(stderr: string): string[] {
   return stderr.split('\n').filter(line => line.startsWith('hmm: workspace '))
 }
 
+/**
+ * Opens the FIFO `fifo` for writing once hmm's git has opened it to read
+ * (the user's excludes file: git add of the origin then waits on it).
+ */
+async function openWhenRead(fifo: string, started: {stderr: string}): Promise<number> {
+  for (let tries = 0; ; tries++) {
+    if (tries > 600) throw new Error(`git never read the excludes file; stderr: ${started.stderr}`)
+    try {
+      return openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)
+    } catch {
+      await new Promise(resolve => setTimeout(resolve, 50))
+    }
+  }
+}
+
 const removals = (stderr: string) => stderr.split('\n').filter(line => line.startsWith('hmm: removed '))
 
 describe('hmm run', () => {
@@ -390,15 +405,7 @@ describe('hmm run', () => {
     writeFileSync(join(bin, 'git'), `#!/bin/sh\n[ "$1" = init ] && exit 1\nexec ${git} "$@"\n`, {mode: 0o755})
     world.env.PATH = `${bin}:${world.env.PATH}`
     const started = world.start(['run', '-n', 'noinit', 'true'])
-    let writer: number | undefined
-    for (let tries = 0; writer === undefined; tries++) {
-      if (tries > 600) throw new Error(`git never read the excludes file; stderr: ${started.stderr}`)
-      try {
-        writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)
-      } catch {
-        await new Promise(resolve => setTimeout(resolve, 50))
-      }
-    }
+    const writer = await openWhenRead(fifo, started)
     // git init has failed by now (it ran beside the add); then the add ends.
     await new Promise(resolve => setTimeout(resolve, 500))
     closeSync(writer)
@@ -417,15 +424,7 @@ describe('hmm run', () => {
     await execa('mkfifo', [fifo])
     await world.git(['config', 'core.excludesFile', fifo])
     const started = world.start(['run', '-n', 'cut', 'true'])
-    let writer: number | undefined
-    for (let tries = 0; writer === undefined; tries++) {
-      if (tries > 600) throw new Error(`git never read the excludes file; stderr: ${started.stderr}`)
-      try {
-        writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)
-      } catch {
-        await new Promise(resolve => setTimeout(resolve, 50))
-      }
-    }
+    const writer = await openWhenRead(fifo, started)
     // As Ctrl-C does: SIGINT to the whole process group (hmm, its git, the helper).
     process.kill(-started.child.pid!, 'SIGINT')
     const result = await started.result()
