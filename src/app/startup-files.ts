@@ -8,12 +8,11 @@
 // outside.
 // Without the namespaces nothing can be bound: such a file is unreadable
 // instead (unmounted-copies.ts).
-import {readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {removedBecause} from '../sandbox/env.js'
 import {SHELL_STARTUP, VIM_FILES, VIM_PLUGIN_TREES} from '../sandbox/home.js'
 import {readBoundedFile} from '../git/workspace-head.js'
-import {canonical} from '../sandbox/paths.js'
+import {canonical, entriesIn} from '../sandbox/paths.js'
 import type {Bind} from '../sandbox/policy.js'
 import {cleanedCopy} from './cleaned-copy.js'
 import {holdsCredential} from '../sandbox/secret-values.js'
@@ -136,13 +135,7 @@ function filesBeneath(dir: string, {wanted = /(?:)/, depth: maxDepth = MAX_DEPTH
   const files: string[] = []
   const deferred: string[] = []
   const walk = (at: string, depth: number) => {
-    let entries
-    try {
-      entries = readdirSync(at, {withFileTypes: true})
-    } catch {
-      return
-    }
-    for (const entry of entries) {
+    for (const entry of entriesIn(at)) {
       if (files.length >= MAX_FILES) return
       const path = join(at, entry.name)
       if (entry.isDirectory()) {

@@ -23,9 +23,9 @@
 //
 // The commits and the trees are read in hmm's private repository (which
 // sees the origin's objects); the origin is only read.
-import {lstatSync, readdirSync, type Dirent} from 'node:fs'
+import {lstatSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
-import {isWithin} from '../sandbox/paths.js'
+import {entriesIn, isWithin, namesIn} from '../sandbox/paths.js'
 import type {Workspace} from '../workspaces/workspace.js'
 import {ALL_GITLINKS, git, gitLine, NOT_UTF8} from './git.js'
 import {privateEnv, privateRepo} from './private-repo.js'
@@ -106,11 +106,7 @@ async function nestedInTheWay(
   const held = gitlinks.filter(path => {
     // Not UTF-8: its directory cannot be named; anything reading as it counts (attacker's review 26, F5).
     if (path.includes(NOT_UTF8)) return entriesReadingAs(origin, path) > 0
-    try {
-      return readdirSync(join(origin, path)).length > 0
-    } catch {
-      return false
-    }
+    return namesIn(join(origin, path)).length > 0
   })
   if (held.length === 0) return []
   // Each named with the directories above it (which ls-tree lists only so, where one is not a tree). Literal: the paths
@@ -153,12 +149,7 @@ function entriesReadingAs(origin: string, path: string): number {
 function repositoriesBeneath(origin: string, dir: string): string[] {
   const found: string[] = []
   const walk = (rel: string) => {
-    let entries: Dirent[]
-    try {
-      entries = readdirSync(join(origin, rel), {withFileTypes: true})
-    } catch {
-      return
-    }
+    const entries = entriesIn(join(origin, rel))
     if (entries.some(entry => entry.name === '.git')) found.push(rel)
     for (const entry of entries) if (entry.isDirectory() && entry.name !== '.git') walk(`${rel}/${entry.name}`)
   }

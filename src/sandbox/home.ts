@@ -10,9 +10,9 @@
 // the config file's `show`, and what an agent profile gives back. All of
 // it read-only but the places written (the helper's read-only pass). What
 // is not named is absent, as on a new machine.
-import {lstatSync, readdirSync, readlinkSync, statSync, type Dirent} from 'node:fs'
+import {lstatSync, readlinkSync, statSync} from 'node:fs'
 import {basename, isAbsolute, join, relative, sep} from 'node:path'
-import {canonical, canonicalAmong, isWithin, linksOnTheWay, unique} from './paths.js'
+import {canonical, canonicalAmong, entriesIn, isWithin, linksOnTheWay, unique} from './paths.js'
 
 /**
  * Where toolchains and the programs they install live: version managers,
@@ -159,14 +159,8 @@ function startupEntries(home: string): string[] {
   return Object.entries(STARTUP_DIRS).flatMap(([rel, {files, trees}]) => {
     const dir = join(home, rel)
     if (canonical(dir) !== dir) return []
-    let entries: Dirent[]
-    try {
-      entries = readdirSync(dir, {withFileTypes: true})
-    } catch {
-      return []
-    }
     // A link among them is judged as any link of the home (composeHome): kept where it leads to a file of its name.
-    return entries
+    return entriesIn(dir)
       .filter(entry => (entry.isDirectory() ? trees.includes(entry.name) : (entry.isFile() || entry.isSymbolicLink()) && files.test(entry.name)))
       .map(entry => join(dir, entry.name))
   })

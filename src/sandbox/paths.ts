@@ -1,6 +1,6 @@
 // Paths as the sandbox compares them: canonical (links resolved), the
 // links on the way to one, and whether one lies within another.
-import {lstatSync, readlinkSync, realpathSync} from 'node:fs'
+import {lstatSync, readdirSync, readlinkSync, realpathSync, type Dirent} from 'node:fs'
 import {dirname, join, resolve} from 'node:path'
 
 /**
@@ -94,4 +94,22 @@ export function linksOnTheWay(path: string): string[] {
     rest = [...target.split('/').filter(Boolean), ...rest]
   }
   return [...way, at]
+}
+
+/** The names in a directory; none where it cannot be listed (not there, not a directory, not readable). */
+export function namesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+  } catch {
+    return []
+  }
+}
+
+/** namesIn's entries with their types (a link is a link, not what it leads to). */
+export function entriesIn(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, {withFileTypes: true})
+  } catch {
+    return []
+  }
 }

@@ -5,10 +5,10 @@
 // Everything may be read except the hidden paths; only the tree, temp
 // directories, devices, tool caches and -w paths may be written.
 import {createHash} from 'node:crypto'
-import {existsSync, lstatSync, readdirSync, readFileSync, statSync, type Dirent} from 'node:fs'
+import {existsSync, lstatSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import {basename, dirname, isAbsolute, join, resolve} from 'node:path'
 import {composeHome, type ComposedHome} from './home.js'
-import {canonical, canonicalAmong, isWithin, unique} from './paths.js'
+import {canonical, canonicalAmong, entriesIn, isWithin, namesIn, unique} from './paths.js'
 import {socketsWithin} from './sockets.js'
 import {stopwatch} from '../ui/errors.js'
 
@@ -365,12 +365,7 @@ export const SYSTEM_SECRETS = [
  */
 export function otherHomes(home: string): string[] {
   if (process.getuid?.() !== 0) return []
-  let users: string[]
-  try {
-    users = readdirSync('/home').map(name => join('/home', name))
-  } catch {
-    users = []
-  }
+  const users = namesIn('/home').map(name => join('/home', name))
   const own = canonical(home)
   // Most homes are named twice (/home and /etc/passwd): each looked at once.
   const named = unique(['/root', ...users, ...passwdHomes()])
@@ -401,14 +396,10 @@ function passwdHomes(): string[] {
 
 /** The ssh host keys (`/etc/ssh/*_key`), as they are when the policy is made: with them a machine can be impersonated. */
 export function hostKeys(dir = '/etc/ssh'): string[] {
-  try {
-    return readdirSync(dir)
-      .filter(name => name.endsWith('_key'))
-      .sort()
-      .map(name => join(dir, name))
-  } catch {
-    return []
-  }
+  return namesIn(dir)
+    .filter(name => name.endsWith('_key'))
+    .sort()
+    .map(name => join(dir, name))
 }
 
 /** Package managers' and compilers' caches: builds need to write them, and they hold no secrets. */
@@ -550,15 +541,11 @@ function existingIn(home: string, platform: Platform): string[] {
 
 /** The entries of each home whose names start as SECRET_PREFIXES say. */
 function prefixed(homes: string[]): string[] {
-  return homes.flatMap(home => {
-    try {
-      return readdirSync(home)
-        .filter(name => SECRET_PREFIXES.some(prefix => name.startsWith(prefix)))
-        .map(name => join(home, name))
-    } catch {
-      return []
-    }
-  })
+  return homes.flatMap(home =>
+    namesIn(home)
+      .filter(name => SECRET_PREFIXES.some(prefix => name.startsWith(prefix)))
+      .map(name => join(home, name)),
+  )
 }
 
 /** A path and, if a symbolic link leads elsewhere, where it leads: both must be hidden. */
@@ -589,12 +576,7 @@ function linksWithin(dir: string): string[] {
   const targets: string[] = []
   let budget = LINK_SEARCH.entries
   const walk = (path: string, depth: number) => {
-    let entries: Dirent[]
-    try {
-      entries = readdirSync(path, {withFileTypes: true})
-    } catch {
-      return
-    }
+    const entries = entriesIn(path)
     // Most entries are neither: their paths are not made (a join per entry was most of this search's time).
     for (const entry of entries) {
       if (--budget < 0) return
@@ -767,15 +749,6 @@ function isolationFor(
     data,
     ...(home ? {home} : {}),
     ...(input.agent === undefined ? {} : {agent: input.agent}),
-  }
-}
-
-/** The names in a directory; none where it cannot be listed (not there, not a directory). */
-function namesIn(dir: string): string[] {
-  try {
-    return readdirSync(dir)
-  } catch {
-    return []
   }
 }
 

@@ -30,6 +30,14 @@ function lines(stderr: string): string[] {
   return stderr.split('\n').filter(line => line.startsWith('hmm: workspace '))
 }
 
+/** Makes the user's excludes file in `world` a FIFO: git add of the origin waits on it until it is written. */
+async function excludesFifo(world: World): Promise<string> {
+  const fifo = join(world.home, 'excludes')
+  await execa('mkfifo', [fifo])
+  await world.git(['config', 'core.excludesFile', fifo])
+  return fifo
+}
+
 /**
  * Opens the FIFO `fifo` for writing once hmm's git has opened it to read
  * (the user's excludes file: git add of the origin then waits on it).
@@ -396,9 +404,7 @@ describe('hmm run', () => {
     await world.gitRepo()
     // The user's excludes file, a FIFO, holds hmm's git add of the origin while its git init fails (a git on PATH that
     // fails init): the failure comes while hmm still waits for the add.
-    const fifo = join(world.home, 'excludes')
-    await execa('mkfifo', [fifo])
-    await world.git(['config', 'core.excludesFile', fifo])
+    const fifo = await excludesFifo(world)
     const bin = join(world.root, 'bin')
     mkdirSync(bin)
     const git = (await execa('sh', ['-c', 'command -v git'])).stdout
@@ -420,9 +426,7 @@ describe('hmm run', () => {
     await world.gitRepo()
     // The user's excludes file, a FIFO, holds hmm's git add of the origin (the user's git reads it) while it records
     // the origin; opening it for writing succeeds once git has opened it to read.
-    const fifo = join(world.home, 'excludes')
-    await execa('mkfifo', [fifo])
-    await world.git(['config', 'core.excludesFile', fifo])
+    const fifo = await excludesFifo(world)
     const started = world.start(['run', '-n', 'cut', 'true'])
     const writer = await openWhenRead(fifo, started)
     // As Ctrl-C does: SIGINT to the whole process group (hmm, its git, the helper).
